@@ -1,0 +1,15 @@
+# Sets <FUNCTION>_BODY to the initializer list of EmbeddedFile entries, one
+# per *.json file in DIRECTORY, sorted by name, for embedded_files.cc.in.
+# Runs at configure time; CONFIGURE_DEPENDS re-runs it when a file changes.
+function(efimsim_embed_json function_name directory)
+  file(GLOB files CONFIGURE_DEPENDS "${directory}/*.json")
+  list(SORT files)
+  set(body "")
+  foreach(file IN LISTS files)
+    get_filename_component(name "${file}" NAME)
+    string(REGEX REPLACE "\\.json$" "" stem "${name}")
+    file(READ "${file}" text)
+    string(APPEND body "      {\"${stem}\", R\"efimsim_json(${text})efimsim_json\"},\n")
+  endforeach()
+  set(${function_name}_BODY "${body}" PARENT_SCOPE)
+endfunction()

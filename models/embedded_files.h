@@ -1,0 +1,18 @@
+#pragma once
+// JSON files compiled into the binary by models/CMakeLists.txt
+// (generated embedded_files.cc).
+
+#include <string_view>
+#include <vector>
+
+namespace efimsim {
+
+struct EmbeddedFile {
+  std::string_view name;  // file stem, e.g. "llama-3.1-8b"
+  std::string_view text;
+};
+
+std::vector<EmbeddedFile> EmbeddedModelSpecs();
+std::vector<EmbeddedFile> EmbeddedGpuSpecs();
+
+}  // namespace efimsim

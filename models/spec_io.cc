@@ -1,0 +1,223 @@
+// JSON readers for model and GPU specs. nlohmann/json stays in this file.
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "models/embedded_files.h"
+#include "models/spec_catalog.h"
+#include "sim/base/errors.h"
+
+namespace efimsim {
+namespace {
+
+using nlohmann::json;
+
+// Reads fields of one JSON object by name and rejects keys nobody read.
+class StrictObject {
+ public:
+  StrictObject(const json& object, std::string origin, std::string prefix)
+      : object_(object), origin_(std::move(origin)), prefix_(std::move(prefix)) {
+    if (!object_.is_object()) throw InputError(origin_, 0, prefix_, "expected a JSON object");
+  }
+
+  const json& Field(const std::string& key) {
+    used_.insert(key);
+    const auto it = object_.find(key);
+    if (it == object_.end()) throw InputError(origin_, 0, Path(key), "missing");
+    return *it;
+  }
+  bool Has(const std::string& key) const { return object_.contains(key); }
+
+  int64_t Int(const std::string& key, int64_t min_value) {
+    const json& value = Field(key);
+    if (!value.is_number_integer()) throw InputError(origin_, 0, Path(key), "expected an integer");
+    const int64_t number = value.get<int64_t>();
+    if (number < min_value) {
+      throw InputError(origin_, 0, Path(key), "must be >= " + std::to_string(min_value));
+    }
+    return number;
+  }
+  double Number(const std::string& key, double min_value) {
+    const json& value = Field(key);
+    if (!value.is_number()) throw InputError(origin_, 0, Path(key), "expected a number");
+    const double number = value.get<double>();
+    if (!(number >= min_value)) {
+      throw InputError(origin_, 0, Path(key), "must be >= " + std::to_string(min_value));
+    }
+    return number;
+  }
+  std::string String(const std::string& key) {
+    const json& value = Field(key);
+    if (!value.is_string()) throw InputError(origin_, 0, Path(key), "expected a string");
+    return value.get<std::string>();
+  }
+  bool Bool(const std::string& key) {
+    const json& value = Field(key);
+    if (!value.is_boolean()) throw InputError(origin_, 0, Path(key), "expected true or false");
+    return value.get<bool>();
+  }
+  void RejectUnknownKeys() const {
+    for (const auto& [key, value] : object_.items()) {
+      if (!used_.count(key)) throw InputError(origin_, 0, Path(key), "unknown key");
+    }
+  }
+  std::string Path(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
+  const std::string& origin() const { return origin_; }
+
+ private:
+  const json& object_;
+  std::string origin_;
+  std::string prefix_;
+  std::set<std::string> used_;
+};
+
+json ParseJson(const std::string& text, const std::string& origin) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& error) {
+    throw InputError(origin, 0, "", std::string("not valid JSON: ") + error.what());
+  }
+}
+
+void CheckSchemaVersion(StrictObject& object) {
+  const int64_t version = object.Int("schema_version", 1);
+  if (version != 1) {
+    throw InputError(object.origin(), 0, "schema_version",
+                     "unsupported version " + std::to_string(version) + " (this build reads 1)");
+  }
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool LooksLikePath(const std::string& name) {
+  return name.find('/') != std::string::npos || name.ends_with(".json");
+}
+
+template <class Spec, class Parser>
+Spec LoadSpec(const std::string& name_or_path, const std::vector<EmbeddedFile>& builtins,
+              const std::string& kind, Parser parse) {
+  if (LooksLikePath(name_or_path)) return parse(ReadWholeFile(name_or_path), name_or_path);
+  std::string names;
+  for (const EmbeddedFile& file : builtins) {
+    if (file.name == name_or_path) {
+      return parse(std::string(file.text), "built-in " + kind + " spec " + name_or_path);
+    }
+    names += (names.empty() ? "" : ", ") + std::string(file.name);
+  }
+  throw UsageError("unknown " + kind + " '" + name_or_path + "' (built-in: " + names +
+                   "; or give a path to a JSON spec)");
+}
+
+std::vector<std::string> Names(const std::vector<EmbeddedFile>& files) {
+  std::vector<std::string> names;
+  for (const EmbeddedFile& file : files) names.emplace_back(file.name);
+  return names;
+}
+
+}  // namespace
+
+ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin) {
+  const json root = ParseJson(json_text, origin);
+  StrictObject object(root, origin, "");
+  CheckSchemaVersion(object);
+  ModelSpec spec;
+  spec.name = object.String("name");
+  spec.source = object.String("source");
+  spec.layers = object.Int("layers", 1);
+  spec.hidden_size = object.Int("hidden_size", 1);
+  spec.q_heads = object.Int("q_heads", 1);
+  spec.kv_heads = object.Int("kv_heads", 1);
+  spec.head_dim = object.Int("head_dim", 1);
+  spec.ffn_size = object.Int("ffn_size", 1);
+  spec.vocab_size = object.Int("vocab_size", 2);
+  spec.tied_embeddings = object.Bool("tied_embeddings");
+  spec.activation = object.String("activation");
+  const std::string mlp = object.String("mlp");
+  if (mlp == "gated") {
+    spec.mlp = MlpKind::kGated;
+  } else if (mlp == "plain") {
+    spec.mlp = MlpKind::kPlain;
+  } else {
+    throw InputError(origin, 0, "mlp", "expected \"gated\" or \"plain\", got \"" + mlp + "\"");
+  }
+  const std::string dtype = object.String("dtype");
+  if (dtype == "bfloat16" || dtype == "float16") {
+    spec.dtype_bytes = 2;
+  } else if (dtype == "float32") {
+    spec.dtype_bytes = 4;
+  } else {
+    throw InputError(origin, 0, "dtype", "expected bfloat16, float16 or float32");
+  }
+  spec.max_context_tokens = object.Int("max_context_tokens", 1);
+  if (spec.q_heads % spec.kv_heads != 0) {
+    throw InputError(origin, 0, "q_heads", "must be a multiple of kv_heads");
+  }
+
+  StrictObject tokens(object.Field("tokens"), origin, "tokens");
+  if (tokens.Has("note")) tokens.String("note");
+  const int64_t vocab = spec.vocab_size;
+  auto token_id = [&](const std::string& key) {
+    const int64_t id = tokens.Int(key, 0);
+    if (id >= vocab) throw InputError(origin, 0, tokens.Path(key), "must be < vocab_size");
+    return static_cast<TokenId>(id);
+  };
+  spec.tokens.bos = token_id("bos");
+  spec.tokens.fim_prefix = token_id("fim_prefix");
+  spec.tokens.fim_suffix = token_id("fim_suffix");
+  spec.tokens.fim_middle = token_id("fim_middle");
+  spec.tokens.text_first = token_id("text_first");
+  spec.tokens.text_last = token_id("text_last");
+  if (spec.tokens.text_last < spec.tokens.text_first) {
+    throw InputError(origin, 0, "tokens.text_last", "must be >= tokens.text_first");
+  }
+  for (const TokenId sentinel : {spec.tokens.bos, spec.tokens.fim_prefix, spec.tokens.fim_suffix,
+                                 spec.tokens.fim_middle}) {
+    if (sentinel >= spec.tokens.text_first && sentinel <= spec.tokens.text_last) {
+      throw InputError(origin, 0, "tokens",
+                       "special token " + std::to_string(sentinel) + " inside the text range");
+    }
+  }
+  tokens.RejectUnknownKeys();
+  object.RejectUnknownKeys();
+  return spec;
+}
+
+GpuSpec ParseGpuSpec(const std::string& json_text, const std::string& origin) {
+  const json root = ParseJson(json_text, origin);
+  StrictObject object(root, origin, "");
+  CheckSchemaVersion(object);
+  GpuSpec gpu;
+  gpu.name = object.String("name");
+  gpu.description = object.String("description");
+  gpu.memory_bytes = object.Int("memory_bytes", 1);
+  object.String("memory_source");
+  gpu.datasheet_bf16_tflops = object.Number("datasheet_bf16_dense_tflops", 1e-9);
+  gpu.datasheet_hbm_tbps = object.Number("datasheet_hbm_tbps", 1e-9);
+  object.String("datasheet_source");
+  gpu.achievable_bf16_tflops = object.Number("achievable_bf16_tflops", 1e-9);
+  gpu.achievable_hbm_tbps = object.Number("achievable_hbm_tbps", 1e-9);
+  gpu.achievable_source = object.String("achievable_source");
+  object.RejectUnknownKeys();
+  return gpu;
+}
+
+ModelSpec LoadModelSpec(const std::string& name_or_path) {
+  return LoadSpec<ModelSpec>(name_or_path, EmbeddedModelSpecs(), "model", ParseModelSpec);
+}
+
+GpuSpec LoadGpuSpec(const std::string& name_or_path) {
+  return LoadSpec<GpuSpec>(name_or_path, EmbeddedGpuSpecs(), "gpu", ParseGpuSpec);
+}
+
+std::vector<std::string> BuiltinModelNames() { return Names(EmbeddedModelSpecs()); }
+std::vector<std::string> BuiltinGpuNames() { return Names(EmbeddedGpuSpecs()); }
+
+}  // namespace efimsim

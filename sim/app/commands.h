@@ -1,0 +1,11 @@
+#pragma once
+// The efimsim subcommands. Each takes argv after the command name and
+// returns the process exit code; errors are thrown (see main.cc).
+
+namespace efimsim::cli {
+
+int RunReplayCommand(int argc, const char* const* argv);
+int RunCompareCommand(int argc, const char* const* argv);
+int RunModelsCommand(int argc, const char* const* argv);
+
+}  // namespace efimsim::cli

@@ -1,0 +1,163 @@
+#include "sim/app/report.h"
+
+#include <cstdio>
+#include <functional>
+
+#include "sim/metrics/output_writers.h"
+
+namespace efimsim::cli {
+namespace {
+
+std::string SettingText(const RunInfo& info, const std::string& section, const std::string& key) {
+  for (const RunInfoSection& s : info.sections) {
+    if (s.name != section) continue;
+    for (const Setting& setting : s.settings) {
+      if (setting.key != key) continue;
+      return std::visit(
+          [](const auto& v) -> std::string {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+              return v;
+            } else if constexpr (std::is_same_v<T, bool>) {
+              return v ? "true" : "false";
+            } else if constexpr (std::is_same_v<T, double>) {
+              return FormatFixed(v, 3);
+            } else {
+              return std::to_string(v);
+            }
+          },
+          setting.value);
+    }
+  }
+  return "";
+}
+
+struct Row {
+  std::string label;
+  std::function<std::string(const RunSummary&)> value;
+};
+
+std::string Percent(double fraction) { return FormatFixed(100.0 * fraction, 1) + "%"; }
+
+const std::vector<Row>& Rows() {
+  static const std::vector<Row> rows = {
+      {"requests completed", [](const RunSummary& s) { return std::to_string(s.requests_completed); }},
+      {"mean E2E latency (ms)", [](const RunSummary& s) { return FormatFixed(s.e2e_ms.mean, 1); }},
+      {"p99 E2E latency (ms)", [](const RunSummary& s) { return FormatFixed(s.e2e_ms.p99, 1); }},
+      {"mean TTFT (ms)", [](const RunSummary& s) { return FormatFixed(s.ttft_ms.mean, 1); }},
+      {"p50 TTFT (ms)", [](const RunSummary& s) { return FormatFixed(s.ttft_ms.p50, 1); }},
+      {"p99 TTFT (ms)", [](const RunSummary& s) { return FormatFixed(s.ttft_ms.p99, 1); }},
+      {"mean TPOT (ms)", [](const RunSummary& s) { return FormatFixed(s.tpot_ms.mean, 2); }},
+      {"p99 TPOT (ms)", [](const RunSummary& s) { return FormatFixed(s.tpot_ms.p99, 2); }},
+      {"throughput (req/s)",
+       [](const RunSummary& s) { return FormatFixed(s.request_throughput_per_s, 3); }},
+      {"throughput (output tok/s)",
+       [](const RunSummary& s) { return FormatFixed(s.output_token_throughput_per_s, 1); }},
+      {"prefix cache hit rate", [](const RunSummary& s) { return Percent(s.prefix_cache_hit_rate); }},
+      {"prefill tokens computed",
+       [](const RunSummary& s) { return std::to_string(s.engine.prefill_tokens_computed); }},
+      {"preemptions", [](const RunSummary& s) { return std::to_string(s.engine.preemptions); }},
+      {"peak KV usage", [](const RunSummary& s) { return Percent(s.peak_kv_usage); }},
+      {"makespan (s)", [](const RunSummary& s) { return FormatFixed(ToSeconds(s.makespan), 3); }},
+  };
+  return rows;
+}
+
+std::string Pad(const std::string& text, size_t width, bool right) {
+  if (text.size() >= width) return text;
+  const std::string fill(width - text.size(), ' ');
+  return right ? fill + text : text + fill;
+}
+
+const PolicyResult* Find(const std::vector<PolicyResult>& results, const std::string& policy) {
+  for (const PolicyResult& r : results) {
+    if (r.policy == policy) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string RenderRunHeader(const ExperimentResult& result) {
+  const RunInfo& info = result.info;
+  std::string out;
+  out += "workload:      " + SettingText(info, "workload", "description") + "\n";
+  out += "model, GPU:    " + SettingText(info, "model", "name") + " on 1 x " +
+         SettingText(info, "gpu", "description") + ", KV cache " +
+         SettingText(info, "engine", "kv_tokens_effective") + " tokens\n";
+  out += "engine:        vllm_v1, max_num_batched_tokens " +
+         SettingText(info, "engine", "max-num-batched-tokens") + ", max_num_seqs " +
+         SettingText(info, "engine", "max-num-seqs") + ", block " +
+         SettingText(info, "engine", "block-tokens") + " tokens, " +
+         (SettingText(info, "engine", "cuda-graphs") == "true" ? "CUDA graphs" : "eager") + "\n";
+  out += "latency model: " + SettingText(info, "latency_model", "description") + "\n";
+  const std::string warning = SettingText(info, "warnings", "rejected_requests");
+  if (!warning.empty()) out += "WARNING:       rejected requests: " + warning + "\n";
+  return out;
+}
+
+std::string RenderComparisonTable(const std::vector<PolicyResult>& results) {
+  constexpr size_t kLabelWidth = 28;
+  constexpr size_t kColumnWidth = 12;
+  std::string out = Pad("metric", kLabelWidth, false);
+  for (const PolicyResult& r : results) out += Pad(r.policy, kColumnWidth, true);
+  out += "\n";
+  for (const Row& row : Rows()) {
+    out += Pad(row.label, kLabelWidth, false);
+    for (const PolicyResult& r : results) out += Pad(row.value(r.result.summary), kColumnWidth, true);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string RenderGains(const std::vector<PolicyResult>& results) {
+  const PolicyResult* efim = Find(results, "efim");
+  if (efim == nullptr) return "";
+  std::string out;
+  for (const PolicyResult& other : results) {
+    if (other.policy == "efim") continue;
+    const RunSummary& a = efim->result.summary;
+    const RunSummary& b = other.result.summary;
+    if (b.e2e_ms.mean <= 0 || b.request_throughput_per_s <= 0) continue;
+    const double latency = a.e2e_ms.mean / b.e2e_ms.mean - 1.0;
+    const double throughput = a.request_throughput_per_s / b.request_throughput_per_s - 1.0;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "EFIM vs %-8s mean E2E latency %+.1f%%, request throughput %+.1f%%\n",
+                  (other.policy + ":").c_str(), 100.0 * latency, 100.0 * throughput);
+    out += line;
+  }
+  return out;
+}
+
+std::string RenderComparisonCsv(const std::vector<PolicyResult>& results) {
+  std::string out =
+      "policy,prompt_format,prefix_caching,requests_completed,requests_rejected,makespan_s,"
+      "request_throughput_per_s,output_token_throughput_per_s,total_token_throughput_per_s,"
+      "e2e_mean_ms,e2e_p50_ms,e2e_p90_ms,e2e_p99_ms,ttft_mean_ms,ttft_p50_ms,ttft_p90_ms,"
+      "ttft_p99_ms,tpot_mean_ms,tpot_p50_ms,tpot_p90_ms,tpot_p99_ms,queueing_mean_ms,"
+      "prefix_cache_hit_rate,first_admission_hit_rate,prompt_tokens,cached_tokens,"
+      "prefill_tokens_computed,preemptions,peak_kv_usage,steps,latency_model\n";
+  for (const PolicyResult& r : results) {
+    const RunSummary& s = r.result.summary;
+    const RunInfo& info = r.result.info;
+    auto f = [](double v) { return FormatFixed(v, 6); };
+    out += r.policy + ',' + SettingText(info, "policy", "prompt_format") + ',' +
+           SettingText(info, "policy", "prefix_caching") + ',' +
+           std::to_string(s.requests_completed) + ',' + std::to_string(s.engine.rejected_requests) +
+           ',' + f(ToSeconds(s.makespan)) + ',' + f(s.request_throughput_per_s) + ',' +
+           f(s.output_token_throughput_per_s) + ',' + f(s.total_token_throughput_per_s) + ',' +
+           f(s.e2e_ms.mean) + ',' + f(s.e2e_ms.p50) + ',' + f(s.e2e_ms.p90) + ',' +
+           f(s.e2e_ms.p99) + ',' + f(s.ttft_ms.mean) + ',' + f(s.ttft_ms.p50) + ',' +
+           f(s.ttft_ms.p90) + ',' + f(s.ttft_ms.p99) + ',' + f(s.tpot_ms.mean) + ',' +
+           f(s.tpot_ms.p50) + ',' + f(s.tpot_ms.p90) + ',' + f(s.tpot_ms.p99) + ',' +
+           f(s.queueing_ms.mean) + ',' + f(s.prefix_cache_hit_rate) + ',' +
+           f(s.first_admission_hit_rate) + ',' + std::to_string(s.prompt_tokens) + ',' +
+           std::to_string(s.cached_tokens) + ',' + std::to_string(s.engine.prefill_tokens_computed) +
+           ',' + std::to_string(s.engine.preemptions) + ',' + f(s.peak_kv_usage) + ',' +
+           std::to_string(s.engine.steps) + ',' + SettingText(info, "latency_model", "name") + '\n';
+  }
+  return out;
+}
+
+}  // namespace efimsim::cli

@@ -1,0 +1,67 @@
+#include "sim/base/params.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sim/base/errors.h"
+
+namespace efimsim {
+namespace {
+
+[[noreturn]] void Reject(const ParamInfo& info, const std::string& expected,
+                         const std::string& text) {
+  throw UsageError("--" + info.name + ": expected " + expected + ", got '" + text + "'");
+}
+
+std::string RangeText(const ParamInfo& info) {
+  std::string out;
+  if (std::isfinite(info.min_value)) out += " >= " + FormatDouble(info.min_value);
+  if (std::isfinite(info.max_value)) {
+    out += (out.empty() ? " <= " : " and <= ") + FormatDouble(info.max_value);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatDouble(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.10g", value);
+  return buffer;
+}
+
+int64_t ParseInt64Option(const ParamInfo& info, const std::string& text) {
+  const std::string expected = "an integer" + RangeText(info);
+  if (text.empty()) Reject(info, expected, text);
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end != text.c_str() + text.size()) Reject(info, expected, text);
+  if (static_cast<double>(value) < info.min_value || static_cast<double>(value) > info.max_value) {
+    Reject(info, expected, text);
+  }
+  return value;
+}
+
+double ParseDoubleOption(const ParamInfo& info, const std::string& text) {
+  const std::string expected = "a number" + RangeText(info);
+  if (text.empty()) Reject(info, expected, text);
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(value)) {
+    Reject(info, expected, text);
+  }
+  if (value < info.min_value || value > info.max_value) Reject(info, expected, text);
+  return value;
+}
+
+bool ParseBoolOption(const ParamInfo& info, const std::string& text) {
+  if (text == "true" || text == "1" || text == "on" || text == "yes") return true;
+  if (text == "false" || text == "0" || text == "off" || text == "no") return false;
+  Reject(info, "true or false", text);
+}
+
+}  // namespace efimsim

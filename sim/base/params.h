@@ -1,0 +1,89 @@
+#pragma once
+// Documented parameters of a config struct: one table drives --help, value
+// parsing and validation, so the three can never disagree (after LevelDB's
+// options.h: every field has a default, a unit and a reason).
+//
+// A Config is a plain struct with defaults; ParamTable<Config> lists its
+// user-settable fields. Names are CLI spellings without dashes
+// ("max-num-batched-tokens"). Defaults are read from a default-constructed
+// Config, never written twice.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace efimsim {
+
+struct ParamInfo {
+  std::string name;  // CLI spelling, e.g. "max-num-batched-tokens"
+  std::string unit;  // "tokens", "ms", "GiB", "" for none
+  std::string help;  // one line
+  double min_value = -std::numeric_limits<double>::infinity();  // numeric fields only
+  double max_value = std::numeric_limits<double>::infinity();
+};
+
+template <class Config>
+struct Param {
+  using Field = std::variant<int64_t Config::*, double Config::*, bool Config::*,
+                             std::string Config::*>;
+  ParamInfo info;
+  Field field;
+};
+
+template <class Config>
+using ParamTable = std::vector<Param<Config>>;
+
+// Parses `text` into the field named by `param` of `config`. Throws
+// UsageError("--<name>: ...") for a malformed or out-of-range value.
+template <class Config>
+void SetParam(const Param<Config>& param, const std::string& text, Config& config);
+
+// The field's current value as text (for --help defaults and summaries).
+template <class Config>
+std::string ParamValueText(const Param<Config>& param, const Config& config);
+
+// Non-template helpers the templates use.
+int64_t ParseInt64Option(const ParamInfo& info, const std::string& text);
+double ParseDoubleOption(const ParamInfo& info, const std::string& text);
+bool ParseBoolOption(const ParamInfo& info, const std::string& text);
+std::string FormatDouble(double value);
+
+template <class Config>
+void SetParam(const Param<Config>& param, const std::string& text, Config& config) {
+  std::visit(
+      [&](auto member) {
+        using T = std::remove_reference_t<decltype(config.*member)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          config.*member = ParseInt64Option(param.info, text);
+        } else if constexpr (std::is_same_v<T, double>) {
+          config.*member = ParseDoubleOption(param.info, text);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          config.*member = ParseBoolOption(param.info, text);
+        } else {
+          config.*member = text;
+        }
+      },
+      param.field);
+}
+
+template <class Config>
+std::string ParamValueText(const Param<Config>& param, const Config& config) {
+  return std::visit(
+      [&](auto member) -> std::string {
+        using T = std::remove_cvref_t<decltype(config.*member)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          return std::to_string(config.*member);
+        } else if constexpr (std::is_same_v<T, double>) {
+          return FormatDouble(config.*member);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return config.*member ? "true" : "false";
+        } else {
+          return config.*member;
+        }
+      },
+      param.field);
+}
+
+}  // namespace efimsim

@@ -1,0 +1,108 @@
+#pragma once
+// The paged KV block pool of vLLM v1 (vllm/v1/core/block_pool.py, 0.9-0.10
+// series), after LevelDB's cache.h: pinned entries (reference count > 0) and
+// evictable ones, with the whole contract in this header.
+//
+// Invariants (CheckInvariants verifies them):
+//  - Every block is either in use (ref_count > 0, not in the free queue) or
+//    free (ref_count == 0, in the free queue exactly once).
+//  - A block with a key is findable through the key map; a free block may
+//    keep its key ("cached free") until it is taken again (lazy eviction).
+//  - free blocks + used blocks == num_blocks.
+//
+// Free-queue order: new blocks are taken from the head; released blocks are
+// appended to the tail in the order the caller gives (vLLM releases a
+// request's blocks last-first). So the least recently freed block is evicted
+// first, and within one request its deepest blocks go first.
+//
+// No de-duplication (as v1): several blocks may hold the same key; a lookup
+// returns the earliest-registered one still holding it.
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/cache/block_key.h"
+
+namespace efimsim {
+
+using BlockId = int32_t;
+inline constexpr BlockId kNoBlock = -1;
+
+// Lifecycle of one block; every change goes through KvBlockPool::Transition.
+enum class BlockState : uint8_t {
+  kFree,        // in the free queue, no key
+  kFreeCached,  // in the free queue, still holds a key: a hit revives it
+  kInUse,       // referenced by one or more requests
+};
+const char* BlockStateName(BlockState state);
+
+class KvBlockPool {
+ public:
+  explicit KvBlockPool(int32_t num_blocks);
+
+  int32_t num_blocks() const { return static_cast<int32_t>(blocks_.size()); }
+  int32_t num_free_blocks() const { return free_count_; }
+  int32_t num_used_blocks() const { return num_blocks() - free_count_; }
+
+  // The earliest-registered block holding `key`, or kNoBlock.
+  BlockId FindCached(BlockKey key) const;
+
+  // Takes a reference on each block (a cache hit); a free block leaves the
+  // free queue.
+  void Touch(std::span<const BlockId> blocks);
+
+  // Takes `count` blocks from the head of the free queue, evicting any key
+  // they still hold, with reference count 1. Precondition: count <= free.
+  void AllocateNew(int32_t count, std::vector<BlockId>& out);
+
+  // Registers `block` (in use, no key yet) under `key` (caching at schedule
+  // time: the block's KV may still be being computed).
+  void Register(BlockId block, BlockKey key);
+
+  // Drops one reference from each block, then appends those that reached
+  // zero to the free-queue tail in the given order.
+  void Release(std::span<const BlockId> blocks_in_release_order);
+
+  int32_t ref_count(BlockId block) const { return blocks_[block].ref_count; }
+  BlockState state(BlockId block) const { return blocks_[block].state; }
+  bool has_key(BlockId block) const { return blocks_[block].has_key; }
+  int64_t evictions() const { return evictions_; }
+  // Block ids in free-queue order, head first (tests and debugging).
+  std::vector<BlockId> FreeQueueOrder() const;
+
+  // Verifies the invariants above; throws InternalError on a violation.
+  // O(num_blocks): for tests and --check-invariants, not the hot path.
+  void CheckInvariants() const;
+
+ private:
+  struct Block {
+    BlockKey key = 0;
+    int32_t ref_count = 0;
+    BlockId prev_free = kNoBlock;  // free-queue links
+    BlockId next_free = kNoBlock;
+    BlockId prev_same_key = kNoBlock;  // blocks sharing a key, registration order
+    BlockId next_same_key = kNoBlock;
+    BlockState state = BlockState::kFree;
+    bool has_key = false;
+  };
+  struct KeyChain {
+    BlockId head = kNoBlock;
+    BlockId tail = kNoBlock;
+  };
+
+  void Transition(BlockId block, BlockState to);
+  void UnlinkFree(BlockId block);
+  void AppendFree(BlockId block);
+  void DropKey(BlockId block);
+
+  std::vector<Block> blocks_;
+  std::unordered_map<BlockKey, KeyChain> key_map_;
+  BlockId free_head_ = kNoBlock;
+  BlockId free_tail_ = kNoBlock;
+  int32_t free_count_ = 0;
+  int64_t evictions_ = 0;
+};
+
+}  // namespace efimsim

@@ -1,0 +1,52 @@
+#pragma once
+// Closed-loop users (the paper's benchmark): every user sends round 0 at
+// t = 0; each next round is sent `think_time` after the previous response's
+// last token, and a user stops after its last round. The model's output is
+// thrown away (the next context comes from the workload).
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/client/client_request.h"
+#include "sim/client/prompt_format.h"
+#include "sim/core/simulator.h"
+
+namespace efimsim {
+
+struct ClosedLoopConfig {
+  int64_t max_output_tokens = 128;
+  Duration think_time{0};
+};
+
+class ClosedLoopClient : public EventHandler {
+ public:
+  // All references must outlive the client.
+  ClosedLoopClient(Simulator& simulator, const MultiRoundWorkload& workload,
+                   const PromptFormat& format, RequestSink& sink, ClosedLoopConfig config);
+
+  // Schedules every user's first round at Now().
+  void Start();
+  // The engine finished `user`'s outstanding request at Now().
+  void OnResponseComplete(int64_t user);
+
+  void HandleEvent(const Event& event) override;
+
+  int64_t requests_sent() const { return static_cast<int64_t>(next_request_id_); }
+  int64_t users_done() const { return users_done_; }
+  int64_t rebases() const;
+
+ private:
+  void SendRound(int64_t user);
+
+  Simulator& simulator_;
+  const MultiRoundWorkload& workload_;
+  const PromptFormat& format_;
+  RequestSink& sink_;
+  ClosedLoopConfig config_;
+  std::vector<FormatSessionState> sessions_;
+  std::vector<int64_t> next_round_;
+  uint64_t next_request_id_ = 0;
+  int64_t users_done_ = 0;
+};
+
+}  // namespace efimsim

@@ -1,0 +1,127 @@
+#include "sim/client/prompt_format.h"
+
+#include <algorithm>
+
+#include "sim/base/registry.h"
+
+namespace efimsim {
+namespace {
+
+void PushIfPresent(TokenVector& prompt, TokenId token) {
+  if (token >= 0) prompt.push_back(token);
+}
+
+class PsmFormat : public PromptFormat {
+ public:
+  explicit PsmFormat(SpecialTokens tokens) : tokens_(tokens) {}
+  std::string name() const override { return "psm"; }
+  void Build(const InfillContext& context, FormatSessionState&,
+             TokenVector& prompt) const override {
+    prompt.clear();
+    prompt.reserve(context.prefix.size() + context.suffix.size() + 4);
+    PushIfPresent(prompt, tokens_.bos);
+    prompt.push_back(tokens_.fim_prefix);
+    prompt.insert(prompt.end(), context.prefix.begin(), context.prefix.end());
+    prompt.push_back(tokens_.fim_suffix);
+    prompt.insert(prompt.end(), context.suffix.begin(), context.suffix.end());
+    prompt.push_back(tokens_.fim_middle);
+  }
+
+ private:
+  SpecialTokens tokens_;
+};
+
+class SpmFormat : public PromptFormat {
+ public:
+  explicit SpmFormat(SpecialTokens tokens) : tokens_(tokens) {}
+  std::string name() const override { return "spm"; }
+  void Build(const InfillContext& context, FormatSessionState&,
+             TokenVector& prompt) const override {
+    prompt.clear();
+    prompt.reserve(context.prefix.size() + context.suffix.size() + 4);
+    PushIfPresent(prompt, tokens_.bos);
+    prompt.push_back(tokens_.fim_suffix);
+    prompt.insert(prompt.end(), context.suffix.begin(), context.suffix.end());
+    prompt.push_back(tokens_.fim_prefix);
+    prompt.insert(prompt.end(), context.prefix.begin(), context.prefix.end());
+    prompt.push_back(tokens_.fim_middle);
+  }
+
+ private:
+  SpecialTokens tokens_;
+};
+
+class EfimFormat : public PromptFormat {
+ public:
+  explicit EfimFormat(SpecialTokens tokens) : tokens_(tokens) {}
+  std::string name() const override { return "efim"; }
+  void Build(const InfillContext& context, FormatSessionState& state,
+             TokenVector& prompt) const override {
+    const bool appends = context.prefix.size() >= state.prefix0.size() &&
+                         std::equal(state.prefix0.begin(), state.prefix0.end(),
+                                    context.prefix.begin());
+    if (!appends) {
+      state.prefix0 = context.prefix;
+      ++state.rebases;
+    }
+    const auto increment_begin = context.prefix.begin() + static_cast<int64_t>(state.prefix0.size());
+    prompt.clear();
+    prompt.reserve(context.prefix.size() + context.suffix.size() + 4);
+    PushIfPresent(prompt, tokens_.bos);
+    prompt.push_back(tokens_.fim_prefix);
+    prompt.insert(prompt.end(), state.prefix0.begin(), state.prefix0.end());
+    prompt.push_back(tokens_.fim_suffix);
+    prompt.insert(prompt.end(), context.suffix.begin(), context.suffix.end());
+    prompt.push_back(tokens_.fim_middle);
+    prompt.insert(prompt.end(), increment_begin, context.prefix.end());
+  }
+
+ private:
+  SpecialTokens tokens_;
+};
+
+using Factory = std::unique_ptr<PromptFormat> (*)(const SpecialTokens&);
+struct Entry {
+  std::string help;
+  Factory make;
+};
+
+const Registry<Entry>& Formats() {
+  static const Registry<Entry> registry = [] {
+    Registry<Entry> r("prompt format");
+    r.Add("psm", {"BOS <PRE> prefix <SUF> suffix <MID> (FIM, the common default)",
+                  [](const SpecialTokens& t) -> std::unique_ptr<PromptFormat> {
+                    return std::make_unique<PsmFormat>(t);
+                  }});
+    r.Add("spm", {"BOS <SUF> suffix <PRE> prefix <MID>",
+                  [](const SpecialTokens& t) -> std::unique_ptr<PromptFormat> {
+                    return std::make_unique<SpmFormat>(t);
+                  }});
+    r.Add("efim", {"BOS <PRE> prefix0 <SUF> suffix <MID> increment (Guo et al., Euro-Par 2025)",
+                   [](const SpecialTokens& t) -> std::unique_ptr<PromptFormat> {
+                     return std::make_unique<EfimFormat>(t);
+                   }});
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace
+
+void PromptFormat::BeginSession(TokenSpan initial_prefix, FormatSessionState& state) const {
+  state.prefix0.assign(initial_prefix.begin(), initial_prefix.end());
+  state.rebases = 0;
+}
+
+std::vector<PromptFormatInfo> PromptFormatNames() {
+  std::vector<PromptFormatInfo> out;
+  for (const std::string& name : Formats().Names()) out.push_back({name, Formats().Get(name).help});
+  return out;
+}
+
+std::unique_ptr<PromptFormat> MakePromptFormat(const std::string& name,
+                                               const SpecialTokens& tokens) {
+  return Formats().Get(name).make(tokens);
+}
+
+}  // namespace efimsim

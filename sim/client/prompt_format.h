@@ -1,0 +1,48 @@
+#pragma once
+// Prompt formats: how an infilling context becomes the token sequence a
+// server sees (SEMANTICS.md §1). S = sentinel token; BOS first when the
+// model has one.
+//   psm  (FIM):  BOS <PRE> prefix <SUF> suffix <MID>
+//   spm:         BOS <SUF> suffix <PRE> prefix <MID>
+//   efim:        BOS <PRE> prefix0 <SUF> suffix <MID> increment
+// EFIM keeps a session's prefix0 while the user only appends to the prefix;
+// an edit that breaks "prefix starts with prefix0" re-bases: prefix0 becomes
+// the current prefix (one cold prefill), counted in FormatSessionState.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/model_spec.h"
+#include "traces/multi_round_workload.h"
+
+namespace efimsim {
+
+// Per-session state a format may keep between rounds.
+struct FormatSessionState {
+  TokenVector prefix0;   // EFIM: the prefix the cached prompt was built on
+  int64_t rebases = 0;   // EFIM: fresh prompts forced by a non-append edit
+};
+
+class PromptFormat {
+ public:
+  virtual ~PromptFormat() = default;
+  virtual std::string name() const = 0;
+  // Called once per session before its first Build.
+  virtual void BeginSession(TokenSpan initial_prefix, FormatSessionState& state) const;
+  // Writes the prompt for `context` into `prompt` (cleared first).
+  virtual void Build(const InfillContext& context, FormatSessionState& state,
+                     TokenVector& prompt) const = 0;
+};
+
+struct PromptFormatInfo {
+  std::string name;
+  std::string help;
+};
+std::vector<PromptFormatInfo> PromptFormatNames();
+// Throws UsageError for an unknown name.
+std::unique_ptr<PromptFormat> MakePromptFormat(const std::string& name,
+                                               const SpecialTokens& tokens);
+
+}  // namespace efimsim

@@ -1,0 +1,84 @@
+#include "sim/core/random.h"
+
+#include <cmath>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+namespace {
+
+uint64_t RotateLeft(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+__extension__ typedef unsigned __int128 Uint128;
+
+}  // namespace
+
+uint64_t Mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t HashName(std::string_view name) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : name) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return Mix64(hash);
+}
+
+RandomStream RandomStream::Derive(uint64_t seed, uint64_t run, std::string_view name) {
+  return RandomStream(Mix64(Mix64(seed) ^ RotateLeft(Mix64(run), 17)) ^ HashName(name));
+}
+
+RandomStream::RandomStream(uint64_t seed_material) {
+  uint64_t x = seed_material;
+  for (uint64_t& word : state_) {
+    x = Mix64(x);
+    word = x;
+  }
+  if ((state_[0] | state_[1] | state_[2] | state_[3]) == 0) state_[0] = 1;
+}
+
+uint64_t RandomStream::NextU64() {
+  const uint64_t result = RotateLeft(state_[1] * 5, 7) * 9;
+  const uint64_t t = state_[1] << 17;
+  state_[2] ^= state_[0];
+  state_[3] ^= state_[1];
+  state_[1] ^= state_[2];
+  state_[0] ^= state_[3];
+  state_[2] ^= t;
+  state_[3] = RotateLeft(state_[3], 45);
+  return result;
+}
+
+int64_t RandomStream::UniformInt(int64_t lo, int64_t hi) {
+  EFIMSIM_CHECK(lo <= hi, "UniformInt: empty range");
+  const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (range == UINT64_MAX) return static_cast<int64_t>(NextU64());
+  const uint64_t span = range + 1;
+  // Lemire's nearly-divisionless method, with rejection for exactness.
+  Uint128 product = static_cast<Uint128>(NextU64()) * span;
+  uint64_t low = static_cast<uint64_t>(product);
+  if (low < span) {
+    const uint64_t threshold = (0 - span) % span;
+    while (low < threshold) {
+      product = static_cast<Uint128>(NextU64()) * span;
+      low = static_cast<uint64_t>(product);
+    }
+  }
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) + static_cast<uint64_t>(product >> 64));
+}
+
+double RandomStream::UniformDouble() {
+  return static_cast<double>(NextU64() >> 11) * 0x1.0p-53;
+}
+
+double RandomStream::Exponential(double mean) {
+  EFIMSIM_CHECK(mean > 0.0, "Exponential: mean must be positive");
+  return -mean * std::log1p(-UniformDouble());
+}
+
+}  // namespace efimsim

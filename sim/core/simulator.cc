@@ -1,0 +1,36 @@
+#include "sim/core/simulator.h"
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+
+void Simulator::Schedule(TimePoint time, EventClass event_class, EventHandler* handler,
+                         uint64_t payload) {
+  EFIMSIM_CHECK(time >= now_, "event scheduled in the past");
+  EFIMSIM_CHECK(handler != nullptr, "event without a handler");
+  Event event;
+  event.time = time;
+  event.event_class = event_class;
+  event.handler = handler;
+  event.payload = payload;
+  queue_.Push(event);
+}
+
+uint64_t Simulator::Run() {
+  EFIMSIM_CHECK(!running_, "Simulator::Run re-entered");
+  running_ = true;
+  stop_requested_ = false;
+  uint64_t handled = 0;
+  while (!queue_.empty() && !stop_requested_) {
+    const Event event = queue_.Pop();
+    EFIMSIM_CHECK(event.time >= now_, "time went backwards");
+    now_ = event.time;
+    event.handler->HandleEvent(event);
+    ++handled;
+  }
+  events_handled_ += handled;
+  running_ = false;
+  return handled;
+}
+
+}  // namespace efimsim

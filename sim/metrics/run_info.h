@@ -1,0 +1,31 @@
+#pragma once
+// Everything that describes how a run was set up, in order, for
+// summary.json: sections ("policy", "workload", "engine", ...) of typed
+// settings. Built by the caller; metrics only writes it.
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace efimsim {
+
+using SettingValue = std::variant<int64_t, double, bool, std::string>;
+
+struct Setting {
+  std::string key;
+  SettingValue value;
+};
+
+struct RunInfoSection {
+  std::string name;
+  std::vector<Setting> settings;
+};
+
+struct RunInfo {
+  std::vector<RunInfoSection> sections;
+
+  RunInfoSection& Section(const std::string& name);  // finds or appends
+};
+
+}  // namespace efimsim

@@ -1,0 +1,60 @@
+#pragma once
+// A run's summary statistics (SEMANTICS.md §7), computed from its request
+// records and the engine's counters.
+//
+// Percentiles use linear interpolation between closest ranks (numpy's and
+// pandas' default), so they match what a notebook computes from
+// requests.csv.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/metrics/request_record.h"
+
+namespace efimsim {
+
+struct Distribution {
+  int64_t count = 0;
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+};
+// Precondition-free: an empty input gives count 0 and zeros.
+Distribution Summarize(std::vector<double> values);
+// Linear-interpolation percentile of sorted values, q in [0, 100].
+double PercentileOfSorted(std::span<const double> sorted, double q);
+
+// Engine-side counters the records cannot tell.
+struct EngineCounters {
+  int64_t steps = 0;
+  int64_t events = 0;
+  int64_t prefix_cache_lookups = 0;
+  int64_t prefix_cache_query_tokens = 0;
+  int64_t prefix_cache_hit_tokens = 0;
+  int64_t preemptions = 0;
+  int64_t evictions = 0;
+  int64_t kv_blocks_total = 0;
+  int64_t kv_blocks_peak_used = 0;
+  int64_t rejected_requests = 0;
+  int64_t prefill_tokens_computed = 0;  // prompt positions computed (recomputes included)
+  int64_t decode_tokens_computed = 0;   // generated-token positions computed
+};
+
+struct RunSummary {
+  int64_t requests_completed = 0;
+  Duration makespan{0};             // first arrival -> last completion
+  Distribution ttft_ms, tpot_ms, e2e_ms, queueing_ms;
+  double request_throughput_per_s = 0;
+  double output_token_throughput_per_s = 0;
+  double total_token_throughput_per_s = 0;  // (prompt + output) tokens / s
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t cached_tokens = 0;                // at first admission
+  double prefix_cache_hit_rate = 0;          // vLLM counters: hits / queries over all lookups
+  double first_admission_hit_rate = 0;       // cached_tokens / prompt_tokens
+  double peak_kv_usage = 0;                  // peak used blocks / total blocks
+  EngineCounters engine;
+};
+
+RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCounters& counters);
+
+}  // namespace efimsim

@@ -1,0 +1,35 @@
+#pragma once
+// Settings of one serving engine replica (vLLM v1). Plain fields with
+// defaults; the unit is in the name. EngineParams() documents each one and
+// drives --help and validation.
+
+#include <cstdint>
+#include <string>
+
+#include "sim/base/params.h"
+
+namespace efimsim {
+
+struct EngineConfig {
+  std::string model = "llama-3.1-8b";  // built-in name or spec path
+  std::string gpu = "h100-sxm";        // built-in name or spec path
+  // The paper's setup (vLLM 0.8-era API server): 2048 and 256. Later
+  // releases on >= 70 GiB GPUs default to 8192 and 1024.
+  int64_t max_num_batched_tokens = 2048;
+  int64_t max_num_seqs = 256;
+  int64_t block_tokens = 16;
+  double gpu_memory_utilization = 0.9;
+  // Memory the engine holds besides weights and KV: activation peak,
+  // CUDA context, allocator slack. An estimate (vLLM start-up logs of 7-8B
+  // models show 1-3 GiB); calibrate it against your server's log line
+  // "the rest of the memory reserved for KV Cache".
+  double non_kv_overhead_gib = 2.0;
+  double gpu_memory_gib = 0.0;   // 0: the GPU spec's memory
+  int64_t kv_blocks = 0;         // 0: derive from memory; > 0 overrides
+  bool cuda_graphs = false;      // false: --enforce-eager, the paper's setup
+  bool check_invariants = false; // verify block/request invariants after every step
+};
+
+const ParamTable<EngineConfig>& EngineParams();
+
+}  // namespace efimsim

@@ -1,0 +1,44 @@
+#include "sim/serving/kv_capacity.h"
+
+#include <cmath>
+
+#include "sim/base/errors.h"
+#include "sim/base/params.h"
+
+namespace efimsim {
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+}
+
+KvCapacity ComputeKvCapacity(const EngineConfig& config, const ModelSpec& model,
+                             const GpuSpec& gpu) {
+  KvCapacity capacity;
+  capacity.memory_gib = config.gpu_memory_gib > 0
+                            ? config.gpu_memory_gib
+                            : static_cast<double>(gpu.memory_bytes) / kGiB;
+  capacity.weights_gib = static_cast<double>(model.WeightBytes()) / kGiB;
+  const double block_bytes =
+      static_cast<double>(config.block_tokens) * static_cast<double>(model.KvBytesPerToken());
+  if (config.kv_blocks > 0) {
+    capacity.blocks = config.kv_blocks;
+    capacity.overridden = true;
+  } else {
+    const double kv_bytes =
+        (capacity.memory_gib * config.gpu_memory_utilization - capacity.weights_gib -
+         config.non_kv_overhead_gib) * kGiB;
+    if (kv_bytes < block_bytes) {
+      throw UsageError("model " + model.name + " (" + FormatDouble(capacity.weights_gib) +
+                       " GiB of weights) leaves no KV cache memory on " +
+                       FormatDouble(capacity.memory_gib) + " GiB at utilization " +
+                       FormatDouble(config.gpu_memory_utilization) +
+                       " (see --gpu-memory-gib, --gpu-memory-utilization, --non-kv-overhead-gib)");
+    }
+    capacity.blocks = static_cast<int64_t>(std::floor(kv_bytes / block_bytes));
+  }
+  if (capacity.blocks > INT32_MAX) throw UsageError("--kv-blocks: too many blocks");
+  capacity.tokens = capacity.blocks * config.block_tokens;
+  capacity.kv_gib = static_cast<double>(capacity.blocks) * block_bytes / kGiB;
+  return capacity;
+}
+
+}  // namespace efimsim

@@ -1,0 +1,207 @@
+#include "sim/serving/replica.h"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/base/check.h"
+#include "sim/core/random.h"
+
+namespace efimsim {
+namespace {
+// Event payloads of this handler.
+constexpr uint64_t kPayloadSchedule = 0;
+constexpr uint64_t kPayloadStepComplete = 1;
+}  // namespace
+
+Replica::Replica(Simulator& simulator, ReplicaConfig config, const LatencyModel& latency,
+                 RequestObserver& observer)
+    : simulator_(simulator), config_(config), latency_(latency), observer_(observer),
+      cache_(config.num_blocks, config.block_tokens, config.prefix_caching),
+      scheduler_(config.limits, cache_) {
+  EFIMSIM_CHECK(config_.output_token_first <= config_.output_token_last,
+                "empty output token range");
+}
+
+Replica::~Replica() = default;
+
+void Replica::Submit(ClientRequest client_request) {
+  const int64_t prompt = static_cast<int64_t>(client_request.prompt.size());
+  const int64_t longest = prompt + client_request.max_output_tokens;
+  const int64_t blocks_needed = (longest + config_.block_tokens - 1) / config_.block_tokens;
+  std::string reason;
+  if (prompt == 0) {
+    reason = "empty prompt";
+  } else if (config_.max_context_tokens > 0 && longest > config_.max_context_tokens) {
+    reason = "prompt + max output tokens (" + std::to_string(longest) +
+             ") exceeds the model's context (" + std::to_string(config_.max_context_tokens) + ")";
+  } else if (blocks_needed > config_.num_blocks) {
+    reason = "needs " + std::to_string(blocks_needed) + " KV blocks, the cache has " +
+             std::to_string(config_.num_blocks);
+  }
+  if (!reason.empty()) {
+    ++rejected_;
+    observer_.OnRequestRejected(client_request, reason);
+    return;
+  }
+
+  auto request = std::make_unique<Request>();
+  request->id = client_request.request_id;
+  request->user = client_request.user;
+  request->round = client_request.round;
+  request->prompt_tokens = prompt;
+  request->num_tokens = prompt;
+  request->max_output_tokens = client_request.max_output_tokens;
+  request->arrival = simulator_.Now();
+  AppendBlockKeys(client_request.prompt, config_.block_tokens, 0, request->block_keys);
+  const size_t full = request->block_keys.size() * static_cast<size_t>(config_.block_tokens);
+  request->tail_tokens.assign(client_request.prompt.begin() + static_cast<int64_t>(full),
+                              client_request.prompt.end());
+  scheduler_.AddWaiting(request.get());
+  live_.push_back(std::move(request));
+  RequestSchedule();
+}
+
+void Replica::RequestSchedule() {
+  if (step_in_flight_ || schedule_pending_) return;
+  schedule_pending_ = true;
+  simulator_.Schedule(simulator_.Now(), EventClass::kSchedule, this, kPayloadSchedule);
+}
+
+void Replica::HandleEvent(const Event& event) {
+  if (event.payload == kPayloadSchedule) {
+    schedule_pending_ = false;
+    StartStep();
+  } else {
+    EFIMSIM_CHECK(event.payload == kPayloadStepComplete, "unknown replica event");
+    CompleteStep();
+  }
+}
+
+void Replica::StartStep() {
+  EFIMSIM_CHECK(!step_in_flight_, "a step started while another is in flight");
+  scheduler_.Schedule(plan_);
+  if (plan_.empty()) {
+    // Every waiting request was checked to fit an empty cache at Submit, so
+    // an empty plan means there is no work at all.
+    EFIMSIM_CHECK(scheduler_.waiting().empty() && scheduler_.running().empty(),
+                  "no step could be scheduled although requests are pending");
+    return;
+  }
+  work_.clear();
+  for (const ScheduledSequence& seq : plan_.sequences) {
+    const Request& r = *seq.request;
+    const bool emits = r.num_computed_tokens == r.num_tokens;
+    work_.push_back({seq.new_tokens, seq.context_tokens, emits});
+    // Positions [context, context + new): those before the prompt's end are
+    // prefill (first time or recompute), the rest generated-token positions.
+    const int64_t end = seq.context_tokens + seq.new_tokens;
+    const int64_t generated = std::max<int64_t>(0, end - std::max(seq.context_tokens, r.prompt_tokens));
+    decode_tokens_ += generated;
+    prefill_tokens_ += seq.new_tokens - generated;
+    if (r.first_scheduled == TimePoint::max()) seq.request->first_scheduled = simulator_.Now();
+  }
+  peak_used_blocks_ = std::max<int64_t>(peak_used_blocks_, cache_.pool().num_used_blocks());
+  const Duration duration = latency_.Predict(work_).Total();
+  EFIMSIM_CHECK(duration > Duration{0}, "a step must take time");
+  step_in_flight_ = true;
+  ++steps_;
+  simulator_.ScheduleAfter(duration, EventClass::kStepComplete, this, kPayloadStepComplete);
+}
+
+TokenId Replica::GeneratedToken(const Request& request) const {
+  const uint64_t span = static_cast<uint64_t>(config_.output_token_last) -
+                        static_cast<uint64_t>(config_.output_token_first) + 1;
+  const uint64_t draw = Mix64(request.id * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(request.num_tokens));
+  return static_cast<TokenId>(config_.output_token_first + static_cast<int64_t>(draw % span));
+}
+
+void Replica::CompleteStep() {
+  step_in_flight_ = false;
+  const TimePoint now = simulator_.Now();
+  bool any_finished = false;
+  for (const ScheduledSequence& seq : plan_.sequences) {
+    Request& r = *seq.request;
+    if (r.num_computed_tokens != r.num_tokens) continue;  // a prefill chunk: no token yet
+    r.AppendToken(GeneratedToken(r), config_.block_tokens);
+    ++r.output_tokens;
+    if (r.first_token == TimePoint::max()) r.first_token = now;
+    if (r.output_tokens >= r.max_output_tokens) {
+      r.finish = now;
+      r.TransitionTo(RequestState::kFinished);
+      cache_.Free(r.kv);
+      any_finished = true;
+    }
+  }
+  if (any_finished) {
+    scheduler_.RemoveFinished();
+    // Records in request-id order within one instant; observers may send
+    // new requests (closed loop), which join the waiting queue now.
+    std::vector<std::unique_ptr<Request>> finished;
+    auto split = std::stable_partition(live_.begin(), live_.end(), [](const auto& r) {
+      return r->state != RequestState::kFinished;
+    });
+    std::move(split, live_.end(), std::back_inserter(finished));
+    live_.erase(split, live_.end());
+    std::sort(finished.begin(), finished.end(),
+              [](const auto& a, const auto& b) { return a->id < b->id; });
+    for (const auto& request : finished) observer_.OnRequestFinished(request->ToRecord());
+  }
+  if (config_.check_invariants) CheckInvariants();
+  if (!scheduler_.waiting().empty() || !scheduler_.running().empty()) RequestSchedule();
+}
+
+bool Replica::idle() const {
+  return !step_in_flight_ && scheduler_.waiting().empty() && scheduler_.running().empty();
+}
+
+EngineCounters Replica::Counters() const {
+  EngineCounters c;
+  c.steps = steps_;
+  c.prefix_cache_lookups = cache_.stats().lookups;
+  c.prefix_cache_query_tokens = cache_.stats().query_tokens;
+  c.prefix_cache_hit_tokens = cache_.stats().hit_tokens;
+  c.preemptions = scheduler_.preemptions();
+  c.evictions = cache_.pool().evictions();
+  c.kv_blocks_total = cache_.pool().num_blocks();
+  c.kv_blocks_peak_used = peak_used_blocks_;
+  c.rejected_requests = rejected_;
+  c.prefill_tokens_computed = prefill_tokens_;
+  c.decode_tokens_computed = decode_tokens_;
+  return c;
+}
+
+void Replica::CheckInvariants() const {
+  const KvBlockPool& pool = cache_.pool();
+  pool.CheckInvariants();
+  std::vector<int32_t> references(static_cast<size_t>(pool.num_blocks()), 0);
+  for (const auto& request : live_) {
+    const RequestState state = request->state;
+    const bool holds_blocks = state == RequestState::kRunning;
+    EFIMSIM_CHECK(holds_blocks || request->kv.blocks.empty(),
+                  "a request that is not running holds blocks");
+    for (const BlockId block : request->kv.blocks) ++references[block];
+  }
+  for (BlockId b = 0; b < pool.num_blocks(); ++b) {
+    EFIMSIM_CHECK(references[b] == pool.ref_count(b),
+                  "block " + std::to_string(b) + " reference count " +
+                      std::to_string(pool.ref_count(b)) + " but " +
+                      std::to_string(references[b]) + " requests hold it");
+  }
+  size_t running = 0, waiting = 0;
+  for (const auto& request : live_) {
+    running += request->state == RequestState::kRunning ? 1 : 0;
+    waiting += (request->state == RequestState::kWaiting ||
+                request->state == RequestState::kPreempted) ? 1 : 0;
+  }
+  EFIMSIM_CHECK(running == scheduler_.running().size(), "running list disagrees with states");
+  EFIMSIM_CHECK(waiting == scheduler_.waiting().size(), "waiting queue disagrees with states");
+  for (const Request* r : scheduler_.running()) {
+    EFIMSIM_CHECK(r->state == RequestState::kRunning, "a non-running request in the running list");
+  }
+  for (const Request* r : scheduler_.waiting()) {
+    EFIMSIM_CHECK(r->state == RequestState::kWaiting || r->state == RequestState::kPreempted,
+                  "a running request in the waiting queue");
+  }
+}
+
+}  // namespace efimsim

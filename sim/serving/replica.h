@@ -1,0 +1,90 @@
+#pragma once
+// One serving engine replica (vLLM v1 engine core, synchronous): a
+// scheduler, a KV cache manager and a latency model, driven by events.
+//
+// Step protocol (predict-then-apply): at a kSchedule event the scheduler
+// builds the step (allocating blocks, registering them in the prefix cache
+// and advancing progress, as vLLM does at schedule time); the latency model
+// predicts its duration; a kStepComplete event at now + duration applies the
+// rest: emitted tokens, finishes, block releases, records. One event pair per
+// step, never one per token. The next step is scheduled at the completion
+// instant, after that instant's arrivals (event class order).
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/latency_model.h"
+#include "sim/cache/prefix_cache_manager.h"
+#include "sim/client/client_request.h"
+#include "sim/core/simulator.h"
+#include "sim/metrics/summary.h"
+#include "sim/serving/engine_config.h"
+#include "sim/serving/vllm_v1_scheduler.h"
+
+namespace efimsim {
+
+// Told about every finished request, at its finish instant.
+class RequestObserver {
+ public:
+  virtual ~RequestObserver() = default;
+  virtual void OnRequestFinished(const RequestRecord& record) = 0;
+  virtual void OnRequestRejected(const ClientRequest& request, const std::string& reason) = 0;
+};
+
+struct ReplicaConfig {
+  SchedulerLimits limits;
+  int32_t block_tokens = 16;
+  int32_t num_blocks = 0;
+  bool prefix_caching = true;
+  bool check_invariants = false;
+  int64_t max_context_tokens = 0;  // 0: no limit
+  TokenId output_token_first = 0;  // generated token ids are drawn from
+  TokenId output_token_last = 0;   // [first, last]
+};
+
+class Replica : public RequestSink, public EventHandler {
+ public:
+  Replica(Simulator& simulator, ReplicaConfig config, const LatencyModel& latency,
+          RequestObserver& observer);
+  ~Replica() override;
+
+  void Submit(ClientRequest request) override;
+  void HandleEvent(const Event& event) override;
+
+  // True when nothing is running, waiting or in flight.
+  bool idle() const;
+  // Counters for the run summary (events are filled in by the caller).
+  EngineCounters Counters() const;
+  // Verifies block reference counts against the requests holding them,
+  // free + used == pool, and request/queue consistency. Throws on violation.
+  void CheckInvariants() const;
+  const PrefixCacheManager& cache() const { return cache_; }
+
+ private:
+  void RequestSchedule();
+  void StartStep();
+  void CompleteStep();
+  TokenId GeneratedToken(const Request& request) const;
+
+  Simulator& simulator_;
+  ReplicaConfig config_;
+  const LatencyModel& latency_;
+  RequestObserver& observer_;
+  PrefixCacheManager cache_;
+  VllmV1Scheduler scheduler_;
+
+  std::vector<std::unique_ptr<Request>> live_;  // requests not yet finished
+  StepPlan plan_;
+  std::vector<SequenceWork> work_;
+  bool step_in_flight_ = false;
+  bool schedule_pending_ = false;
+
+  int64_t steps_ = 0;
+  int64_t peak_used_blocks_ = 0;
+  int64_t rejected_ = 0;
+  int64_t prefill_tokens_ = 0;
+  int64_t decode_tokens_ = 0;
+};
+
+}  // namespace efimsim

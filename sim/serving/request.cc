@@ -1,0 +1,59 @@
+#include "sim/serving/request.h"
+
+#include <string>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+
+const char* RequestStateName(RequestState state) {
+  switch (state) {
+    case RequestState::kWaiting: return "waiting";
+    case RequestState::kRunning: return "running";
+    case RequestState::kPreempted: return "preempted";
+    case RequestState::kFinished: return "finished";
+    case RequestState::kRejected: return "rejected";
+  }
+  return "unknown";
+}
+
+void Request::TransitionTo(RequestState next) {
+  const RequestState from = state;
+  const bool legal = (from == RequestState::kWaiting && next == RequestState::kRunning) ||
+                     (from == RequestState::kRunning && next == RequestState::kPreempted) ||
+                     (from == RequestState::kPreempted && next == RequestState::kRunning) ||
+                     (from == RequestState::kRunning && next == RequestState::kFinished) ||
+                     (from == RequestState::kWaiting && next == RequestState::kRejected);
+  EFIMSIM_CHECK(legal, std::string("illegal request transition ") + RequestStateName(from) +
+                           " -> " + RequestStateName(next) + " (request " + std::to_string(id) +
+                           ")");
+  state = next;
+}
+
+void Request::AppendToken(TokenId token, int32_t block_tokens) {
+  tail_tokens.push_back(token);
+  ++num_tokens;
+  if (static_cast<int32_t>(tail_tokens.size()) == block_tokens) {
+    const BlockKey parent = block_keys.empty() ? kRootBlockKey : block_keys.back();
+    block_keys.push_back(HashBlock(parent, tail_tokens));
+    tail_tokens.clear();
+  }
+}
+
+RequestRecord Request::ToRecord() const {
+  RequestRecord record;
+  record.request_id = id;
+  record.user = user;
+  record.round = round;
+  record.arrival = arrival;
+  record.first_scheduled = first_scheduled;
+  record.first_token = first_token;
+  record.finish = finish;
+  record.prompt_tokens = prompt_tokens;
+  record.cached_tokens = cached_tokens < 0 ? 0 : cached_tokens;
+  record.output_tokens = output_tokens;
+  record.preemptions = preemptions;
+  return record;
+}
+
+}  // namespace efimsim

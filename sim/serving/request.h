@@ -1,0 +1,53 @@
+#pragma once
+// A request inside the engine (vLLM v1's Request). Its token sequence is
+// kept as block keys of its full blocks plus the tokens of the partial last
+// block, so memory per request is O(tokens / block_tokens).
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/cache/prefix_cache_manager.h"
+#include "sim/metrics/request_record.h"
+
+namespace efimsim {
+
+// Lifecycle; every change goes through Request::TransitionTo (checked).
+//   kWaiting -> kRunning            first admission
+//   kRunning -> kPreempted          preempted (blocks freed, progress reset)
+//   kPreempted -> kRunning          re-admission (recompute)
+//   kRunning -> kFinished           last token emitted
+//   kWaiting -> kRejected           can never fit the KV cache
+enum class RequestState : uint8_t { kWaiting, kRunning, kPreempted, kFinished, kRejected };
+const char* RequestStateName(RequestState state);
+
+struct Request {
+  uint64_t id = 0;
+  int64_t user = 0;
+  int64_t round = 0;
+  RequestState state = RequestState::kWaiting;
+
+  int64_t prompt_tokens = 0;
+  int64_t max_output_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t num_tokens = 0;           // prompt + output so far
+  int64_t num_computed_tokens = 0;  // tokens whose KV is (being) computed
+  int64_t cached_tokens = -1;       // hit at first admission; -1 before it
+  int64_t preemptions = 0;
+
+  std::vector<BlockKey> block_keys;  // keys of full blocks of the token sequence
+  TokenVector tail_tokens;           // tokens after the last full block
+  KvSequence kv;                     // the cache manager's state for this request
+
+  TimePoint arrival;
+  TimePoint first_scheduled = TimePoint::max();
+  TimePoint first_token = TimePoint::max();
+  TimePoint finish = TimePoint::max();
+
+  void TransitionTo(RequestState next);
+  // Appends one token to the sequence, extending block keys when a block
+  // fills.
+  void AppendToken(TokenId token, int32_t block_tokens);
+  RequestRecord ToRecord() const;
+};
+
+}  // namespace efimsim

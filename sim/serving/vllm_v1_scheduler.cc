@@ -1,0 +1,87 @@
+#include "sim/serving/vllm_v1_scheduler.h"
+
+#include <algorithm>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+
+VllmV1Scheduler::VllmV1Scheduler(SchedulerLimits limits, PrefixCacheManager& cache)
+    : limits_(limits), cache_(cache) {
+  EFIMSIM_CHECK(limits_.max_num_batched_tokens >= 1 && limits_.max_num_seqs >= 1,
+                "scheduler limits must be positive");
+}
+
+void VllmV1Scheduler::Preempt(Request* victim) {
+  cache_.Free(victim->kv);
+  victim->num_computed_tokens = 0;
+  ++victim->preemptions;
+  ++preemptions_;
+  victim->TransitionTo(RequestState::kPreempted);
+  waiting_.push_front(victim);
+}
+
+void VllmV1Scheduler::Schedule(StepPlan& plan) {
+  plan.sequences.clear();
+  plan.total_tokens = 0;
+  plan.preempted = 0;
+  plan.admitted = 0;
+  int64_t budget = limits_.max_num_batched_tokens;
+
+  // 1. Running requests.
+  size_t index = 0;
+  while (index < running_.size() && budget > 0) {
+    Request* request = running_[index];
+    const int64_t new_tokens =
+        std::min(request->num_tokens - request->num_computed_tokens, budget);
+    EFIMSIM_CHECK(new_tokens > 0, "a running request with nothing to compute");
+    bool scheduled = false;
+    while (true) {
+      if (cache_.Allocate(request->kv, request->num_computed_tokens, new_tokens, {},
+                          request->block_keys)) {
+        scheduled = true;
+        break;
+      }
+      Request* victim = running_.back();
+      running_.pop_back();
+      Preempt(victim);
+      ++plan.preempted;
+      if (victim == request) break;
+    }
+    if (!scheduled) break;
+    plan.sequences.push_back({request, new_tokens, request->num_computed_tokens});
+    request->num_computed_tokens += new_tokens;
+    plan.total_tokens += new_tokens;
+    budget -= new_tokens;
+    ++index;
+  }
+
+  // 2. Waiting requests, only in a step that preempted nothing.
+  if (plan.preempted == 0) {
+    while (!waiting_.empty() && budget > 0 &&
+           static_cast<int64_t>(running_.size()) < limits_.max_num_seqs) {
+      Request* request = waiting_.front();
+      EFIMSIM_CHECK(request->num_computed_tokens == 0, "waiting request with progress");
+      const int64_t hit_tokens =
+          cache_.FindLongestHit(request->block_keys, request->num_tokens, hit_blocks_);
+      const int64_t new_tokens = std::min(request->num_tokens - hit_tokens, budget);
+      if (!cache_.Allocate(request->kv, 0, new_tokens, hit_blocks_, request->block_keys)) break;
+      waiting_.pop_front();
+      running_.push_back(request);
+      request->TransitionTo(RequestState::kRunning);
+      if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
+      plan.sequences.push_back({request, new_tokens, hit_tokens});
+      request->num_computed_tokens = hit_tokens + new_tokens;
+      plan.total_tokens += new_tokens;
+      budget -= new_tokens;
+      ++plan.admitted;
+    }
+  }
+}
+
+void VllmV1Scheduler::RemoveFinished() {
+  std::erase_if(running_,
+                [](const Request* r) { return r->state == RequestState::kFinished; });
+}
+
+}  // namespace efimsim

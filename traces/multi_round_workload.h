@@ -1,0 +1,36 @@
+#pragma once
+// A closed-loop multi-round workload: users, each with a fixed number of
+// rounds; round r of user u is an infilling context (prefix, suffix) in
+// tokens. Prompt formats turn a context into a prompt (sim/client).
+//
+// Contract: Round(u, r) is a pure function of (u, r) and the workload's
+// construction arguments, so replaying any policy sees identical contexts.
+
+#include <cstdint>
+#include <string>
+
+#include "sim/base/tokens.h"
+
+namespace efimsim {
+
+struct InfillContext {
+  TokenVector prefix;  // text before the cursor
+  TokenVector suffix;  // text after the cursor
+};
+
+class MultiRoundWorkload {
+ public:
+  virtual ~MultiRoundWorkload() = default;
+  virtual int64_t num_users() const = 0;
+  virtual int64_t num_rounds(int64_t user) const = 0;
+  // The prefix a user's session starts from, before any typing; EFIM keeps
+  // it as `prefix0` for as long as the user only appends to it.
+  virtual TokenVector InitialPrefix(int64_t user) const = 0;
+  virtual InfillContext Round(int64_t user, int64_t round) const = 0;
+  // Name and one line on how the documents were made, for outputs
+  // (e.g. "documents: synthetic tokens").
+  virtual std::string Name() const = 0;
+  virtual std::string Description() const = 0;
+};
+
+}  // namespace efimsim
