@@ -1,0 +1,117 @@
+// Hot paths of the engine (Google Benchmark). Targets are in the README;
+// ctest runs this once with a tiny min time as a smoke test only.
+#include <benchmark/benchmark.h>
+
+#include <numeric>
+
+#include "sim/cache/prefix_cache_manager.h"
+#include "sim/core/event_queue.h"
+#include "sim/core/random.h"
+#include "sim/serving/experiment.h"
+#include "sim/serving/vllm_v1_scheduler.h"
+
+namespace efimsim {
+namespace {
+
+// Push+pop pairs with `range(0)` events pending.
+void BM_EventQueuePushPop(benchmark::State& state) {
+  const int64_t pending = state.range(0);
+  EventQueue queue;
+  RandomStream rng = RandomStream::Derive(1, 0, "bench.event_queue");
+  for (int64_t i = 0; i < pending; ++i) {
+    Event e;
+    e.time = TimePoint{Nanoseconds(rng.UniformInt(0, 1000000))};
+    queue.Push(e);
+  }
+  int64_t now = 0;
+  for (auto _ : state) {
+    const Event e = queue.Pop();
+    now = ToNanoseconds(e.time);
+    Event next = e;
+    next.time = TimePoint{Nanoseconds(now + 1 + static_cast<int64_t>(rng.NextU64() % 1000000))};
+    queue.Push(next);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EventQueuePushPop)->Arg(1000)->Arg(100000);
+
+// Longest-prefix lookups over a warm cache, in blocks per second.
+void BM_PrefixLookup(benchmark::State& state) {
+  constexpr int32_t kBlock = 16;
+  PrefixCacheManager cache(100000, kBlock, true);
+  TokenVector tokens(4096);
+  std::iota(tokens.begin(), tokens.end(), 1000);
+  std::vector<BlockKey> keys;
+  AppendBlockKeys(tokens, kBlock, 0, keys);
+  KvSequence seq;
+  std::vector<BlockId> none, hits;
+  cache.Allocate(seq, 0, 4096, none, keys);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(cache.FindLongestHit(keys, 4097, hits));
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(keys.size()));
+}
+BENCHMARK(BM_PrefixLookup);
+
+// One scheduler step over `range(0)` decoding requests (each iteration runs
+// kSteps decode steps on a freshly prefilled batch, so the pool never fills).
+void BM_SchedulerDecodeStep(benchmark::State& state) {
+  constexpr int32_t kBlock = 16;
+  constexpr int64_t kPrompt = 1000;
+  constexpr int64_t kSteps = 256;
+  const int64_t running = state.range(0);
+  for (auto _ : state) {
+    state.PauseTiming();
+    PrefixCacheManager cache(static_cast<int32_t>(running * ((kPrompt + kSteps) / kBlock + 2)),
+                             kBlock, true);
+    VllmV1Scheduler scheduler({1 << 20, 1024}, cache);
+    std::vector<Request> requests(static_cast<size_t>(running));
+    for (int64_t i = 0; i < running; ++i) {
+      Request& r = requests[static_cast<size_t>(i)];
+      r.id = static_cast<uint64_t>(i);
+      r.prompt_tokens = r.num_tokens = kPrompt;
+      r.max_output_tokens = 1 << 30;
+      TokenVector tokens(kPrompt);
+      std::iota(tokens.begin(), tokens.end(), static_cast<TokenId>(i * kPrompt + 100));
+      AppendBlockKeys(tokens, kBlock, 0, r.block_keys);
+      r.tail_tokens.assign(tokens.end() - kPrompt % kBlock, tokens.end());
+      scheduler.AddWaiting(&r);
+    }
+    StepPlan plan;
+    scheduler.Schedule(plan);  // admit everyone (prefill)
+    state.ResumeTiming();
+    for (int64_t step = 0; step < kSteps; ++step) {
+      for (const ScheduledSequence& seq : plan.sequences) {
+        seq.request->AppendToken(static_cast<TokenId>(256 + step), kBlock);
+      }
+      scheduler.Schedule(plan);
+      benchmark::DoNotOptimize(plan.total_tokens);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kSteps);
+}
+BENCHMARK(BM_SchedulerDecodeStep)->Arg(256);
+
+// The paper's workload end to end: simulated tokens (prompt + output) per
+// second of wall time.
+void BM_PaperWorkloadEfim(benchmark::State& state) {
+  ExperimentConfig config;
+  config.policy = "efim";
+  config.workload.users = state.range(0);
+  int64_t tokens = 0;
+  int64_t requests = 0;
+  for (auto _ : state) {
+    const ExperimentResult r = RunExperiment(config);
+    tokens += r.summary.prompt_tokens + r.summary.output_tokens;
+    requests += r.summary.requests_completed;
+  }
+  state.counters["sim_tokens_per_s"] = benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsRate);
+  state.counters["wall_us_per_request"] = benchmark::Counter(
+      static_cast<double>(requests), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_PaperWorkloadEfim)->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace efimsim
+
+BENCHMARK_MAIN();

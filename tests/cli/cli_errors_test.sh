@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Bad command lines exit non-zero with a one-line message naming the option;
+# --help explains every option with its default and unit.
+# Usage: cli_errors_test.sh PATH/TO/efimsim
+set -u
+efimsim=$1
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+passed=0
+failed=0
+
+# expect_error EXPECTED_SUBSTRING ARGS...
+expect_error() {
+  local expected=$1
+  shift
+  local stderr status
+  stderr=$("$efimsim" "$@" --out "$out/x" 2>&1 >/dev/null)
+  status=$?
+  if [[ $status -ne 0 && $stderr == *"$expected"* && $(printf '%s\n' "$stderr" | wc -l) -eq 1 ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: efimsim $* -> exit $status, stderr: $stderr (wanted '$expected')"
+  fi
+}
+
+expect_error "--users" replay --users 0
+expect_error "--users" replay --users abc
+expect_error "--max-tokens" replay --max-tokens -5
+expect_error "--rounds" compare --rounds 0
+expect_error "unknown policy 'lru'" replay --policy lru
+expect_error "unknown policy 'lru'" compare --policies fim,lru
+expect_error "--policies" compare --policies fim,,efim
+expect_error "unrecognised option '--bogus'" replay --bogus 1
+expect_error "--gpu-memory-utilization" replay --gpu-memory-utilization 1.5
+expect_error "unknown model 'gpt-9'" replay --model gpt-9
+expect_error "--workload" replay --workload nope
+expect_error "unknown command 'frobnicate'" frobnicate
+expect_error "leaves no KV cache memory" replay --gpu-memory-gib 10
+
+# An unwritable output location is a clear error, not a crash.
+touch "$out/file"
+stderr=$("$efimsim" replay --users 1 --rounds 1 --out "$out/file/sub" 2>&1 >/dev/null)
+if [[ $? -eq 1 && $stderr == *"--out"* ]]; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL: unwritable --out: $stderr"; fi
+
+# --help lists options with defaults and units, and exits 0.
+help=$("$efimsim" replay --help)
+if [[ $? -eq 0 && $help == *"--max-num-batched-tokens"*"(=2048)"*"[tokens]"* && $help == *"--think-time-ms"* ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: replay --help"; fi
+help=$("$efimsim" --help)
+if [[ $? -eq 0 && $help == *"compare"*"replay"*"models"* ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: efimsim --help"; fi
+
+# A good run writes complete files and leaves no temporary files behind.
+if "$efimsim" replay --users 2 --rounds 2 --out "$out/ok" >/dev/null 2>&1 &&
+   [[ -s $out/ok/summary.json && -s $out/ok/requests.csv ]] &&
+   [[ $(wc -l < "$out/ok/requests.csv") -eq 5 ]] &&
+   ! ls "$out/ok" | grep -q tmp; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: replay output files"; fi
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

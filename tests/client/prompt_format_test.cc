@@ -1,0 +1,92 @@
+#include "sim/client/prompt_format.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/base/errors.h"
+#include "sim/client/policy.h"
+
+namespace efimsim {
+namespace {
+
+SpecialTokens Sentinels() {
+  SpecialTokens t;
+  t.bos = 1;
+  t.fim_prefix = 2;
+  t.fim_suffix = 3;
+  t.fim_middle = 4;
+  t.text_first = 10;
+  t.text_last = 99;
+  return t;
+}
+
+TokenVector Build(const std::string& format, const InfillContext& context,
+                  FormatSessionState& state) {
+  TokenVector prompt;
+  MakePromptFormat(format, Sentinels())->Build(context, state, prompt);
+  return prompt;
+}
+
+TEST(PromptFormat, PsmIsBosPrePrefixSufSuffixMid) {
+  FormatSessionState state;
+  EXPECT_EQ(Build("psm", {{10, 11}, {20, 21}}, state), (TokenVector{1, 2, 10, 11, 3, 20, 21, 4}));
+}
+
+TEST(PromptFormat, SpmIsBosSufSuffixPrePrefixMid) {
+  FormatSessionState state;
+  EXPECT_EQ(Build("spm", {{10, 11}, {20, 21}}, state), (TokenVector{1, 3, 20, 21, 2, 10, 11, 4}));
+}
+
+TEST(PromptFormat, EfimPutsTextTypedSincePrefix0AfterMid) {
+  auto efim = MakePromptFormat("efim", Sentinels());
+  FormatSessionState state;
+  efim->BeginSession(TokenVector{10, 11}, state);
+  TokenVector prompt;
+  efim->Build({{10, 11, 12, 13}, {20, 21}}, state, prompt);
+  EXPECT_EQ(prompt, (TokenVector{1, 2, 10, 11, 3, 20, 21, 4, 12, 13}));
+  EXPECT_EQ(state.rebases, 0);
+}
+
+TEST(PromptFormat, EfimPromptOfTheNextRoundExtendsThePreviousOne) {
+  auto efim = MakePromptFormat("efim", Sentinels());
+  FormatSessionState state;
+  efim->BeginSession(TokenVector{10}, state);
+  TokenVector first, second;
+  efim->Build({{10, 12}, {20}}, state, first);
+  efim->Build({{10, 12, 13, 14}, {20}}, state, second);
+  ASSERT_LT(first.size(), second.size());
+  EXPECT_TRUE(std::equal(first.begin(), first.end(), second.begin()));
+}
+
+TEST(PromptFormat, EfimRebasesWhenAnEditIsNotAnAppend) {
+  auto efim = MakePromptFormat("efim", Sentinels());
+  FormatSessionState state;
+  efim->BeginSession(TokenVector{10, 11}, state);
+  TokenVector prompt;
+  efim->Build({{10, 55, 12}, {20}}, state, prompt);  // token 11 was edited
+  EXPECT_EQ(state.rebases, 1);
+  EXPECT_EQ(prompt, (TokenVector{1, 2, 10, 55, 12, 3, 20, 4}));  // empty increment
+  efim->Build({{10, 55, 12, 13}, {20}}, state, prompt);
+  EXPECT_EQ(state.rebases, 1);
+  EXPECT_EQ(prompt.back(), 13);
+}
+
+TEST(PromptFormat, ModelWithoutBosStartsWithTheFirstSentinel) {
+  SpecialTokens t = Sentinels();
+  t.bos = -1;
+  FormatSessionState state;
+  TokenVector prompt;
+  MakePromptFormat("psm", t)->Build({{10}, {20}}, state, prompt);
+  EXPECT_EQ(prompt.front(), 2);
+}
+
+TEST(Policy, BaselineIsPsmWithoutCachingAndEfimUsesTheEfimFormat) {
+  EXPECT_FALSE(GetPolicy("baseline").prefix_caching);
+  EXPECT_EQ(GetPolicy("baseline").prompt_format, "psm");
+  EXPECT_TRUE(GetPolicy("fim").prefix_caching);
+  EXPECT_EQ(GetPolicy("efim").prompt_format, "efim");
+  EXPECT_EQ(GetPolicy("spm").prompt_format, "spm");
+  EXPECT_THROW(GetPolicy("lru"), UsageError);
+}
+
+}  // namespace
+}  // namespace efimsim

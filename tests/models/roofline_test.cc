@@ -1,0 +1,129 @@
+#include "models/roofline_latency_model.h"
+
+#include <gtest/gtest.h>
+
+#include "models/spec_catalog.h"
+#include "sim/base/errors.h"
+
+namespace efimsim {
+namespace {
+
+RooflineLatencyModel Model(bool graphs = false, double launch_per_layer_us = 60.0) {
+  CpuOverheadConfig cpu;
+  cpu.cuda_graphs = graphs;
+  cpu.eager_launch_per_layer_us = launch_per_layer_us;
+  return RooflineLatencyModel(LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("h100-sxm"), cpu);
+}
+
+Duration Time(const RooflineLatencyModel& m, std::vector<SequenceWork> batch) {
+  return m.Predict(batch).Total();
+}
+
+TEST(ModelSpec, DerivedFiguresMatchPublishedOnes) {
+  const ModelSpec llama = LoadModelSpec("llama-3.1-8b");
+  EXPECT_EQ(llama.KvBytesPerToken(), 128 * 1024);
+  EXPECT_NEAR(static_cast<double>(llama.TotalParams()) / 1e9, 8.03, 0.01);
+  const ModelSpec deepseek = LoadModelSpec("deepseek-coder-6.7b");
+  EXPECT_EQ(deepseek.KvBytesPerToken(), 512 * 1024);
+  EXPECT_NEAR(static_cast<double>(deepseek.TotalParams()) / 1e9, 6.74, 0.01);
+}
+
+TEST(ModelSpec, UnknownNamesAndBadFilesAreClearErrors) {
+  EXPECT_THROW(LoadModelSpec("gpt-9"), UsageError);
+  EXPECT_THROW(ParseModelSpec("{\"schema_version\": 1}", "x.json"), InputError);
+  EXPECT_THROW(ParseGpuSpec("not json", "g.json"), InputError);
+  try {
+    ParseModelSpec(R"({"schema_version": 1, "name": "m", "bogus": 1})", "m.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "m.json");
+  }
+}
+
+TEST(Roofline, BreakdownSumsToTotal) {
+  const auto m = Model();
+  const StepCost cost = m.Predict(std::vector<SequenceWork>{{512, 1024, true}, {1, 3000, true}});
+  EXPECT_EQ(cost.Total(), cost.gemm + cost.attention + cost.elementwise + cost.lm_head +
+                              cost.communication + cost.cpu_overhead);
+  EXPECT_GT(cost.gemm.count(), 0);
+  EXPECT_GT(cost.attention.count(), 0);
+  EXPECT_GT(cost.lm_head.count(), 0);
+}
+
+TEST(Roofline, MonotoneInNewTokensAndContext) {
+  const auto m = Model();
+  Duration previous{0};
+  for (int64_t n : {1, 16, 128, 512, 2048, 8192}) {
+    const Duration t = Time(m, {{n, 0, true}});
+    EXPECT_GE(t, previous) << n;
+    previous = t;
+  }
+  previous = Duration{0};
+  for (int64_t c : {0, 1000, 4000, 16000, 64000}) {
+    const Duration t = Time(m, {{256, c, true}});
+    EXPECT_GE(t, previous) << c;
+    previous = t;
+  }
+}
+
+TEST(Roofline, MixedStepCostsLessThanItsPartsRunSeparately) {
+  const auto m = Model();
+  const Duration mixed = Time(m, {{1024, 0, true}, {1, 2000, true}, {1, 3000, true}});
+  const Duration apart = Time(m, {{1024, 0, true}}) + Time(m, {{1, 2000, true}, {1, 3000, true}});
+  EXPECT_LT(mixed, apart);
+}
+
+TEST(Roofline, AttentionIsPricedPerSequenceNotFromTheAverageLength) {
+  const auto m = Model();
+  // Same totals (new tokens 2, context 8000), different skew.
+  const StepCost skewed = m.Predict(std::vector<SequenceWork>{{1, 7999, true}, {1, 1, true}});
+  const StepCost even = m.Predict(std::vector<SequenceWork>{{1, 4000, true}, {1, 4000, true}});
+  EXPECT_NEAR(static_cast<double>(skewed.attention.count()),
+              static_cast<double>(even.attention.count()),
+              0.01 * static_cast<double>(even.attention.count()));
+  // A long prefill chunk over a cached prefix costs more attention than the
+  // same chunk alone.
+  EXPECT_GT(m.Predict(std::vector<SequenceWork>{{512, 4096, true}}).attention,
+            m.Predict(std::vector<SequenceWork>{{512, 0, true}}).attention);
+}
+
+TEST(Roofline, LmHeadOnlyForSequencesThatEmit) {
+  const auto m = Model();
+  EXPECT_EQ(m.Predict(std::vector<SequenceWork>{{512, 0, false}}).lm_head.count(), 0);
+  EXPECT_GT(m.Predict(std::vector<SequenceWork>{{512, 0, true}}).lm_head.count(), 0);
+}
+
+TEST(Roofline, EagerLaunchTimeHidesBehindGpuTimeUnlessItIsLonger) {
+  const std::vector<SequenceWork> decode = {{1, 100, true}};
+  // 32 layers x 60 us = 1.9 ms of launches hide behind ~5.4 ms of weight reads.
+  EXPECT_EQ(Model(false, 60.0).Predict(decode).cpu_overhead,
+            Model(false, 0.0).Predict(decode).cpu_overhead);
+  // 32 x 500 us = 16 ms of launches do not: eager pays the difference.
+  EXPECT_GT(Time(Model(false, 500.0), decode), Time(Model(false, 60.0), decode));
+}
+
+TEST(Roofline, CudaGraphsRemoveLaunchCostOfDecodeOnlyStepsOnly) {
+  const std::vector<SequenceWork> decode = {{1, 100, true}};
+  EXPECT_LT(Time(Model(true, 500.0), decode), Time(Model(false, 500.0), decode));
+  const std::vector<SequenceWork> prefill = {{2048, 0, true}};
+  EXPECT_EQ(Time(Model(true, 500.0), prefill), Time(Model(false, 500.0), prefill));
+}
+
+TEST(Roofline, PadsGraphBatchesToCaptureSizes) {
+  EXPECT_EQ(PadToCaptureSize(1), 1);
+  EXPECT_EQ(PadToCaptureSize(3), 4);
+  EXPECT_EQ(PadToCaptureSize(9), 16);
+  EXPECT_EQ(PadToCaptureSize(512), 512);
+  EXPECT_EQ(PadToCaptureSize(600), 600);
+}
+
+TEST(Roofline, LargePrefillApproachesTheComputeCeiling) {
+  const auto m = Model();
+  const ModelSpec spec = LoadModelSpec("llama-3.1-8b");
+  const StepCost cost = m.Predict(std::vector<SequenceWork>{{8192, 0, true}});
+  const double flops = 2.0 * 8192 * static_cast<double>(spec.LinearParamsPerLayer() * spec.layers);
+  EXPECT_NEAR(ToSeconds(cost.gemm), flops / 790e12, 0.02 * flops / 790e12);
+}
+
+}  // namespace
+}  // namespace efimsim
