@@ -1,4 +1,5 @@
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -75,9 +76,11 @@ int RunCompareCommand(int argc, const char* const* argv) {
     results.push_back({config.policy, RunExperiment(config)});
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::cerr << " " << results.back().result.summary.requests_completed << " requests, "
-              << results.back().result.summary.engine.steps << " steps, " << wall_s
-              << " s wall\n";
+    char line[160];
+    std::snprintf(line, sizeof line, " %lld requests, %lld steps, %.3f s wall\n",
+                  static_cast<long long>(results.back().result.summary.requests_completed),
+                  static_cast<long long>(results.back().result.summary.engine.steps), wall_s);
+    std::cerr << line;
   }
   for (const PolicyResult& r : results) {
     const std::string dir = out_dir + "/" + r.policy;

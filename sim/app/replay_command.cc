@@ -1,4 +1,5 @@
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 
 #include "sim/app/cli_options.h"
@@ -55,8 +56,11 @@ int RunReplayCommand(int argc, const char* const* argv) {
   std::cout << RenderRunHeader(result) << "\n"
             << RenderComparisonTable({{config.policy, result}}) << "\n"
             << "wrote " << out_dir << "/summary.json, " << out_dir << "/requests.csv\n";
-  std::cerr << "simulated " << result.summary.requests_completed << " requests in "
-            << result.summary.engine.steps << " steps, " << wall_s << " s wall\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "simulated %lld requests in %lld steps, %.3f s wall\n",
+                static_cast<long long>(result.summary.requests_completed),
+                static_cast<long long>(result.summary.engine.steps), wall_s);
+  std::cerr << line;
   return 0;
 }
 
