@@ -1,0 +1,32 @@
+#pragma once
+// Every CUDA call in the harness goes through CUDA_CHECK: a failure throws
+// with the call, file and line, and the run stops loudly.
+
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace efimsim::kernels {
+
+class CudaError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline void cuda_check(cudaError_t err, const char* what, const char* file, int line) {
+  if (err != cudaSuccess) {
+    throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + what + ": " + cudaGetErrorName(err) +
+                    " (" + cudaGetErrorString(err) + ")");
+  }
+}
+
+}  // namespace efimsim::kernels
+
+#define CUDA_CHECK(call) ::efimsim::kernels::cuda_check((call), #call, __FILE__, __LINE__)
+// After a launch: the launcher's status, then any error the launch left behind.
+#define LAUNCH_CHECK(call)                                                          \
+  do {                                                                              \
+    ::efimsim::kernels::cuda_check((call), #call, __FILE__, __LINE__);              \
+    ::efimsim::kernels::cuda_check(cudaGetLastError(), "after " #call, __FILE__, __LINE__); \
+  } while (false)

@@ -1,0 +1,161 @@
+#pragma once
+// Host-side interface of the CUDA kernels (bf16 in, fp32 accumulate, bf16
+// out). Every launcher takes a parameter struct whose pointers carry their
+// shape, all row-major, and returns an error code: cudaErrorInvalidValue for
+// arguments it does not support, otherwise the launch status
+// (cudaGetLastError() after the launch). Launchers never synchronize and
+// never allocate; callers own memory (see device_buffer.h).
+//
+// The paged KV cache is vLLM's flash layout, K and V each
+//   [num_blocks, block_tokens, kv_heads, head_dim],
+// token t of sequence s in block block_table[s * max_blocks_per_seq + t / 16],
+// row t % 16. Query head h reads KV head h / (q_heads / kv_heads). What each
+// kernel computes is defined by its CPU reference in ref/reference.h.
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace efimsim::kernels::cuda {
+
+using bf16_t = __nv_bfloat16;
+
+inline constexpr int kBlockTokens = 16;  // page size the attention kernels support
+
+// ---- GEMM: C = A * B^T ----------------------------------------------------
+struct GemmParams {
+  int m = 0;  // tokens
+  int n = 0;  // output features
+  int k = 0;  // input features
+  const bf16_t* a = nullptr;  // [m, k]  activations
+  const bf16_t* b = nullptr;  // [n, k]  weight, nn.Linear layout (out, in)
+  bf16_t* c = nullptr;        // [m, n]
+};
+
+// Our own tensor-core GEMM: mma.sync m16n8k16 bf16, 128x128x32 CTA tiles,
+// 8 warps, 4-stage cp.async pipeline, ldmatrix from padded shared memory.
+// Requires k % 8 == 0 and n % 8 == 0 (16-byte rows); m is free.
+cudaError_t gemm_mma(const GemmParams& p, cudaStream_t stream);
+
+// ---- attention over the paged KV cache -------------------------------------
+struct PrefillAttentionParams {
+  const bf16_t* q = nullptr;                // [total_new_tokens, q_heads, head_dim]
+  bf16_t* out = nullptr;                    // [total_new_tokens, q_heads, head_dim]
+  const bf16_t* k_cache = nullptr;          // [num_blocks, block_tokens, kv_heads, head_dim]
+  const bf16_t* v_cache = nullptr;          // [num_blocks, block_tokens, kv_heads, head_dim]
+  const std::int32_t* block_table = nullptr;  // [num_seqs, max_blocks_per_seq]
+  const std::int32_t* cu_new_tokens = nullptr;  // [num_seqs + 1], exclusive prefix sum of new tokens
+  const std::int32_t* kv_lens = nullptr;    // [num_seqs], cached + new (new K/V already written)
+  int num_seqs = 0;
+  int max_new_tokens = 0;  // max over sequences (host-side, sizes the grid)
+  int q_heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;        // 64 or 128
+  int block_tokens = kBlockTokens;
+  int max_blocks_per_seq = 0;
+  float scale = 0.0f;      // softmax scale, usually 1/sqrt(head_dim)
+};
+
+// FlashAttention-2 style: one CTA per (64-query tile, q head, sequence),
+// online softmax, lower-right causal alignment (new token i of a sequence
+// with C cached tokens sees keys 0 .. C + i).
+cudaError_t prefill_attention(const PrefillAttentionParams& p, cudaStream_t stream);
+
+struct DecodeAttentionParams {
+  const bf16_t* q = nullptr;                // [num_seqs, q_heads, head_dim]
+  bf16_t* out = nullptr;                    // [num_seqs, q_heads, head_dim]
+  const bf16_t* k_cache = nullptr;          // [num_blocks, block_tokens, kv_heads, head_dim]
+  const bf16_t* v_cache = nullptr;          // [num_blocks, block_tokens, kv_heads, head_dim]
+  const std::int32_t* block_table = nullptr;  // [num_seqs, max_blocks_per_seq]
+  const std::int32_t* context_lens = nullptr;  // [num_seqs], keys per query, its own included
+  int num_seqs = 0;
+  int max_context_len = 0;  // max over sequences (host-side, sizes the split)
+  int q_heads = 0;
+  int kv_heads = 0;         // q_heads / kv_heads must be 1, 2, 4 or 8
+  int head_dim = 0;         // 64 or 128
+  int block_tokens = kBlockTokens;
+  int max_blocks_per_seq = 0;
+  float scale = 0.0f;
+  int num_splits = 1;       // split-KV factor; > 1 needs the workspace
+  float* workspace = nullptr;  // decode_attention_workspace_bytes(...) bytes, or null when num_splits == 1
+  std::size_t workspace_bytes = 0;
+};
+
+// A split factor that gives about two CTAs per SM, never splitting below
+// 256 keys per split.
+int decode_attention_default_splits(int num_seqs, int kv_heads, int max_context_len, int sm_count);
+std::size_t decode_attention_workspace_bytes(int num_seqs, int q_heads, int head_dim, int num_splits);
+
+// Split-KV flash decoding: one CTA per (split, KV head, sequence) computes
+// all q heads of that KV head's group, so K/V are read from memory once;
+// with num_splits > 1 a combine kernel merges the partial results by their
+// log-sum-exp.
+cudaError_t decode_attention(const DecodeAttentionParams& p, cudaStream_t stream);
+
+// ---- per-token operators -------------------------------------------------------
+struct RmsNormParams {
+  const bf16_t* x = nullptr;       // [tokens, hidden]
+  const bf16_t* weight = nullptr;  // [hidden]
+  bf16_t* out = nullptr;           // [tokens, hidden]
+  int tokens = 0;
+  int hidden = 0;                  // multiple of 8
+  float eps = 1e-5f;
+};
+cudaError_t rmsnorm(const RmsNormParams& p, cudaStream_t stream);
+
+struct RopeParams {
+  bf16_t* q = nullptr;                    // [tokens, q_heads, head_dim], rotated in place
+  bf16_t* k = nullptr;                    // [tokens, kv_heads, head_dim], rotated in place
+  const std::int32_t* positions = nullptr;  // [tokens]
+  int tokens = 0;
+  int q_heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;                       // even
+  float theta = 500000.0f;
+};
+// Llama rotate-half rotary embedding of q and k in one launch.
+cudaError_t rope(const RopeParams& p, cudaStream_t stream);
+
+struct SiluAndMulParams {
+  const bf16_t* x = nullptr;  // [tokens, 2 * ffn]: gate, then up
+  bf16_t* out = nullptr;      // [tokens, ffn]
+  int tokens = 0;
+  int ffn = 0;                // multiple of 8
+};
+cudaError_t silu_and_mul(const SiluAndMulParams& p, cudaStream_t stream);
+
+struct ResidualAddParams {
+  const bf16_t* a = nullptr;  // [n]
+  const bf16_t* b = nullptr;  // [n]
+  bf16_t* out = nullptr;      // [n]; may alias a or b
+  std::size_t n = 0;
+};
+cudaError_t residual_add(const ResidualAddParams& p, cudaStream_t stream);
+
+struct KvCacheWriteParams {
+  const bf16_t* k = nullptr;                  // [tokens, kv_heads, head_dim]
+  const bf16_t* v = nullptr;                  // [tokens, kv_heads, head_dim]
+  bf16_t* k_cache = nullptr;                  // [num_blocks, block_tokens, kv_heads, head_dim]
+  bf16_t* v_cache = nullptr;                  // [num_blocks, block_tokens, kv_heads, head_dim]
+  const std::int64_t* slot_mapping = nullptr;  // [tokens], block * block_tokens + row; < 0 skips
+  int tokens = 0;
+  int kv_heads = 0;
+  int head_dim = 0;                           // multiple of 8
+};
+cudaError_t kv_cache_write(const KvCacheWriteParams& p, cudaStream_t stream);
+
+// ---- harness utilities (fill.cu) -----------------------------------------------
+// Fills x[0, n) with bf16 values uniform in [lo, hi), a hash of (seed, index):
+// the same seed gives the same values. Used for inputs too large to upload.
+cudaError_t fill_uniform_bf16(bf16_t* x, std::size_t n, std::uint64_t seed, float lo, float hi,
+                              cudaStream_t stream);
+// Fills x[0, n) with a bf16 NaN pattern: outputs are poisoned before checks
+// so that an element a kernel fails to write can never pass.
+cudaError_t poison_bf16(bf16_t* x, std::size_t n, cudaStream_t stream);
+// Keeps the GPU busy for about `ns` nanoseconds, so that the launches queued
+// behind it start back to back (timing measures GPU time, not launch latency).
+cudaError_t spin(std::uint32_t ns, cudaStream_t stream);
+
+}  // namespace efimsim::kernels::cuda

@@ -1,0 +1,41 @@
+// Scatter the step's new K/V rows into the paged cache through the slot
+// mapping (vLLM's reshape_and_cache_flash): one CTA per token, 16-byte
+// chunks; a negative slot (padding) writes nothing.
+
+#include "kernels.h"
+#include "vec.cuh"
+
+namespace efimsim::kernels::cuda {
+namespace {
+
+constexpr int kThreads = 128;
+
+__global__ void __launch_bounds__(kThreads) kv_cache_write_kernel(const KvCacheWriteParams p) {
+  const int token = blockIdx.x;
+  const std::int64_t slot = p.slot_mapping[token];
+  if (slot < 0) return;
+  const std::size_t row = static_cast<std::size_t>(p.kv_heads) * p.head_dim;
+  const bf16_t* k = p.k + static_cast<std::size_t>(token) * row;
+  const bf16_t* v = p.v + static_cast<std::size_t>(token) * row;
+  bf16_t* kc = p.k_cache + static_cast<std::size_t>(slot) * row;
+  bf16_t* vc = p.v_cache + static_cast<std::size_t>(slot) * row;
+  for (std::size_t c = threadIdx.x; c < row / 8; c += kThreads) {
+    vec::store(kc + c * 8, vec::load(k + c * 8));
+    vec::store(vc + c * 8, vec::load(v + c * 8));
+  }
+}
+
+}  // namespace
+
+cudaError_t kv_cache_write(const KvCacheWriteParams& p, cudaStream_t stream) {
+  if (!p.k || !p.v || !p.k_cache || !p.v_cache || !p.slot_mapping || p.tokens < 0 || p.kv_heads <= 0 ||
+      p.head_dim <= 0 || p.head_dim % 8 != 0 || !vec::aligned16(p.k) || !vec::aligned16(p.v) ||
+      !vec::aligned16(p.k_cache) || !vec::aligned16(p.v_cache)) {
+    return cudaErrorInvalidValue;
+  }
+  if (p.tokens == 0) return cudaSuccess;
+  kv_cache_write_kernel<<<p.tokens, kThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace efimsim::kernels::cuda
