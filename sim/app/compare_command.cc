@@ -5,6 +5,7 @@
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
 #include "sim/app/output_dir.h"
 #include "sim/app/report.h"
 #include "sim/base/atomic_file.h"
@@ -62,7 +63,8 @@ int RunCompareCommand(int argc, const char* const* argv) {
   }
   const std::vector<std::string> policies = SplitList(values["policies"].as<std::string>());
   for (const std::string& policy : policies) GetPolicy(policy);
-  const ExperimentConfig base = ExperimentFromOptions(values);
+  ExperimentConfig base = ExperimentFromOptions(values);
+  base.interrupt = InstallInterruptHandler();
   const std::string out_dir = values["out"].as<std::string>();
   PrepareOutputDir(out_dir);
 
@@ -73,7 +75,12 @@ int RunCompareCommand(int argc, const char* const* argv) {
     std::cerr << "[" << (i + 1) << "/" << policies.size() << "] " << config.policy << " ..."
               << std::flush;
     const auto started = std::chrono::steady_clock::now();
-    results.push_back({config.policy, RunExperiment(config)});
+    try {
+      results.push_back({config.policy, RunExperiment(config)});
+    } catch (const Interrupted& interrupted) {
+      std::cerr << "\nefimsim: " << interrupted.what() << "; no output files were written\n";
+      return 130;
+    }
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     char line[160];

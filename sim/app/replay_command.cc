@@ -4,6 +4,7 @@
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
 #include "sim/app/output_dir.h"
 #include "sim/app/report.h"
 #include "sim/base/atomic_file.h"
@@ -40,13 +41,20 @@ int RunReplayCommand(int argc, const char* const* argv) {
                      "' (choose one of: efim-paper)");
   }
   ExperimentConfig config = ExperimentFromOptions(values);
+  config.interrupt = InstallInterruptHandler();
   config.policy = values["policy"].as<std::string>();
   GetPolicy(config.policy);  // validate before any work
   const std::string out_dir = values["out"].as<std::string>();
   PrepareOutputDir(out_dir);
 
   const auto started = std::chrono::steady_clock::now();
-  const ExperimentResult result = RunExperiment(config);
+  ExperimentResult result;
+  try {
+    result = RunExperiment(config);
+  } catch (const Interrupted& interrupted) {
+    std::cerr << "efimsim: " << interrupted.what() << "; no output files were written\n";
+    return 130;
+  }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 

@@ -29,6 +29,13 @@ class InputError : public std::runtime_error {
   std::string field_;
 };
 
+// The run was stopped from outside (SIGINT) before it finished; nothing
+// was written.
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // An output that could not be written (directory missing, disk full, ...).
 class OutputError : public std::runtime_error {
  public:

@@ -1,6 +1,7 @@
 #include "sim/core/simulator.h"
 
 #include "sim/base/check.h"
+#include "sim/base/errors.h"
 
 namespace efimsim {
 
@@ -27,6 +28,13 @@ uint64_t Simulator::Run() {
     now_ = event.time;
     event.handler->HandleEvent(event);
     ++handled;
+    if ((handled & 4095) == 0 && interrupt_ != nullptr &&
+        interrupt_->load(std::memory_order_relaxed)) {
+      events_handled_ += handled;
+      running_ = false;
+      throw Interrupted("interrupted at simulated time " +
+                        std::to_string(ToSeconds(now_.time_since_epoch())) + " s");
+    }
   }
   events_handled_ += handled;
   running_ = false;

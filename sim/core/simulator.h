@@ -5,6 +5,7 @@
 // Preconditions (checked): events are never scheduled in the past; Run() is
 // not re-entered from a handler.
 
+#include <atomic>
 #include <cstdint>
 
 #include "sim/core/event_queue.h"
@@ -27,6 +28,9 @@ class Simulator {
   // events handled by this call.
   uint64_t Run();
   void Stop() { stop_requested_ = true; }
+  // When set, Run() throws Interrupted soon after *flag becomes true (it is
+  // polled every few thousand events). The flag must outlive the run.
+  void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
 
   uint64_t events_handled() const { return events_handled_; }
   size_t pending_events() const { return queue_.size(); }
@@ -37,6 +41,7 @@ class Simulator {
   uint64_t events_handled_ = 0;
   bool running_ = false;
   bool stop_requested_ = false;
+  const std::atomic<bool>* interrupt_ = nullptr;
 };
 
 }  // namespace efimsim

@@ -122,6 +122,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   replica_config.output_token_last = model.tokens.text_last;
 
   Simulator simulator;
+  simulator.set_interrupt_flag(config.interrupt);
   RunObserver observer;
   Replica replica(simulator, replica_config, *latency, observer);
   ClosedLoopConfig client_config;

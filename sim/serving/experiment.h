@@ -2,6 +2,7 @@
 // One run: a workload replayed under one policy on one replica, from set-up
 // to summary. The CLI, tests and (later) sweeps all go through RunExperiment.
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ struct ExperimentConfig {
   PaperWorkloadConfig workload;     // text token range is taken from the model
   int64_t max_output_tokens = 128;
   double think_time_ms = 0;
+  // Optional: a flag that, once true, stops the run with Interrupted.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 struct ExperimentResult {
@@ -31,7 +34,8 @@ struct ExperimentResult {
   int64_t efim_rebases = 0;
 };
 
-// Throws UsageError for bad settings; InternalError if an end-of-run
+// Throws UsageError for bad settings, Interrupted when config.interrupt is
+// raised; InternalError if an end-of-run
 // invariant fails (every request finished or rejected, every block back with
 // reference count 0, no event left).
 ExperimentResult RunExperiment(const ExperimentConfig& config);
