@@ -13,3 +13,19 @@ function(efimsim_embed_json function_name directory)
   endforeach()
   set(${function_name}_BODY "${body}" PARENT_SCOPE)
 endfunction()
+
+# Like efimsim_embed_json, for DIRECTORY/<sub>/<stem>.json one level down
+# (models/profiles/<gpu>/<model>.json); each entry is named "<sub>/<stem>".
+# A missing or empty DIRECTORY gives an empty list.
+function(efimsim_embed_json_tree function_name directory)
+  file(GLOB files CONFIGURE_DEPENDS "${directory}/*/*.json")
+  list(SORT files)
+  set(body "")
+  foreach(file IN LISTS files)
+    file(RELATIVE_PATH relative "${directory}" "${file}")
+    string(REGEX REPLACE "\\.json$" "" stem "${relative}")
+    file(READ "${file}" text)
+    string(APPEND body "      {\"${stem}\", R\"efimsim_json(${text})efimsim_json\"},\n")
+  endforeach()
+  set(${function_name}_BODY "${body}" PARENT_SCOPE)
+endfunction()

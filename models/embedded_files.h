@@ -14,5 +14,7 @@ struct EmbeddedFile {
 
 std::vector<EmbeddedFile> EmbeddedModelSpecs();
 std::vector<EmbeddedFile> EmbeddedGpuSpecs();
+// models/profiles/<gpu>/<model>.json; name = "<gpu>/<model>". May be empty.
+std::vector<EmbeddedFile> EmbeddedKernelProfiles();
 
 }  // namespace efimsim

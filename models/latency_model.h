@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "models/model_spec.h"
 #include "sim/base/time.h"
@@ -39,6 +40,31 @@ struct StepCost {
   }
 };
 
+// The parts of StepCost, for per-operator breakdowns.
+enum class StepPart : uint8_t { kGemm, kAttention, kElementwise, kLmHead, kCommunication, kCpuOverhead };
+const char* StepPartName(StepPart part);  // "gemm", "attention", ...
+
+// One operator's share of a step: its time summed over every instance on the
+// step's critical path (one per layer for layer operators).
+struct OperatorCost {
+  std::string name;             // "qkv_proj", "decode_attention", "cpu_step", ...
+  StepPart part = StepPart::kGemm;
+  Duration time{0};
+  int64_t instances = 0;        // launches on the critical path (layers, or 1)
+  bool extrapolated = false;    // priced outside measured data
+  std::string source;           // what priced it: "profile", "profile+fit", "roofline", ...
+};
+
+// A step's cost with its operators. Invariants: for every part, the sum of
+// its operators' times equals that part of `cost`, so the operators sum to
+// cost.Total() exactly; cost.extrapolated is true iff an operator's is.
+struct StepBreakdown {
+  StepCost cost;
+  std::vector<OperatorCost> operators;  // in execution order
+  int64_t gemm_tokens = 0;              // M of the step's GEMMs (after CUDA-graph padding)
+  bool cuda_graph_step = false;         // replayed as a CUDA graph (decode-only, graph mode)
+};
+
 // Host-side costs of one engine step (vLLM v1). Defaults are estimates, not
 // measurements; a profile or the command line can replace them.
 struct CpuOverheadConfig {
@@ -59,6 +85,9 @@ class LatencyModel {
   // One line saying what the numbers rest on, including whether they are
   // approximate.
   virtual std::string Description() const = 0;
+  // Predict() with its per-operator breakdown (same cost). The default has
+  // one row per StepCost part, for models without an operator graph.
+  virtual StepBreakdown Explain(std::span<const SequenceWork> batch) const;
 };
 
 }  // namespace efimsim

@@ -1,6 +1,11 @@
 #pragma once
-// Latency models by name. Today: "roofline". The profile-based model
-// (issue: measured kernel profiles) registers here too.
+// Latency models by name:
+//   "roofline": operators at the GPU's ceilings, uncalibrated.
+//   "profile":  the measured kernel profile of the (GPU, model) pair
+//               (options.profile_path, or the built-in
+//               models/profiles/<gpu>/<model>.json); when there is none, the
+//               roofline, and Name() is "roofline" and Description() starts
+//               with "roofline fallback: no kernel profile for ...".
 
 #include <memory>
 #include <string>
@@ -17,9 +22,17 @@ struct LatencyModelInfo {
 
 std::vector<LatencyModelInfo> LatencyModelNames();
 
-// Throws UsageError for an unknown name.
+// Settings of a latency model beyond the model, GPU and host overheads.
+struct LatencyModelOptions {
+  int64_t tensor_parallel = 1;  // GPUs per replica (1, 2, 4, 8)
+  std::string profile_path;     // "profile": this file instead of the built-in lookup
+};
+
+// Throws UsageError for an unknown name or a bad option, InputError for a
+// bad profile file.
 std::unique_ptr<LatencyModel> MakeLatencyModel(const std::string& name, const ModelSpec& model,
                                                const GpuSpec& gpu,
-                                               const CpuOverheadConfig& overhead);
+                                               const CpuOverheadConfig& overhead,
+                                               const LatencyModelOptions& options = {});
 
 }  // namespace efimsim

@@ -60,6 +60,10 @@ struct GpuSpec {
   double achievable_bf16_tflops = 0;  // the roofline's compute ceiling
   double achievable_hbm_tbps = 0;     // the roofline's bandwidth ceiling
   std::string achievable_source;
+  // GPU-to-GPU link for tensor-parallel all-reduces; 0 when the spec has none.
+  double interconnect_gbps = 0;        // one direction, one GPU, GB/s (1e9 bytes/s)
+  double interconnect_latency_us = 0;  // fixed cost of one all-reduce
+  std::string interconnect_source;
 };
 
 }  // namespace efimsim

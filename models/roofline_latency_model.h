@@ -1,42 +1,59 @@
 #pragma once
 // The fallback latency model: each operator takes max(FLOPs / compute
 // ceiling, bytes / bandwidth ceiling) on the GPU, with the GPU's measured
-// achievable ceilings (models/gpus/*.json), plus host overheads.
+// achievable ceilings (models/gpus/*.json); all-reduces take the ring
+// formula over the GPU's interconnect figure; host overheads as in
+// models/step_latency_model.h.
 //
 // It is uncalibrated: real kernels fall short of the roofline at small
 // shapes, so it is optimistic there. Its outputs say so.
-//
-// Host overhead model: the CPU launches a step's kernels while the GPU runs
-// them, so launch time hides behind GPU time:
-//   total = gpu + cpu_fixed + max(0, launch - gpu)
-// where launch = layers x eager_launch_per_layer_us in eager mode, or one
-// graph replay for decode-only steps under CUDA graphs (whose batch is padded
-// up to the next capture size).
 
-#include "models/latency_model.h"
+#include <memory>
+
+#include "models/operator_timer.h"
+#include "models/step_latency_model.h"
 
 namespace efimsim {
 
-class RooflineLatencyModel : public LatencyModel {
+// Prices operators from operator_work.h formulas and the GPU's ceilings.
+class RooflineOperatorTimer : public OperatorTimer {
  public:
-  RooflineLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverheadConfig overhead);
+  // Throws UsageError when shapes.tensor_parallel > 1 and the GPU spec has
+  // no interconnect figure.
+  RooflineOperatorTimer(ShardShapes shapes, const GpuSpec& gpu);
 
-  StepCost Predict(std::span<const SequenceWork> batch) const override;
+  OperatorTime Gemm(GemmId id, int64_t m) const override;
+  OperatorTime PrefillAttention(int64_t new_tokens, int64_t context_tokens) const override;
+  OperatorTime DecodeAttention(int64_t batch, int64_t context_tokens) const override;
+  OperatorTime Elementwise(ElementwiseId id, int64_t tokens) const override;
+  OperatorTime AllReduce(int64_t tokens) const override;
+
+  double Seconds(const OperatorWork& work) const;
+  // Ring all-reduce: 2 (tp - 1) / tp x bytes / link bandwidth + latency.
+  double AllReduceSeconds(double bytes) const;
+
+ private:
+  ShardShapes shapes_;
+  double flops_per_second_;
+  double bytes_per_second_;
+  double link_bytes_per_second_;  // one direction of one GPU's interconnect
+  double link_latency_seconds_;
+};
+
+class RooflineLatencyModel : public StepLatencyModel {
+ public:
+  RooflineLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverheadConfig overhead,
+                       int64_t tensor_parallel = 1);
+
   std::string Name() const override { return "roofline"; }
   std::string Description() const override;
 
  private:
-  double OperatorSeconds(double flops, double bytes) const;
-  double GemmSeconds(double tokens, double n, double k) const;
-
   ModelSpec model_;
   GpuSpec gpu_;
-  CpuOverheadConfig overhead_;
-  double flops_per_second_;
-  double bytes_per_second_;
 };
 
-// CUDA-graph capture batch sizes of vLLM (1, 2, 4, then multiples of 8 up to
+// vLLM's default CUDA-graph capture sizes (1, 2, 4, then multiples of 8 up to
 // 512); decode-only steps are padded up to the next one.
 int64_t PadToCaptureSize(int64_t batch);
 

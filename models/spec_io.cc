@@ -1,12 +1,9 @@
-// JSON readers for model and GPU specs. nlohmann/json stays in this file.
-#include <fstream>
-#include <set>
-#include <sstream>
-
+// JSON readers for model and GPU specs (nlohmann/json stays in *_io.cc files).
 #include <nlohmann/json.hpp>
 
 #include "models/embedded_files.h"
 #include "models/spec_catalog.h"
+#include "models/strict_json_io.h"
 #include "sim/base/errors.h"
 
 namespace efimsim {
@@ -14,87 +11,12 @@ namespace {
 
 using nlohmann::json;
 
-// Reads fields of one JSON object by name and rejects keys nobody read.
-class StrictObject {
- public:
-  StrictObject(const json& object, std::string origin, std::string prefix)
-      : object_(object), origin_(std::move(origin)), prefix_(std::move(prefix)) {
-    if (!object_.is_object()) throw InputError(origin_, 0, prefix_, "expected a JSON object");
-  }
-
-  const json& Field(const std::string& key) {
-    used_.insert(key);
-    const auto it = object_.find(key);
-    if (it == object_.end()) throw InputError(origin_, 0, Path(key), "missing");
-    return *it;
-  }
-  bool Has(const std::string& key) const { return object_.contains(key); }
-
-  int64_t Int(const std::string& key, int64_t min_value) {
-    const json& value = Field(key);
-    if (!value.is_number_integer()) throw InputError(origin_, 0, Path(key), "expected an integer");
-    const int64_t number = value.get<int64_t>();
-    if (number < min_value) {
-      throw InputError(origin_, 0, Path(key), "must be >= " + std::to_string(min_value));
-    }
-    return number;
-  }
-  double Number(const std::string& key, double min_value) {
-    const json& value = Field(key);
-    if (!value.is_number()) throw InputError(origin_, 0, Path(key), "expected a number");
-    const double number = value.get<double>();
-    if (!(number >= min_value)) {
-      throw InputError(origin_, 0, Path(key), "must be >= " + std::to_string(min_value));
-    }
-    return number;
-  }
-  std::string String(const std::string& key) {
-    const json& value = Field(key);
-    if (!value.is_string()) throw InputError(origin_, 0, Path(key), "expected a string");
-    return value.get<std::string>();
-  }
-  bool Bool(const std::string& key) {
-    const json& value = Field(key);
-    if (!value.is_boolean()) throw InputError(origin_, 0, Path(key), "expected true or false");
-    return value.get<bool>();
-  }
-  void RejectUnknownKeys() const {
-    for (const auto& [key, value] : object_.items()) {
-      if (!used_.count(key)) throw InputError(origin_, 0, Path(key), "unknown key");
-    }
-  }
-  std::string Path(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
-  const std::string& origin() const { return origin_; }
-
- private:
-  const json& object_;
-  std::string origin_;
-  std::string prefix_;
-  std::set<std::string> used_;
-};
-
-json ParseJson(const std::string& text, const std::string& origin) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& error) {
-    throw InputError(origin, 0, "", std::string("not valid JSON: ") + error.what());
-  }
-}
-
 void CheckSchemaVersion(StrictObject& object) {
   const int64_t version = object.Int("schema_version", 1);
   if (version != 1) {
     throw InputError(object.origin(), 0, "schema_version",
                      "unsupported version " + std::to_string(version) + " (this build reads 1)");
   }
-}
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 bool LooksLikePath(const std::string& name) {
@@ -169,7 +91,13 @@ ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin
     if (id >= vocab) throw InputError(origin, 0, tokens.Path(key), "must be < vocab_size");
     return static_cast<TokenId>(id);
   };
-  spec.tokens.bos = token_id("bos");
+  // "bos": -1 means the model prepends no BOS (Qwen2.5-Coder, StarCoder2).
+  if (tokens.Has("bos") && tokens.Field("bos").is_number_integer() &&
+      tokens.Field("bos").get<int64_t>() == -1) {
+    spec.tokens.bos = -1;
+  } else {
+    spec.tokens.bos = token_id("bos");
+  }
   spec.tokens.fim_prefix = token_id("fim_prefix");
   spec.tokens.fim_suffix = token_id("fim_suffix");
   spec.tokens.fim_middle = token_id("fim_middle");
@@ -180,7 +108,7 @@ ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin
   }
   for (const TokenId sentinel : {spec.tokens.bos, spec.tokens.fim_prefix, spec.tokens.fim_suffix,
                                  spec.tokens.fim_middle}) {
-    if (sentinel >= spec.tokens.text_first && sentinel <= spec.tokens.text_last) {
+    if (sentinel >= 0 && sentinel >= spec.tokens.text_first && sentinel <= spec.tokens.text_last) {
       throw InputError(origin, 0, "tokens",
                        "special token " + std::to_string(sentinel) + " inside the text range");
     }
@@ -205,6 +133,13 @@ GpuSpec ParseGpuSpec(const std::string& json_text, const std::string& origin) {
   gpu.achievable_bf16_tflops = object.Number("achievable_bf16_tflops", 1e-9);
   gpu.achievable_hbm_tbps = object.Number("achievable_hbm_tbps", 1e-9);
   gpu.achievable_source = object.String("achievable_source");
+  // Optional as a group: a GPU without them cannot run tensor parallel.
+  if (object.Has("interconnect_gbps") || object.Has("interconnect_latency_us") ||
+      object.Has("interconnect_source")) {
+    gpu.interconnect_gbps = object.Number("interconnect_gbps", 1e-9);
+    gpu.interconnect_latency_us = object.Number("interconnect_latency_us", 0.0);
+    gpu.interconnect_source = object.String("interconnect_source");
+  }
   object.RejectUnknownKeys();
   return gpu;
 }

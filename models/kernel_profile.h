@@ -1,0 +1,103 @@
+#pragma once
+// A kernel profile: per-operator times measured by efimsim-calibrate
+// (kernels/) on one GPU for one model's shapes. The format is documented in
+// models/PROFILE.md; this is its in-memory form, as read (times in the
+// file's microseconds). The parser checks the format (keys, types, order);
+// the profile latency model checks that the shapes match its model spec.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace efimsim {
+
+// One measured point of a 1-key table (GEMM over m, elementwise over tokens).
+struct ProfilePoint {
+  int64_t key = 0;
+  double time_us = 0;
+};
+
+// One measured point of a 2-key attention table.
+struct AttentionPoint {
+  int64_t rows = 0;            // prefill: new_tokens of one sequence; decode: batch
+  int64_t context_tokens = 0;  // tokens already in the KV cache (per sequence)
+  double time_us = 0;
+};
+
+struct GemmTable {
+  std::string name;  // "qkv_proj", "o_proj", "gate_up_proj", "down_proj", "lm_head"
+  int64_t n = 0;
+  int64_t k = 0;
+  std::vector<ProfilePoint> points;  // key: m; sorted, unique
+};
+
+struct AttentionTable {
+  int64_t q_heads = 0;
+  int64_t kv_heads = 0;
+  int64_t head_dim = 0;
+  int64_t block_tokens = 0;
+  std::vector<AttentionPoint> points;  // sorted by (rows, context), unique
+};
+
+struct ElementwiseTable {
+  std::string name;  // "rmsnorm", "rope", "silu_and_mul", "gelu", "residual_add", "kv_cache_write", "sampling"
+  std::vector<ProfilePoint> points;  // key: tokens; sorted, unique
+};
+
+// Optional (an efimsim extension, see PROFILE.md): all-reduce of the hidden
+// state across `tensor_parallel` GPUs, key = tokens.
+struct AllReduceTable {
+  int64_t tensor_parallel = 0;
+  std::vector<ProfilePoint> points;
+};
+
+struct ProfileProvenance {
+  std::string gpu_name;
+  int64_t sm_count = 0;
+  int64_t sm_clock_mhz = 0;
+  int64_t memory_clock_mhz = 0;
+  std::string driver_version;
+  std::string cuda_runtime_version;
+  std::string git_commit;
+  std::string date_utc;
+};
+
+struct ProfileCpuOverhead {
+  std::string source;  // "default", or "measured: <how>"
+  double step_us = 0;
+  double per_sequence_us = 0;
+  double per_layer_launch_us = 0;
+  std::vector<int64_t> graph_capture_batch_sizes;  // sorted ascending, unique, non-empty
+  bool Measured() const { return source.rfind("measured", 0) == 0; }
+};
+
+struct KernelProfile {
+  std::string origin;  // file path or "built-in profile <gpu>/<model>", for messages
+  std::string gpu;
+  std::string model;
+  std::string command;
+  std::string gemm_kernel;
+  std::string prefill_attention_kernel;
+  std::string decode_attention_kernel;
+  std::string elementwise_kernel;
+  ProfileProvenance provenance;
+  std::vector<GemmTable> gemm;
+  AttentionTable prefill_attention;
+  AttentionTable decode_attention;
+  std::vector<ElementwiseTable> elementwise;
+  std::vector<AllReduceTable> all_reduce;
+  ProfileCpuOverhead cpu_overhead;
+};
+
+// Parsers and finders (profile_io.cc). Bad content: InputError naming the
+// origin and the field path.
+KernelProfile ParseKernelProfile(const std::string& json_text, const std::string& origin);
+KernelProfile LoadKernelProfile(const std::string& path);
+// The profile compiled in from models/profiles/<gpu>/<model>.json, if any.
+std::optional<KernelProfile> FindBuiltinKernelProfile(const std::string& gpu,
+                                                      const std::string& model);
+// "<gpu>/<model>" of every built-in profile, sorted.
+std::vector<std::string> BuiltinKernelProfileNames();
+
+}  // namespace efimsim

@@ -1,0 +1,243 @@
+// JSON reader for kernel profiles (models/PROFILE.md).
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "models/embedded_files.h"
+#include "models/kernel_profile.h"
+#include "models/strict_json_io.h"
+#include "sim/base/errors.h"
+
+namespace efimsim {
+namespace {
+
+using nlohmann::json;
+
+std::string Indexed(const std::string& path, size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+// Reads a list of {"<key_name>": int, "time_us": number} sorted by key, unique.
+std::vector<ProfilePoint> ReadPoints(StrictObject& table, const std::string& key_name,
+                                     int64_t min_key) {
+  const json& list = table.Array("points");
+  const std::string path = table.Path("points");
+  if (list.empty()) throw InputError(table.origin(), 0, path, "empty table");
+  std::vector<ProfilePoint> points;
+  for (size_t i = 0; i < list.size(); ++i) {
+    StrictObject point(list[i], table.origin(), Indexed(path, i));
+    ProfilePoint p;
+    p.key = point.Int(key_name, min_key);
+    p.time_us = point.Positive("time_us");
+    point.RejectUnknownKeys();
+    if (!points.empty() && p.key <= points.back().key) {
+      throw InputError(table.origin(), 0, point.Path(key_name),
+                       "points must be sorted by " + key_name + " with unique keys");
+    }
+    points.push_back(p);
+  }
+  return points;
+}
+
+AttentionTable ReadAttention(StrictObject& root, const std::string& key, const std::string& rows_name) {
+  StrictObject table(root.Field(key), root.origin(), key);
+  AttentionTable out;
+  out.q_heads = table.Int("q_heads", 1);
+  out.kv_heads = table.Int("kv_heads", 1);
+  out.head_dim = table.Int("head_dim", 1);
+  out.block_tokens = table.Int("block_tokens", 1);
+  const json& list = table.Array("points");
+  const std::string path = table.Path("points");
+  if (list.empty()) throw InputError(root.origin(), 0, path, "empty table");
+  for (size_t i = 0; i < list.size(); ++i) {
+    StrictObject point(list[i], root.origin(), Indexed(path, i));
+    AttentionPoint p;
+    p.rows = point.Int(rows_name, 1);
+    p.context_tokens = point.Int("context_tokens", 0);
+    p.time_us = point.Positive("time_us");
+    point.RejectUnknownKeys();
+    if (!out.points.empty() && std::tie(p.rows, p.context_tokens) <=
+                                   std::tie(out.points.back().rows, out.points.back().context_tokens)) {
+      throw InputError(root.origin(), 0, point.Path(rows_name),
+                       "points must be sorted by (" + rows_name +
+                           ", context_tokens) with unique keys");
+    }
+    out.points.push_back(p);
+  }
+  table.RejectUnknownKeys();
+  return out;
+}
+
+const std::set<std::string>& GemmNames() {
+  static const std::set<std::string> names = {"qkv_proj", "o_proj", "gate_up_proj", "down_proj",
+                                              "lm_head"};
+  return names;
+}
+
+const std::set<std::string>& ElementwiseNames() {
+  static const std::set<std::string> names = {"rmsnorm", "rope", "silu_and_mul", "gelu",
+                                              "residual_add", "kv_cache_write", "sampling"};
+  return names;
+}
+
+std::string Joined(const std::set<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+}  // namespace
+
+KernelProfile ParseKernelProfile(const std::string& json_text, const std::string& origin) {
+  const json root_json = ParseJson(json_text, origin);
+  StrictObject root(root_json, origin, "");
+  KernelProfile profile;
+  profile.origin = origin;
+  const int64_t version = root.Int("schema_version", 1);
+  if (version != 1) {
+    throw InputError(origin, 0, "schema_version",
+                     "unsupported version " + std::to_string(version) + " (this build reads 1)");
+  }
+  if (root.String("kind") != "efimsim-kernel-profile") {
+    throw InputError(origin, 0, "kind", "expected \"efimsim-kernel-profile\"");
+  }
+  profile.gpu = root.String("gpu");
+  profile.model = root.String("model");
+  profile.command = root.String("command");
+
+  StrictObject kernels(root.Field("kernels"), origin, "kernels");
+  profile.gemm_kernel = kernels.String("gemm");
+  profile.prefill_attention_kernel = kernels.String("prefill_attention");
+  profile.decode_attention_kernel = kernels.String("decode_attention");
+  profile.elementwise_kernel = kernels.String("elementwise");
+  kernels.RejectUnknownKeys();
+
+  StrictObject provenance(root.Field("provenance"), origin, "provenance");
+  ProfileProvenance& p = profile.provenance;
+  p.gpu_name = provenance.String("gpu_name");
+  p.sm_count = provenance.Int("sm_count", 0);
+  p.sm_clock_mhz = provenance.Int("sm_clock_mhz", 0);
+  p.memory_clock_mhz = provenance.Int("memory_clock_mhz", 0);
+  p.driver_version = provenance.String("driver_version");
+  p.cuda_runtime_version = provenance.String("cuda_runtime_version");
+  p.git_commit = provenance.String("git_commit");
+  p.date_utc = provenance.String("date_utc");
+  provenance.RejectUnknownKeys();
+
+  const json& gemm = root.Array("gemm");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < gemm.size(); ++i) {
+    StrictObject table(gemm[i], origin, Indexed("gemm", i));
+    GemmTable t;
+    t.name = table.String("name");
+    if (!GemmNames().count(t.name)) {
+      throw InputError(origin, 0, table.Path("name"),
+                       "unknown GEMM \"" + t.name + "\" (known: " + Joined(GemmNames()) + ")");
+    }
+    if (!seen.insert(t.name).second) {
+      throw InputError(origin, 0, table.Path("name"), "GEMM \"" + t.name + "\" listed twice");
+    }
+    t.n = table.Int("n", 1);
+    t.k = table.Int("k", 1);
+    t.points = ReadPoints(table, "m", 1);
+    table.RejectUnknownKeys();
+    profile.gemm.push_back(std::move(t));
+  }
+
+  profile.prefill_attention = ReadAttention(root, "prefill_attention", "new_tokens");
+  profile.decode_attention = ReadAttention(root, "decode_attention", "batch");
+
+  const json& elementwise = root.Array("elementwise");
+  seen.clear();
+  for (size_t i = 0; i < elementwise.size(); ++i) {
+    StrictObject table(elementwise[i], origin, Indexed("elementwise", i));
+    ElementwiseTable t;
+    t.name = table.String("name");
+    if (!ElementwiseNames().count(t.name)) {
+      throw InputError(origin, 0, table.Path("name"),
+                       "unknown operator \"" + t.name + "\" (known: " + Joined(ElementwiseNames()) + ")");
+    }
+    if (!seen.insert(t.name).second) {
+      throw InputError(origin, 0, table.Path("name"), "operator \"" + t.name + "\" listed twice");
+    }
+    t.points = ReadPoints(table, "tokens", 1);
+    table.RejectUnknownKeys();
+    profile.elementwise.push_back(std::move(t));
+  }
+
+  if (root.Has("all_reduce")) {
+    const json& all_reduce = root.Array("all_reduce");
+    std::set<int64_t> degrees;
+    for (size_t i = 0; i < all_reduce.size(); ++i) {
+      StrictObject table(all_reduce[i], origin, Indexed("all_reduce", i));
+      AllReduceTable t;
+      t.tensor_parallel = table.Int("tensor_parallel", 2);
+      if (!degrees.insert(t.tensor_parallel).second) {
+        throw InputError(origin, 0, table.Path("tensor_parallel"), "listed twice");
+      }
+      t.points = ReadPoints(table, "tokens", 1);
+      table.RejectUnknownKeys();
+      profile.all_reduce.push_back(std::move(t));
+    }
+  }
+
+  StrictObject cpu(root.Field("cpu_overhead"), origin, "cpu_overhead");
+  ProfileCpuOverhead& c = profile.cpu_overhead;
+  c.source = cpu.String("source");
+  if (c.source != "default" && !c.Measured()) {
+    throw InputError(origin, 0, "cpu_overhead.source", "expected \"default\" or \"measured: <how>\"");
+  }
+  c.step_us = cpu.Number("step_us", 0.0);
+  c.per_sequence_us = cpu.Number("per_sequence_us", 0.0);
+  c.per_layer_launch_us = cpu.Number("per_layer_launch_us", 0.0);
+  const json& sizes = cpu.Array("graph_capture_batch_sizes");
+  if (sizes.empty()) {
+    throw InputError(origin, 0, "cpu_overhead.graph_capture_batch_sizes", "empty list");
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const std::string path = Indexed("cpu_overhead.graph_capture_batch_sizes", i);
+    if (!sizes[i].is_number_integer() || sizes[i].get<int64_t>() < 1) {
+      throw InputError(origin, 0, path, "expected an integer >= 1");
+    }
+    const int64_t size = sizes[i].get<int64_t>();
+    if (!c.graph_capture_batch_sizes.empty() && size <= c.graph_capture_batch_sizes.back()) {
+      throw InputError(origin, 0, path, "sizes must be ascending and unique");
+    }
+    c.graph_capture_batch_sizes.push_back(size);
+  }
+  cpu.RejectUnknownKeys();
+  root.RejectUnknownKeys();
+  return profile;
+}
+
+KernelProfile LoadKernelProfile(const std::string& path) {
+  return ParseKernelProfile(ReadWholeFile(path), path);
+}
+
+std::optional<KernelProfile> FindBuiltinKernelProfile(const std::string& gpu,
+                                                      const std::string& model) {
+  const std::string name = gpu + "/" + model;
+  for (const EmbeddedFile& file : EmbeddedKernelProfiles()) {
+    if (file.name == name) {
+      KernelProfile profile =
+          ParseKernelProfile(std::string(file.text), "built-in profile models/profiles/" + name + ".json");
+      if (profile.gpu != gpu || profile.model != model) {
+        throw InputError(profile.origin, 0, profile.gpu != gpu ? "gpu" : "model",
+                         "does not match the file's place models/profiles/" + name + ".json");
+      }
+      return profile;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> BuiltinKernelProfileNames() {
+  std::vector<std::string> names;
+  for (const EmbeddedFile& file : EmbeddedKernelProfiles()) names.emplace_back(file.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace efimsim

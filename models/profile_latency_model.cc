@@ -1,0 +1,270 @@
+#include "models/profile_latency_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <optional>
+
+#include "models/profile_table.h"
+#include "models/roofline_fit.h"
+#include "models/roofline_latency_model.h"
+#include "sim/base/errors.h"
+
+namespace efimsim {
+namespace {
+
+// A measured table with the roofline fit of its own points. `work(x, y)`
+// gives the operator's FLOPs and bytes at the profile's (full, TP=1) shapes.
+struct FittedTable {
+  FittedTable(const std::vector<ProfileTable::Point>& points, double x_offset, double y_offset,
+              const std::function<OperatorWork(double, double)>& work, const RooflineFit& initial)
+      : fit(Fit(points, work, initial)),
+        table(points, x_offset, y_offset,
+              [fitted = fit, work](double x, double y) { return fitted.Seconds(work(x, y)); }) {}
+
+  static RooflineFit Fit(const std::vector<ProfileTable::Point>& points,
+                         const std::function<OperatorWork(double, double)>& work,
+                         const RooflineFit& initial) {
+    std::vector<RooflineFitSample> samples;
+    for (const ProfileTable::Point& p : points) samples.push_back({work(p.x, p.y), p.seconds});
+    return FitRoofline(samples, initial);
+  }
+
+  RooflineFit fit;
+  ProfileTable table;
+};
+
+std::vector<ProfileTable::Point> OneKeyPoints(const std::vector<ProfilePoint>& points) {
+  std::vector<ProfileTable::Point> out;
+  for (const ProfilePoint& p : points) out.push_back({1.0, static_cast<double>(p.key), p.time_us * 1e-6});
+  return out;
+}
+
+std::vector<ProfileTable::Point> AttentionPoints(const AttentionTable& table) {
+  std::vector<ProfileTable::Point> out;
+  for (const AttentionPoint& p : table.points) {
+    out.push_back({static_cast<double>(p.rows), static_cast<double>(p.context_tokens), p.time_us * 1e-6});
+  }
+  return out;
+}
+
+constexpr std::string_view kProfile = "profile";
+constexpr std::string_view kProfileFit = "profile+fit";
+constexpr std::string_view kNoTable = "roofline (no profile table)";
+
+class ProfileOperatorTimer : public OperatorTimer {
+ public:
+  ProfileOperatorTimer(const ModelSpec& model, const GpuSpec& gpu, const KernelProfile& profile,
+                       int64_t tensor_parallel)
+      : full_(ShardModel(model, 1)), shard_(ShardModel(model, tensor_parallel)),
+        roofline_(shard_, gpu) {
+    const RooflineFit initial{1.0 / (gpu.achievable_bf16_tflops * 1e12),
+                              1.0 / (gpu.achievable_hbm_tbps * 1e12), 0.0};
+    for (int g = 0; g < kGemmCount; ++g) {
+      const GemmId id = static_cast<GemmId>(g);
+      for (const GemmTable& table : profile.gemm) {
+        if (table.name != GemmName(id)) continue;
+        const ShardShapes full = full_;
+        gemm_[static_cast<size_t>(g)].emplace(
+            OneKeyPoints(table.points), 0.0, 0.0,
+            [full, id](double, double m) { return GemmWork(full, id, m); }, initial);
+      }
+    }
+    const ShardShapes full = full_;
+    prefill_.emplace(AttentionPoints(profile.prefill_attention), 0.0, 1.0,
+                     [full](double n, double c) { return PrefillAttentionWork(full, n, c); }, initial);
+    decode_.emplace(AttentionPoints(profile.decode_attention), 0.0, 1.0,
+                    [full](double b, double c) { return DecodeAttentionWork(full, b, c); }, initial);
+    for (int e = 0; e < kElementwiseCount; ++e) {
+      const ElementwiseId id = static_cast<ElementwiseId>(e);
+      for (const ElementwiseTable& table : profile.elementwise) {
+        if (table.name != ElementwiseName(id, full_.gated_mlp)) continue;
+        elementwise_[static_cast<size_t>(e)].emplace(
+            OneKeyPoints(table.points), 0.0, 0.0,
+            [full, id](double, double tokens) { return ElementwiseWork(full, id, tokens); },
+            initial);
+      }
+    }
+    for (const AllReduceTable& table : profile.all_reduce) {
+      if (table.tensor_parallel != tensor_parallel) continue;
+      const ShardShapes shard = shard_;
+      all_reduce_.emplace(
+          OneKeyPoints(table.points), 0.0, 0.0,
+          [shard](double, double tokens) { return OperatorWork{0.0, AllReduceBytes(shard, tokens)}; },
+          RooflineFit{0.0, 1.0 / (gpu.interconnect_gbps > 0 ? gpu.interconnect_gbps * 1e9 : 1e11), 0.0});
+    }
+  }
+
+
+  OperatorTime Gemm(GemmId id, int64_t m) const override {
+    const auto& table = gemm_[static_cast<size_t>(id)];
+    if (!table) return Fallback(roofline_.Gemm(id, m));
+    const double md = static_cast<double>(m);
+    return Rescaled(*table, table->table.Lookup(1.0, md), GemmWork(full_, id, md),
+                    GemmWork(shard_, id, md));
+  }
+
+  OperatorTime PrefillAttention(int64_t new_tokens, int64_t context_tokens) const override {
+    const double n = static_cast<double>(new_tokens);
+    const double c = static_cast<double>(context_tokens);
+    return Rescaled(*prefill_, prefill_->table.Lookup(n, c), PrefillAttentionWork(full_, n, c),
+                    PrefillAttentionWork(shard_, n, c));
+  }
+
+  OperatorTime DecodeAttention(int64_t batch, int64_t context_tokens) const override {
+    const double b = static_cast<double>(batch);
+    const double c = static_cast<double>(context_tokens);
+    return Rescaled(*decode_, decode_->table.Lookup(b, c), DecodeAttentionWork(full_, b, c),
+                    DecodeAttentionWork(shard_, b, c));
+  }
+
+  OperatorTime Elementwise(ElementwiseId id, int64_t tokens) const override {
+    const auto& table = elementwise_[static_cast<size_t>(id)];
+    if (!table) return Fallback(roofline_.Elementwise(id, tokens));
+    const double t = static_cast<double>(tokens);
+    return Rescaled(*table, table->table.Lookup(1.0, t), ElementwiseWork(full_, id, t),
+                    ElementwiseWork(shard_, id, t));
+  }
+
+  OperatorTime AllReduce(int64_t tokens) const override {
+    if (!all_reduce_) {
+      OperatorTime time = roofline_.AllReduce(tokens);
+      time.extrapolated = true;
+      return time;
+    }
+    const TableLookup lookup = all_reduce_->table.Lookup(1.0, static_cast<double>(tokens));
+    return {lookup.seconds, lookup.extrapolated, lookup.extrapolated ? kProfileFit : kProfile};
+  }
+
+ private:
+  static OperatorTime Fallback(OperatorTime roofline) {
+    return {roofline.seconds, true, kNoTable};
+  }
+
+  // The measured (full-shape) time, rescaled to the per-GPU shape by the fit.
+  static OperatorTime Rescaled(const FittedTable& table, TableLookup lookup,
+                               const OperatorWork& full, const OperatorWork& shard) {
+    OperatorTime time{lookup.seconds, lookup.extrapolated, kProfile};
+    if (full.flops != shard.flops || full.bytes != shard.bytes) {
+      const double from = table.fit.Seconds(full);
+      const double to = table.fit.Seconds(shard);
+      if (from > 0 && to > 0) time.seconds *= to / from;
+      time.extrapolated = true;
+    }
+    if (time.extrapolated) time.source = kProfileFit;
+    return time;
+  }
+
+  ShardShapes full_;
+  ShardShapes shard_;
+  RooflineOperatorTimer roofline_;
+  std::array<std::optional<FittedTable>, kGemmCount> gemm_;
+  std::optional<FittedTable> prefill_;
+  std::optional<FittedTable> decode_;
+  std::array<std::optional<FittedTable>, kElementwiseCount> elementwise_;
+  std::optional<FittedTable> all_reduce_;
+};
+
+// Checks the profile against the model and GPU it is used for.
+const KernelProfile& CheckMatches(const KernelProfile& profile, const ModelSpec& model,
+                                  const GpuSpec& gpu) {
+  const std::string& origin = profile.origin;
+  if (profile.model != model.name) {
+    throw InputError(origin, 0, "model",
+                     "profile is for model \"" + profile.model + "\", not \"" + model.name + "\"");
+  }
+  if (profile.gpu != gpu.name) {
+    throw InputError(origin, 0, "gpu",
+                     "profile is for GPU \"" + profile.gpu + "\", not \"" + gpu.name + "\"");
+  }
+  const ShardShapes full = ShardModel(model, 1);
+  for (size_t i = 0; i < profile.gemm.size(); ++i) {
+    const GemmTable& table = profile.gemm[i];
+    for (int g = 0; g < kGemmCount; ++g) {
+      if (table.name != GemmName(static_cast<GemmId>(g))) continue;
+      const GemmShape shape = GemmShapeOf(full, static_cast<GemmId>(g));
+      if (table.n != shape.n || table.k != shape.k) {
+        throw InputError(origin, 0, "gemm[" + std::to_string(i) + "].n",
+                         table.name + " is " + std::to_string(table.n) + "x" + std::to_string(table.k) +
+                             " (n x k), the model's is " + std::to_string(shape.n) + "x" +
+                             std::to_string(shape.k));
+      }
+    }
+  }
+  for (const auto& [key, table] : {std::pair<const char*, const AttentionTable*>{"prefill_attention", &profile.prefill_attention},
+                                   std::pair<const char*, const AttentionTable*>{"decode_attention", &profile.decode_attention}}) {
+    if (table->q_heads != model.q_heads || table->kv_heads != model.kv_heads ||
+        table->head_dim != model.head_dim) {
+      throw InputError(origin, 0, std::string(key) + ".q_heads",
+                       "heads (q, kv, dim) differ from the model's (" + std::to_string(model.q_heads) +
+                           ", " + std::to_string(model.kv_heads) + ", " +
+                           std::to_string(model.head_dim) + ")");
+    }
+  }
+  return profile;
+}
+
+// Operators of the model with no table in the profile, comma-separated.
+std::string MissingTables(const KernelProfile& profile, bool gated_mlp) {
+  std::string out;
+  auto check = [&](std::string_view name, bool found) {
+    if (!found) out += (out.empty() ? "" : ", ") + std::string(name);
+  };
+  for (int g = 0; g < kGemmCount; ++g) {
+    const std::string_view name = GemmName(static_cast<GemmId>(g));
+    check(name, std::any_of(profile.gemm.begin(), profile.gemm.end(),
+                            [&](const GemmTable& t) { return t.name == name; }));
+  }
+  for (int e = 0; e < kElementwiseCount; ++e) {
+    const std::string_view name = ElementwiseName(static_cast<ElementwiseId>(e), gated_mlp);
+    check(name, std::any_of(profile.elementwise.begin(), profile.elementwise.end(),
+                            [&](const ElementwiseTable& t) { return t.name == name; }));
+  }
+  return out;
+}
+
+CpuOverheadConfig ResolvedOverhead(CpuOverheadConfig overhead, const KernelProfile& profile) {
+  if (profile.cpu_overhead.Measured()) {
+    overhead.step_us = profile.cpu_overhead.step_us;
+    overhead.per_sequence_us = profile.cpu_overhead.per_sequence_us;
+    overhead.eager_launch_per_layer_us = profile.cpu_overhead.per_layer_launch_us;
+  }
+  return overhead;
+}
+
+std::string ProfileOverheadSource(const KernelProfile& profile) {
+  return profile.cpu_overhead.Measured() ? "from the profile (" + profile.cpu_overhead.source + ")"
+                                         : std::string("defaults (the profile's are not measured)");
+}
+
+}  // namespace
+
+ProfileLatencyModel::ProfileLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverheadConfig overhead,
+                                         KernelProfile profile, int64_t tensor_parallel)
+    : StepLatencyModel(
+          model, tensor_parallel, ResolvedOverhead(overhead, CheckMatches(profile, model, gpu)),
+          profile.cpu_overhead.graph_capture_batch_sizes, ProfileOverheadSource(profile),
+          std::make_unique<ProfileOperatorTimer>(model, gpu, profile, tensor_parallel)),
+      model_(std::move(model)), gpu_(std::move(gpu)), profile_(std::move(profile)) {
+  missing_tables_ = MissingTables(profile_, model_.mlp == MlpKind::kGated);
+}
+
+std::string ProfileLatencyModel::Description() const {
+  const ProfileProvenance& p = profile_.provenance;
+  std::string text = "profile " + profile_.gpu + "/" + profile_.model + " (" + profile_.origin +
+                     "): kernels measured on " + p.gpu_name + " " + p.date_utc + ", commit " +
+                     p.git_commit + ", CUDA " + p.cuda_runtime_version + " (gemm " +
+                     profile_.gemm_kernel + ", prefill " + profile_.prefill_attention_kernel +
+                     ", decode " + profile_.decode_attention_kernel + "); log-log interpolation, "
+                     "roofline-shaped fit beyond the grid (flagged)";
+  if (!missing_tables_.empty()) text += "; roofline for untabled " + missing_tables_;
+  text += "; TP=" + std::to_string(TensorParallel());
+  if (TensorParallel() > 1) {
+    const bool table = std::any_of(profile_.all_reduce.begin(), profile_.all_reduce.end(),
+                                   [&](const AllReduceTable& t) { return t.tensor_parallel == TensorParallel(); });
+    text += table ? " (all-reduce from the profile)" : " (all-reduce: ring over interconnect_gbps)";
+  }
+  return text + "; " + OverheadText();
+}
+
+}  // namespace efimsim

@@ -1,0 +1,44 @@
+#pragma once
+// The latency model built from a measured kernel profile (models/PROFILE.md):
+// the step model of models/step_latency_model.h with every operator priced
+// from the profile's tables (models/profile_table.h: log-log interpolation
+// inside the grid; beyond it, a roofline-shaped least-squares fit per
+// operator, models/roofline_fit.h, anchored at the grid's edge).
+//
+// Tensor parallelism: the profile is measured on one GPU at the model's full
+// shapes (TP=1). For TP > 1 each operator's measured time is rescaled by its
+// fit's ratio between the per-GPU shape and the full shape (flagged as
+// extrapolated), and two all-reduces per layer are priced from the profile's
+// optional all_reduce table for that TP size, or else from the GPU spec's
+// interconnect figure (ring formula, flagged).
+//
+// Operators with no table in the profile (e.g. "sampling", which the
+// harness does not measure) are priced by the roofline and flagged.
+//
+// CPU overheads: the profile's cpu_overhead figures replace the configured
+// ones only when its source is "measured: ..."; its CUDA-graph capture sizes
+// are always used.
+
+#include "models/kernel_profile.h"
+#include "models/step_latency_model.h"
+
+namespace efimsim {
+
+class ProfileLatencyModel : public StepLatencyModel {
+ public:
+  // Throws InputError naming the profile and field when the profile is for
+  // another model or GPU or its shapes differ from `model`'s.
+  ProfileLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverheadConfig overhead,
+                      KernelProfile profile, int64_t tensor_parallel = 1);
+
+  std::string Name() const override { return "profile"; }
+  std::string Description() const override;
+
+ private:
+  ModelSpec model_;
+  GpuSpec gpu_;
+  KernelProfile profile_;
+  std::string missing_tables_;  // operators priced by the roofline, for Description()
+};
+
+}  // namespace efimsim

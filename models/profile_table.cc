@@ -1,0 +1,89 @@
+#include "models/profile_table.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+
+ProfileTable::ProfileTable(const std::vector<Point>& points, double x_offset, double y_offset,
+                           Fit fit)
+    : x_offset_(x_offset), y_offset_(y_offset), fit_(std::move(fit)) {
+  EFIMSIM_CHECK(!points.empty(), "a profile table has points");
+  for (const Point& p : points) {
+    EFIMSIM_CHECK(p.seconds > 0 && p.x + x_offset > 0 && p.y + y_offset > 0,
+                  "profile points are positive");
+    if (rows_.empty() || rows_.back().x != p.x) {
+      EFIMSIM_CHECK(rows_.empty() || rows_.back().x < p.x, "profile points sorted by x");
+      Row row;
+      row.x = p.x;
+      row.log_x = std::log(p.x + x_offset);
+      rows_.push_back(row);
+    }
+    Row& row = rows_.back();
+    EFIMSIM_CHECK(row.y.empty() || row.y.back() < p.y, "profile points sorted by y, unique");
+    row.y.push_back(p.y);
+    row.log_y.push_back(std::log(p.y + y_offset));
+    row.log_seconds.push_back(std::log(p.seconds));
+    row.seconds.push_back(p.seconds);
+  }
+}
+
+// fit(to) / fit(from), or 1 when the fit cannot say (a zero).
+double ProfileTable::Scale(double x_from, double y_from, double x_to, double y_to) const {
+  const double from = fit_(x_from, y_from);
+  const double to = fit_(x_to, y_to);
+  return from > 0 && to > 0 ? to / from : 1.0;
+}
+
+TableLookup ProfileTable::RowLookup(const Row& row, double y) const {
+  const double y_edge = std::clamp(y, row.y.front(), row.y.back());
+  double seconds = row.seconds.front();
+  if (row.y.size() > 1) {
+    const size_t hi = static_cast<size_t>(
+        std::upper_bound(row.y.begin(), row.y.end(), y_edge) - row.y.begin());
+    if (hi >= row.y.size()) {
+      seconds = row.seconds.back();
+    } else if (hi > 0) {
+      const size_t lo = hi - 1;
+      if (row.y[lo] == y_edge) {
+        seconds = row.seconds[lo];  // a measured point: exactly its value
+      } else {
+        const double t = (std::log(y_edge + y_offset_) - row.log_y[lo]) / (row.log_y[hi] - row.log_y[lo]);
+        seconds = std::exp(row.log_seconds[lo] + t * (row.log_seconds[hi] - row.log_seconds[lo]));
+      }
+    }
+  }
+  TableLookup out{seconds, false};
+  if (y_edge != y) {
+    out.seconds *= Scale(row.x, y_edge, row.x, y);
+    out.extrapolated = true;
+  }
+  return out;
+}
+
+TableLookup ProfileTable::Lookup(double x, double y) const {
+  const double x_edge = std::clamp(x, rows_.front().x, rows_.back().x);
+  const auto hi_it = std::lower_bound(rows_.begin(), rows_.end(), x_edge,
+                                      [](const Row& row, double value) { return row.x < value; });
+  TableLookup out;
+  if (hi_it->x == x_edge) {
+    out = RowLookup(*hi_it, y);
+  } else {
+    const Row& hi = *hi_it;
+    const Row& lo = *(hi_it - 1);
+    const TableLookup a = RowLookup(lo, y);
+    const TableLookup b = RowLookup(hi, y);
+    const double t = (std::log(x_edge + x_offset_) - lo.log_x) / (hi.log_x - lo.log_x);
+    out.seconds = std::exp(std::log(a.seconds) + t * (std::log(b.seconds) - std::log(a.seconds)));
+    out.extrapolated = a.extrapolated || b.extrapolated;
+  }
+  if (x_edge != x) {
+    out.seconds *= Scale(x_edge, y, x, y);
+    out.extrapolated = true;
+  }
+  return out;
+}
+
+}  // namespace efimsim

@@ -1,0 +1,63 @@
+#pragma once
+// A table of measured times over one or two integer keys, and its lookup.
+//
+// Points are grouped in rows by the first key x (for 1-key tables there is
+// one row); each row is a curve over the second key y. Inside the grid the
+// lookup is piecewise linear in log-log space: along y within the two rows
+// that bracket x, then along x between them, with
+//   log(time) linear in log(key + offset)
+// per axis (offset 0 for token counts, which start at 1; offset 1 for
+// context lengths, which may be 0). So measured points are reproduced
+// exactly and, between two points, the time is monotone in each key.
+//
+// Outside the grid (a key beyond its row's or the table's range) the value
+// at the nearest edge is scaled by the ratio of a fitted model, value(edge)
+// x fit(query) / fit(edge): the fit's shape beyond the grid, anchored to the
+// measurement at the edge so that there is no jump there. Such lookups are
+// flagged as extrapolated.
+
+#include <functional>
+#include <vector>
+
+namespace efimsim {
+
+struct TableLookup {
+  double seconds = 0;
+  bool extrapolated = false;
+};
+
+class ProfileTable {
+ public:
+  struct Point {
+    double x = 0;  // first key (row); any constant for 1-key tables
+    double y = 0;  // second key
+    double seconds = 0;
+  };
+  // Fitted model used beyond the grid: seconds at (x, y), > 0.
+  using Fit = std::function<double(double x, double y)>;
+
+  // Precondition: points sorted by (x, y), unique, seconds > 0, keys >= 0,
+  // and key + offset > 0.
+  ProfileTable(const std::vector<Point>& points, double x_offset, double y_offset, Fit fit);
+
+  TableLookup Lookup(double x, double y) const;
+
+ private:
+  struct Row {
+    double x = 0;
+    double log_x = 0;
+    std::vector<double> y;
+    std::vector<double> log_y;
+    std::vector<double> log_seconds;
+    std::vector<double> seconds;  // as measured: returned as-is at grid points
+  };
+  TableLookup RowLookup(const Row& row, double y) const;
+  double Scale(double x_from, double y_from, double x_to, double y_to) const;
+
+  std::vector<Row> rows_;
+  double x_offset_;
+  double y_offset_;
+  Fit fit_;
+};
+
+}  // namespace efimsim

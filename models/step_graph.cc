@@ -1,0 +1,128 @@
+#include "models/step_graph.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/topological_sort.hpp>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+
+std::string_view StepOpName(StepOp op) {
+  switch (op) {
+    case StepOp::kInputNorm: return "input_norm";
+    case StepOp::kQkvProj: return "qkv_proj";
+    case StepOp::kRope: return "rope";
+    case StepOp::kKvCacheWrite: return "kv_cache_write";
+    case StepOp::kPrefillAttention: return "prefill_attention";
+    case StepOp::kDecodeAttention: return "decode_attention";
+    case StepOp::kOProj: return "o_proj";
+    case StepOp::kAttentionAllReduce: return "attn_all_reduce";
+    case StepOp::kAttentionResidual: return "attn_residual_add";
+    case StepOp::kPostAttentionNorm: return "post_attn_norm";
+    case StepOp::kGateUpProj: return "gate_up_proj";
+    case StepOp::kActivation: return "activation";
+    case StepOp::kDownProj: return "down_proj";
+    case StepOp::kMlpAllReduce: return "mlp_all_reduce";
+    case StepOp::kMlpResidual: return "mlp_residual_add";
+    case StepOp::kFinalNorm: return "final_norm";
+    case StepOp::kLmHead: return "lm_head";
+    case StepOp::kSampling: return "sampling";
+  }
+  return "?";
+}
+
+StepPart StepOpPart(StepOp op) {
+  switch (op) {
+    case StepOp::kQkvProj:
+    case StepOp::kOProj:
+    case StepOp::kGateUpProj:
+    case StepOp::kDownProj: return StepPart::kGemm;
+    case StepOp::kPrefillAttention:
+    case StepOp::kDecodeAttention: return StepPart::kAttention;
+    case StepOp::kAttentionAllReduce:
+    case StepOp::kMlpAllReduce: return StepPart::kCommunication;
+    case StepOp::kLmHead: return StepPart::kLmHead;
+    default: return StepPart::kElementwise;
+  }
+}
+
+StepGraph::StepGraph(int64_t layers, bool tensor_parallel) {
+  EFIMSIM_CHECK(layers >= 1, "a model has at least one layer");
+  // One layer, in order; each operator depends on the one before (a chain).
+  for (StepOp op : {StepOp::kInputNorm, StepOp::kQkvProj, StepOp::kRope, StepOp::kKvCacheWrite,
+                    StepOp::kPrefillAttention, StepOp::kDecodeAttention, StepOp::kOProj,
+                    StepOp::kAttentionAllReduce, StepOp::kAttentionResidual,
+                    StepOp::kPostAttentionNorm, StepOp::kGateUpProj, StepOp::kActivation,
+                    StepOp::kDownProj, StepOp::kMlpAllReduce, StepOp::kMlpResidual}) {
+    if (!tensor_parallel && StepOpPart(op) == StepPart::kCommunication) continue;
+    operators_.push_back(op);
+  }
+  const size_t per_layer = operators_.size();
+  for (StepOp op : {StepOp::kFinalNorm, StepOp::kLmHead, StepOp::kSampling}) {
+    operators_.push_back(op);
+  }
+
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS>;
+  const size_t nodes = per_layer * static_cast<size_t>(layers) + 3;
+  Graph graph(nodes);
+  std::vector<StepOp> op_of(nodes);
+  for (size_t v = 0; v < nodes; ++v) {
+    op_of[v] = v < nodes - 3 ? operators_[v % per_layer] : operators_[per_layer + (v - (nodes - 3))];
+    if (v > 0) boost::add_edge(v - 1, v, graph);  // the chain: layer after layer, then the head
+  }
+
+  std::vector<size_t> reverse_order;
+  boost::topological_sort(graph, std::back_inserter(reverse_order));
+  std::vector<int32_t> position(nodes);
+  for (size_t i = 0; i < nodes; ++i) {
+    position[reverse_order[nodes - 1 - i]] = static_cast<int32_t>(i);
+  }
+  node_op_.resize(nodes);
+  predecessors_.resize(nodes);
+  for (size_t v = 0; v < nodes; ++v) {
+    const size_t at = static_cast<size_t>(position[v]);
+    node_op_[at] = op_of[v];
+    for (auto [it, end] = boost::in_edges(v, graph); it != end; ++it) {
+      predecessors_[at].push_back(position[boost::source(*it, graph)]);
+    }
+    std::sort(predecessors_[at].begin(), predecessors_[at].end());
+  }
+}
+
+CriticalPath StepGraph::Evaluate(std::span<const double> seconds_by_op) const {
+  EFIMSIM_CHECK(seconds_by_op.size() == kStepOpCount, "one duration per operator kind");
+  const size_t nodes = node_op_.size();
+  std::vector<double> finish(nodes, 0.0);
+  std::vector<int32_t> via(nodes, -1);  // predecessor on the longest path into the node
+  for (size_t i = 0; i < nodes; ++i) {
+    double start = 0.0;
+    for (const int32_t p : predecessors_[i]) {
+      if (via[i] < 0 || finish[static_cast<size_t>(p)] > start) {
+        start = finish[static_cast<size_t>(p)];
+        via[i] = p;
+      }
+    }
+    const double own = seconds_by_op[static_cast<size_t>(node_op_[i])];
+    EFIMSIM_CHECK(own >= 0.0, "operator durations are >= 0");
+    finish[i] = start + own;
+  }
+  CriticalPath path;
+  path.seconds_by_op.assign(kStepOpCount, 0.0);
+  path.count_by_op.assign(kStepOpCount, 0);
+  int32_t end = 0;
+  for (size_t i = 1; i < nodes; ++i) {
+    if (finish[i] >= finish[static_cast<size_t>(end)]) end = static_cast<int32_t>(i);
+  }
+  path.seconds = finish[static_cast<size_t>(end)];
+  for (int32_t v = end; v >= 0; v = via[static_cast<size_t>(v)]) {
+    const size_t op = static_cast<size_t>(node_op_[static_cast<size_t>(v)]);
+    path.seconds_by_op[op] += seconds_by_op[op];
+    path.count_by_op[op] += 1;
+  }
+  return path;
+}
+
+}  // namespace efimsim

@@ -1,0 +1,58 @@
+#pragma once
+// The operator graph of one forward step: `layers` copies of the transformer
+// layer's operators, then the head (final norm, lm_head, sampling). Edges are
+// data dependencies; the step's GPU time is the graph's critical path.
+//
+// Today every layer is a chain (each operator waits for the previous one), so
+// the critical path is the sum of all operators. The graph is what lets a
+// later change overlap tensor-parallel communication with compute by editing
+// edges only. Boost.Graph stays in step_graph.cc.
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "models/latency_model.h"
+
+namespace efimsim {
+
+// Operators of a step. A layer's operators run once per layer; the head's once.
+enum class StepOp : uint8_t {
+  kInputNorm, kQkvProj, kRope, kKvCacheWrite, kPrefillAttention, kDecodeAttention, kOProj,
+  kAttentionAllReduce, kAttentionResidual, kPostAttentionNorm, kGateUpProj, kActivation,
+  kDownProj, kMlpAllReduce, kMlpResidual,
+  kFinalNorm, kLmHead, kSampling,
+};
+inline constexpr int kStepOpCount = 18;
+std::string_view StepOpName(StepOp op);  // "input_norm", "qkv_proj", ...
+StepPart StepOpPart(StepOp op);
+
+// Result of evaluating the graph with one duration per operator kind.
+struct CriticalPath {
+  double seconds = 0;                  // length of the longest path
+  std::vector<double> seconds_by_op;   // per StepOp: time on the critical path
+  std::vector<int64_t> count_by_op;    // per StepOp: instances on the critical path
+};
+
+class StepGraph {
+ public:
+  // `tensor_parallel`: with false the all-reduce operators are left out.
+  StepGraph(int64_t layers, bool tensor_parallel);
+
+  // Operators present in the graph, in execution order of one layer then the head.
+  const std::vector<StepOp>& Operators() const { return operators_; }
+
+  // `seconds_by_op[op]`: time of one instance of op (kStepOpCount entries,
+  // >= 0). Deterministic: ties between equal-length paths go to the
+  // predecessor added first.
+  CriticalPath Evaluate(std::span<const double> seconds_by_op) const;
+
+ private:
+  std::vector<StepOp> operators_;
+  // Nodes in topological order; node_op_[i] and predecessors_[i] for node i.
+  std::vector<StepOp> node_op_;
+  std::vector<std::vector<int32_t>> predecessors_;
+};
+
+}  // namespace efimsim

@@ -1,0 +1,151 @@
+// efimsim predict: one step's latency with its per-operator breakdown.
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "models/latency_model_registry.h"
+#include "models/spec_catalog.h"
+#include "models/step_report.h"
+#include "sim/app/cli_options.h"
+#include "sim/app/commands.h"
+#include "sim/base/errors.h"
+
+namespace efimsim::cli {
+namespace {
+
+int64_t ParseCount(const std::string& text, const std::string& spec, int64_t min_value) {
+  size_t used = 0;
+  int64_t value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || value < min_value) {
+    throw UsageError("--seq " + spec + ": '" + text + "' is not an integer >= " +
+                     std::to_string(min_value) + " (format NEW:CONTEXT[:emit|noemit])");
+  }
+  return value;
+}
+
+// "NEW:CONTEXT[:emit|noemit]"; a sequence emits a token unless told otherwise.
+SequenceWork ParseSequence(const std::string& spec) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    const size_t colon = spec.find(':', start);
+    fields.push_back(spec.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (fields.size() < 2 || fields.size() > 3) {
+    throw UsageError("--seq " + spec + ": expected NEW:CONTEXT[:emit|noemit]");
+  }
+  SequenceWork work;
+  work.new_tokens = ParseCount(fields[0], spec, 1);
+  work.context_tokens = ParseCount(fields[1], spec, 0);
+  work.emits_token = true;
+  if (fields.size() == 3) {
+    if (fields[2] == "emit" || fields[2] == "1") {
+      work.emits_token = true;
+    } else if (fields[2] == "noemit" || fields[2] == "0") {
+      work.emits_token = false;
+    } else {
+      throw UsageError("--seq " + spec + ": third field must be emit or noemit");
+    }
+  }
+  return work;
+}
+
+}  // namespace
+
+int RunPredictCommand(int argc, const char* const* argv) {
+  std::string models_help = "step latency model:";
+  for (const LatencyModelInfo& info : LatencyModelNames()) {
+    models_help += "\n  " + info.name + ": " + info.help;
+  }
+  po::options_description general("Predict");
+  general.add_options()
+      ("model", po::value<std::string>()->default_value("llama-3.1-8b"),
+       "built-in model name or path to a model spec JSON")
+      ("gpu", po::value<std::string>()->default_value("h100-sxm"),
+       "built-in GPU name or path to a GPU spec JSON")
+      ("seq", po::value<std::vector<std::string>>()->multitoken()->required(),
+       "sequences of the step, each NEW:CONTEXT[:emit|noemit]: new tokens computed this step, "
+       "tokens already in the KV cache, whether it samples a token (default emit)")
+      ("mode", po::value<std::string>()->default_value("eager"),
+       "eager (every step launches its kernels) or graph (decode-only steps replay CUDA graphs)")
+      ("tp", po::value<int64_t>()->default_value(1), "tensor-parallel GPUs (1, 2, 4, 8)")
+      ("latency-model", po::value<std::string>()->default_value("profile"), models_help.c_str())
+      ("profile", po::value<std::string>()->default_value(""),
+       "kernel profile JSON for the profile model (default: built-in for the GPU and model)")
+      ("json", po::bool_switch(), "print the breakdown as JSON");
+  po::options_description overheads("Latency model host overheads");
+  AddParamOptions(overheads, CpuOverheadParams(), CpuOverheadConfig{});
+  po::options_description visible;
+  visible.add(general).add(overheads);
+
+  po::variables_map values;
+  if (!ParseCommandLine("predict",
+                        "Prints the predicted time of one engine step over the given sequences, "
+                        "with the time of\nevery operator (summed over layers), its share, and "
+                        "whether it was extrapolated beyond\nmeasured data. Example:\n"
+                        "  efimsim predict --seq 512:4096 1:3000 1:100 --mode graph",
+                        visible, argc, argv, values)) {
+    return 0;
+  }
+  CpuOverheadConfig cpu;
+  ApplyParamOptions(values, CpuOverheadParams(), cpu);
+  const std::string mode = values["mode"].as<std::string>();
+  if (mode != "eager" && mode != "graph") throw UsageError("--mode: expected eager or graph");
+  cpu.cuda_graphs = mode == "graph";
+  LatencyModelOptions options;
+  options.tensor_parallel = values["tp"].as<int64_t>();
+  options.profile_path = values["profile"].as<std::string>();
+  std::vector<SequenceWork> batch;
+  for (const std::string& spec : values["seq"].as<std::vector<std::string>>()) {
+    batch.push_back(ParseSequence(spec));
+  }
+  const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
+  const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());
+  const auto latency =
+      MakeLatencyModel(values["latency-model"].as<std::string>(), model, gpu, cpu, options);
+  const StepBreakdown breakdown = latency->Explain(batch);
+  const PredictionContext context{latency->Name(), latency->Description(), model.name, gpu.name,
+                                  options.tensor_parallel, mode};
+  if (values["json"].as<bool>()) {
+    std::cout << StepBreakdownJson(context, batch, breakdown);
+    return 0;
+  }
+
+  int64_t new_tokens = 0;
+  int64_t emitting = 0;
+  for (const SequenceWork& seq : batch) {
+    new_tokens += seq.new_tokens;
+    emitting += seq.emits_token ? 1 : 0;
+  }
+  std::printf("latency model: %s\n  %s\n", context.latency_model.c_str(),
+              context.description.c_str());
+  std::printf("%s on %s, TP=%lld, %s mode; %zu sequences, %lld new tokens (GEMM M=%lld%s), "
+              "%lld emitting\n\n",
+              model.name.c_str(), gpu.name.c_str(), static_cast<long long>(options.tensor_parallel),
+              mode.c_str(), batch.size(), static_cast<long long>(new_tokens),
+              static_cast<long long>(breakdown.gemm_tokens),
+              breakdown.cuda_graph_step ? ", padded for a CUDA graph" : "",
+              static_cast<long long>(emitting));
+  const double total_us = ToSeconds(breakdown.cost.Total()) * 1e6;
+  std::printf("%-26s %-13s %9s %12s %8s %-12s %s\n", "operator", "part", "instances", "time_us",
+              "share_%", "extrapolated", "source");
+  for (const OperatorCost& op : breakdown.operators) {
+    const double us = ToSeconds(op.time) * 1e6;
+    std::printf("%-26s %-13s %9lld %12.1f %8.1f %-12s %s\n", op.name.c_str(), StepPartName(op.part),
+                static_cast<long long>(op.instances), us, total_us > 0 ? 100.0 * us / total_us : 0.0,
+                op.extrapolated ? "yes" : "no", op.source.c_str());
+  }
+  std::printf("%-26s %-13s %9s %12.1f %8.1f %-12s\n", "total", "", "", total_us, 100.0,
+              breakdown.cost.extrapolated ? "yes" : "no");
+  return 0;
+}
+
+}  // namespace efimsim::cli

@@ -1,0 +1,101 @@
+// efimsim validate-latency: a latency model against measured step times.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "models/latency_model_registry.h"
+#include "models/latency_validation.h"
+#include "models/spec_catalog.h"
+#include "models/step_report.h"
+#include "sim/app/cli_options.h"
+#include "sim/app/commands.h"
+#include "sim/base/errors.h"
+
+namespace efimsim::cli {
+
+int RunValidateLatencyCommand(int argc, const char* const* argv) {
+  po::options_description general("Validate latency");
+  general.add_options()
+      ("model", po::value<std::string>()->default_value("llama-3.1-8b"),
+       "built-in model name or path to a model spec JSON")
+      ("gpu", po::value<std::string>()->default_value("h100-sxm"),
+       "built-in GPU name or path to a GPU spec JSON")
+      ("measured", po::value<std::string>()->required(),
+       "JSON list of measured steps (format: models/PROFILE.md, \"Measured steps\")")
+      ("mode", po::value<std::string>()->default_value("eager"),
+       "overhead model of rows without a \"mode\": eager or graph")
+      ("tp", po::value<int64_t>()->default_value(1), "tensor-parallel GPUs (1, 2, 4, 8)")
+      ("latency-model", po::value<std::string>()->default_value("profile"),
+       "latency model to check (roofline, or profile: falls back to the roofline, saying so, "
+       "when no profile exists)")
+      ("profile", po::value<std::string>()->default_value(""),
+       "kernel profile JSON for the profile model (default: built-in for the GPU and model)")
+      ("worst", po::value<int64_t>()->default_value(3), "worst rows listed per kind")
+      ("json", po::bool_switch(), "print the report as JSON");
+  po::options_description overheads("Latency model host overheads");
+  AddParamOptions(overheads, CpuOverheadParams(), CpuOverheadConfig{});
+  po::options_description visible;
+  visible.add(general).add(overheads);
+
+  po::variables_map values;
+  if (!ParseCommandLine("validate-latency",
+                        "Predicts every measured step and prints, per kind of step (prefill, "
+                        "decode, mixed) and\nover all, the median, p90 and max relative error "
+                        "|predicted - measured| / measured,\nthe mean signed error (bias), and "
+                        "the worst rows.",
+                        visible, argc, argv, values)) {
+    return 0;
+  }
+  const std::string mode = values["mode"].as<std::string>();
+  if (mode != "eager" && mode != "graph") throw UsageError("--mode: expected eager or graph");
+  const int64_t worst = values["worst"].as<int64_t>();
+  if (worst < 0) throw UsageError("--worst: must be >= 0");
+  CpuOverheadConfig cpu;
+  ApplyParamOptions(values, CpuOverheadParams(), cpu);
+  LatencyModelOptions options;
+  options.tensor_parallel = values["tp"].as<int64_t>();
+  options.profile_path = values["profile"].as<std::string>();
+  const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
+  const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());
+  const std::string name = values["latency-model"].as<std::string>();
+  CpuOverheadConfig eager_cpu = cpu;
+  eager_cpu.cuda_graphs = false;
+  CpuOverheadConfig graph_cpu = cpu;
+  graph_cpu.cuda_graphs = true;
+  const auto eager = MakeLatencyModel(name, model, gpu, eager_cpu, options);
+  const auto graph = MakeLatencyModel(name, model, gpu, graph_cpu, options);
+  const std::vector<MeasuredStep> steps = LoadMeasuredSteps(values["measured"].as<std::string>());
+  const ValidationReport report =
+      ValidateLatency(steps, *eager, *graph, mode == "graph", static_cast<size_t>(worst));
+  const PredictionContext context{eager->Name(), eager->Description(), model.name, gpu.name,
+                                  options.tensor_parallel, mode};
+  if (values["json"].as<bool>()) {
+    std::cout << ValidationReportJson(context, report);
+    return 0;
+  }
+  std::printf("latency model: %s\n  %s\n", context.latency_model.c_str(),
+              context.description.c_str());
+  std::printf("%s on %s, TP=%lld; %zu measured steps from %s (rows without a mode: %s)\n\n",
+              model.name.c_str(), gpu.name.c_str(), static_cast<long long>(options.tensor_parallel),
+              steps.size(), values["measured"].as<std::string>().c_str(), mode.c_str());
+  std::printf("%-8s %5s %10s %10s %10s %10s   (relative errors, %%)\n", "kind", "rows", "median",
+              "p90", "max", "bias");
+  for (const ErrorSummary& s : report.summaries) {
+    std::printf("%-8s %5lld %10.1f %10.1f %10.1f %+10.1f\n", s.kind.c_str(),
+                static_cast<long long>(s.rows), 100 * s.median, 100 * s.p90, 100 * s.max,
+                100 * s.mean_signed);
+  }
+  for (const ErrorSummary& s : report.summaries) {
+    if (s.kind == "all" || s.worst.empty()) continue;
+    std::printf("\nworst %s rows\n%6s %13s %13s %9s %s\n", s.kind.c_str(), "index",
+                "predicted_ms", "measured_ms", "error_%", "extrapolated");
+    for (const RowError& row : s.worst) {
+      std::printf("%6lld %13.3f %13.3f %9.1f %s\n", static_cast<long long>(row.index),
+                  row.predicted_ms, row.measured_ms, 100 * row.relative_error,
+                  row.extrapolated ? "yes" : "no");
+    }
+  }
+  return 0;
+}
+
+}  // namespace efimsim::cli

@@ -1,0 +1,82 @@
+#include "models/profile_table.h"
+
+#include <gtest/gtest.h>
+
+#include "models/roofline_fit.h"
+#include "tests/models/synthetic_profile.h"
+
+namespace efimsim {
+namespace {
+
+// A fit that says nothing (used where a test stays inside the grid).
+double FlatFit(double, double) { return 1.0; }
+
+TEST(ProfileTable, InterpolationReproducesMeasuredPointsExactly) {
+  const std::vector<ProfileTable::Point> points = {
+      {16, 0, 3e-6}, {16, 1024, 7e-6}, {16, 8192, 40e-6},
+      {256, 0, 11e-6}, {256, 1024, 29e-6}, {256, 8192, 170e-6}};
+  const ProfileTable table(points, 0.0, 1.0, FlatFit);
+  for (const auto& p : points) {
+    const TableLookup lookup = table.Lookup(p.x, p.y);
+    EXPECT_DOUBLE_EQ(lookup.seconds, p.seconds) << p.x << "," << p.y;
+    EXPECT_FALSE(lookup.extrapolated);
+  }
+}
+
+TEST(ProfileTable, LogLogInterpolationIsMonotoneBetweenPoints) {
+  const std::vector<ProfileTable::Point> points = {
+      {1, 1, 10e-6}, {1, 8, 11e-6}, {1, 64, 30e-6}, {1, 512, 200e-6}, {1, 4096, 1500e-6}};
+  const ProfileTable table(points, 0.0, 0.0, FlatFit);
+  double previous = 0;
+  for (double y = 1; y <= 4096; y *= 1.07) {
+    const TableLookup lookup = table.Lookup(1, y);
+    EXPECT_GE(lookup.seconds, previous) << y;
+    EXPECT_FALSE(lookup.extrapolated);
+    previous = lookup.seconds;
+  }
+  // Halfway in log-log between (8, 11 us) and (64, 30 us): the geometric mean.
+  EXPECT_NEAR(table.Lookup(1, std::sqrt(8.0 * 64.0)).seconds, std::sqrt(11e-6 * 30e-6), 1e-12);
+}
+
+TEST(RooflineFit, RecoversTheCoefficientsOfExactRooflineData) {
+  std::vector<RooflineFitSample> samples;
+  for (double m : {1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0}) {
+    const OperatorWork work{2.0 * m * 4096 * 4096, (4096.0 * 4096 + 2 * m * 4096) * 2};
+    samples.push_back({work, testing::kSyntheticRoofline.Seconds(work)});
+  }
+  const RooflineFit fit = FitRoofline(samples, {1.0 / 790e12, 1.0 / 3e12, 0.0});
+  EXPECT_NEAR(fit.seconds_per_flop, testing::kSyntheticRoofline.seconds_per_flop,
+              1e-6 * testing::kSyntheticRoofline.seconds_per_flop);
+  EXPECT_NEAR(fit.seconds_per_byte, testing::kSyntheticRoofline.seconds_per_byte,
+              1e-6 * testing::kSyntheticRoofline.seconds_per_byte);
+  EXPECT_NEAR(fit.fixed_seconds, 4e-6, 1e-11);
+}
+
+TEST(ProfileTable, ExtrapolationBeyondTheGridIsFlaggedAndFollowsTheFittedRoofline) {
+  auto work = [](double m) {
+    return OperatorWork{2.0 * m * 6144 * 4096, (6144.0 * 4096 + m * 4096 + m * 6144) * 2};
+  };
+  std::vector<ProfileTable::Point> points;
+  std::vector<RooflineFitSample> samples;
+  for (double m : {1.0, 8.0, 64.0, 512.0, 4096.0}) {
+    const double seconds = testing::kSyntheticRoofline.Seconds(work(m));
+    points.push_back({1, m, seconds});
+    samples.push_back({work(m), seconds});
+  }
+  const RooflineFit fit = FitRoofline(samples, {1.0 / 790e12, 1.0 / 3e12, 0.0});
+  const ProfileTable table(points, 0.0, 0.0,
+                           [&](double, double m) { return fit.Seconds(work(m)); });
+  for (double m : {8192.0, 65536.0}) {
+    const TableLookup lookup = table.Lookup(1, m);
+    EXPECT_TRUE(lookup.extrapolated) << m;
+    const double expected = testing::kSyntheticRoofline.Seconds(work(m));
+    EXPECT_NEAR(lookup.seconds, expected, 1e-6 * expected) << m;
+  }
+  // Anchored at the edge: continuous there, and still flagged just past it.
+  EXPECT_NEAR(table.Lookup(1, 4097).seconds, table.Lookup(1, 4096).seconds,
+              1e-3 * table.Lookup(1, 4096).seconds);
+  EXPECT_FALSE(table.Lookup(1, 4096).extrapolated);
+}
+
+}  // namespace
+}  // namespace efimsim
