@@ -1,0 +1,50 @@
+#pragma once
+// Helpers for traces tests: scratch files and the shared real data.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace efimsim::test {
+
+// A fresh directory under gtest's TempDir, unique per test.
+inline std::string ScratchDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                    (std::string("efimsim_traces_") + info->test_suite_name() +
+                                     "_" + info->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+inline std::string WriteFile(const std::string& dir, const std::string& name,
+                             const std::string& content) {
+  const std::string path = dir + "/" + name;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// /work/shared/data/<relative> (../shared/data from the repository root).
+inline std::string SharedData(const std::string& relative) {
+  return std::string(EFIMSIM_SHARED_DATA_DIR) + "/" + relative;
+}
+
+}  // namespace efimsim::test
+
+// Skips the test when a real data file is absent.
+#define EFIMSIM_REQUIRE_SHARED_DATA(path)                                              \
+  do {                                                                                 \
+    if (!std::filesystem::exists(path)) {                                              \
+      GTEST_SKIP() << "real data file " << (path)                                      \
+                   << " is absent (../shared/data from the repository root)";          \
+    }                                                                                  \
+  } while (0)

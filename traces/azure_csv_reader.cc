@@ -1,0 +1,65 @@
+#include "traces/azure_csv_reader.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "traces/civil_time.h"
+
+namespace efimsim {
+namespace {
+
+int64_t ParseCount(const std::string& text, const std::string& file, int64_t line,
+                   const std::string& column) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 0) {
+    throw InputError(file, line, column, "'" + text + "' is not a non-negative integer");
+  }
+  return value;
+}
+
+}  // namespace
+
+AzureCsvReader::AzureCsvReader(const std::string& path, int64_t max_line_bytes)
+    : csv_(path, max_line_bytes) {
+  if (!csv_.Next(fields_)) throw InputError(path, 1, "", "empty file: expected a CSV header");
+  const auto column = [&](const char* name) {
+    const int64_t index = CsvColumnIndex(fields_, name);
+    if (index < 0) throw InputError(path, 1, name, "column missing from the CSV header");
+    return index;
+  };
+  timestamp_column_ = column("TIMESTAMP");
+  context_column_ = column("ContextTokens");
+  generated_column_ = column("GeneratedTokens");
+  header_.source = "azure-llm-csv";
+  header_.description = "imported from " + path;
+}
+
+std::optional<TraceRecord> AzureCsvReader::Next() {
+  if (!csv_.Next(fields_)) return std::nullopt;
+  const std::string& file = csv_.path();
+  const int64_t line = csv_.record_line();
+  const int64_t needed = std::max({timestamp_column_, context_column_, generated_column_}) + 1;
+  if (static_cast<int64_t>(fields_.size()) < needed) {
+    throw InputError(file, line, "", "row has " + std::to_string(fields_.size()) +
+                                         " fields, the header " + std::to_string(needed) + " or more");
+  }
+  const std::string& stamp = fields_[static_cast<size_t>(timestamp_column_)];
+  const std::optional<int64_t> time_ns = ParseCivilTimeNs(stamp);
+  if (!time_ns) {
+    throw InputError(file, line, "TIMESTAMP",
+                     "'" + stamp + "' is not a time like 2023-11-16 18:17:03.9799600");
+  }
+  if (!first_time_ns_) first_time_ns_ = *time_ns;
+  TraceRequest request;
+  request.arrival_ns = *time_ns - *first_time_ns_;
+  order_.Check(request.arrival_ns, file, line, "TIMESTAMP");
+  request.prompt_tokens =
+      ParseCount(fields_[static_cast<size_t>(context_column_)], file, line, "ContextTokens");
+  request.output_tokens =
+      ParseCount(fields_[static_cast<size_t>(generated_column_)], file, line, "GeneratedTokens");
+  if (request.prompt_tokens < 1) throw InputError(file, line, "ContextTokens", "must be >= 1");
+  return request;
+}
+
+}  // namespace efimsim

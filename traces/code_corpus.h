@@ -1,0 +1,56 @@
+#pragma once
+// A corpus of real code documents for the paper's workload (SEMANTICS.md §2:
+// code files whose whole text is 2048 < tokens < 4096): the source files of
+// a directory (default: the Python standard library), tokenized with the
+// Llama-3.1 BPE tokenizer, keeping files whose token count lies in the open
+// range (min_tokens, max_tokens) and whose text is valid UTF-8.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "traces/tokenizer/bpe_tokenizer.h"
+
+namespace efimsim {
+
+struct CodeCorpusConfig {
+  std::string directory;                      // "": DefaultPythonLibDir()
+  std::vector<std::string> extensions{".py"};
+  int64_t min_tokens = 2048;                  // exclusive
+  int64_t max_tokens = 4096;                  // exclusive
+};
+
+struct CodeDocument {
+  std::string path;  // as listed (absolute when directory is)
+  std::string text;
+  int64_t num_tokens = 0;  // Encode(text, kAsPlainText).size(), no BOS
+};
+
+class CodeCorpus {
+ public:
+  // Lists, reads and tokenizes every matching file (about 1 s for the
+  // Python standard library). Throws UsageError for an empty token range or
+  // no directory, InputError when the directory cannot be listed.
+  static CodeCorpus Build(const CodeCorpusConfig& config,
+                          const tokenizer::BpeTokenizer& tokenizer);
+
+  // Kept documents, sorted by path.
+  const std::vector<CodeDocument>& documents() const { return documents_; }
+  const std::string& directory() const { return directory_; }
+  int64_t files_scanned() const { return files_scanned_; }
+  const CodeCorpusConfig& config() const { return config_; }
+
+  // `count` distinct document indices drawn with RandomStream::Derive(seed,
+  // 0, "corpus.sample") by a partial Fisher-Yates shuffle, so the first k
+  // picks are the same whatever count >= k is. Throws UsageError when count
+  // exceeds the corpus size.
+  std::vector<size_t> Sample(int64_t count, uint64_t seed) const;
+
+ private:
+  CodeCorpusConfig config_;
+  std::string directory_;
+  int64_t files_scanned_ = 0;
+  std::vector<CodeDocument> documents_;
+};
+
+}  // namespace efimsim

@@ -1,0 +1,84 @@
+#include "traces/csv_record_reader.h"
+
+#include "sim/base/errors.h"
+
+namespace efimsim {
+
+CsvRecordReader::CsvRecordReader(std::string path, int64_t max_record_bytes)
+    : lines_(std::move(path), max_record_bytes), max_record_bytes_(max_record_bytes) {}
+
+bool CsvRecordReader::Next(std::vector<std::string>& fields) {
+  fields.clear();
+  do {
+    if (!lines_.Next(line_)) return false;
+  } while (line_.empty() || line_ == "\r");
+  record_line_ = lines_.line_number();
+
+  std::string field;
+  int64_t record_bytes = static_cast<int64_t>(line_.size());
+  bool in_quotes = false;
+  bool after_quotes = false;  // a quoted field has closed; only ',' or end may follow
+  bool field_was_quoted = false;
+  size_t i = 0;
+  while (true) {
+    if (i == line_.size()) {
+      if (in_quotes) {
+        // The quoted field goes on on the next line.
+        field.push_back('\n');
+        if (!lines_.Next(line_)) {
+          throw InputError(path(), record_line_, "", "unterminated quoted field");
+        }
+        record_bytes += static_cast<int64_t>(line_.size()) + 1;
+        if (record_bytes > max_record_bytes_) {
+          throw InputError(path(), record_line_, "",
+                           "record longer than the maximum of " + std::to_string(max_record_bytes_) +
+                               " bytes");
+        }
+        i = 0;
+        continue;
+      }
+      if (!field_was_quoted && !field.empty() && field.back() == '\r') field.pop_back();
+      fields.push_back(std::move(field));
+      return true;
+    }
+    const char c = line_[i++];
+    if (in_quotes) {
+      if (c != '"') {
+        field.push_back(c);
+      } else if (i < line_.size() && line_[i] == '"') {
+        field.push_back('"');
+        ++i;
+      } else {
+        in_quotes = false;
+        after_quotes = true;
+      }
+    } else if (c == ',') {
+      fields.push_back(std::move(field));
+      field.clear();
+      after_quotes = false;
+      field_was_quoted = false;
+    } else if (after_quotes) {
+      if (c == '\r' && i == line_.size()) continue;
+      throw InputError(path(), lines_.line_number(), "",
+                       "text after a closing quote in field " + std::to_string(fields.size() + 1));
+    } else if (c == '"') {
+      if (!field.empty()) {
+        throw InputError(path(), lines_.line_number(), "",
+                         "quote inside unquoted field " + std::to_string(fields.size() + 1));
+      }
+      in_quotes = true;
+      field_was_quoted = true;
+    } else {
+      field.push_back(c);
+    }
+  }
+}
+
+int64_t CsvColumnIndex(const std::vector<std::string>& header, const std::string& name) {
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+}  // namespace efimsim

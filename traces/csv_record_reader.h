@@ -1,0 +1,41 @@
+#pragma once
+// Streaming CSV (RFC 4180) record reader: comma-separated fields, fields in
+// double quotes may hold commas, newlines and "" (an escaped quote). A "\r"
+// before a record's end of line is dropped; inside quotes it is kept.
+// Blank lines between records are skipped. Memory is bounded by the maximum
+// record size.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "traces/line_reader.h"
+
+namespace efimsim {
+
+class CsvRecordReader {
+ public:
+  // max_record_bytes bounds one record, all its lines together.
+  CsvRecordReader(std::string path, int64_t max_record_bytes = kDefaultMaxLineBytes);
+
+  // Reads the next record's fields (unquoted). Returns false at end of file.
+  // Throws InputError(path, line, "", ...) for an unterminated quoted field,
+  // a quote inside an unquoted field, text after a closing quote, or a
+  // record longer than the maximum.
+  bool Next(std::vector<std::string>& fields);
+
+  // 1-based line on which the record last returned by Next starts.
+  int64_t record_line() const { return record_line_; }
+  const std::string& path() const { return lines_.path(); }
+
+ private:
+  LineReader lines_;
+  int64_t max_record_bytes_;
+  int64_t record_line_ = 0;
+  std::string line_;
+};
+
+// Index of `name` in a header row, or -1.
+int64_t CsvColumnIndex(const std::vector<std::string>& header, const std::string& name);
+
+}  // namespace efimsim

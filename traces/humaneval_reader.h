@@ -1,0 +1,71 @@
+#pragma once
+// Importer of HumanEval infilling tasks (openai/human-eval-infilling,
+// *.jsonl or *.jsonl.gz): `task_id`, `prompt` (the prefix), `suffix`,
+// `canonical_solution` (the middle); other fields (`test`, ...) are ignored
+// and never executed. Each task becomes one editing session:
+//   - SessionStart: text = prompt + suffix, cursor_bytes = prompt's size,
+//     session_id = document_id = task_id, user_id = "humaneval-<lane>";
+//   - the middle is typed at the cursor, one `insert` per code point, every
+//     1 / chars_per_second seconds (rounded to ns), the first one interval
+//     after the session starts;
+//   - `end` at the last insert's time (at the start for an empty middle).
+// Tasks are dealt to `users` lanes in file order: each lane types its tasks
+// one after another, the next starting session_gap_ns after the previous
+// ended; all lanes start at time 0. Records of concurrent lanes are merged
+// by (time, lane). Memory: one task per lane.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "traces/trace_reader.h"
+
+namespace efimsim {
+
+struct HumanEvalTask {
+  std::string task_id;
+  std::string prompt;
+  std::string suffix;
+  std::string canonical_solution;
+};
+// The JSON half (humaneval_line_io.cc). Throws InputError(file, line, field, ...).
+HumanEvalTask ParseHumanEvalLine(std::string_view line, const std::string& file,
+                                 int64_t line_number);
+
+struct HumanEvalImportOptions {
+  double chars_per_second = 6.0;                 // > 0
+  int64_t users = 1;                             // concurrent typists, >= 1
+  int64_t session_gap_ns = 1000000000;           // >= 0, between a lane's tasks
+};
+
+class HumanEvalReader : public TraceReader {
+ public:
+  // Throws UsageError for bad options, InputError when the file cannot be opened.
+  HumanEvalReader(const std::string& path, HumanEvalImportOptions options = {},
+                  int64_t max_line_bytes = kDefaultMaxLineBytes);
+
+  const TraceHeader& header() const override { return header_; }
+  std::optional<TraceRecord> Next() override;
+
+ private:
+  struct Lane {
+    std::deque<TraceRecord> records;  // one task's records, in time order
+    int64_t free_at_ns = 0;           // when its current task ends
+    bool exhausted = false;
+  };
+  // Loads the next task of the file into `lane`; false at end of file.
+  bool LoadTask(Lane& lane, int64_t lane_index);
+
+  LineReader lines_;
+  TraceHeader header_;
+  HumanEvalImportOptions options_;
+  int64_t interval_ns_ = 0;
+  std::vector<Lane> lanes_;
+  std::string line_;
+  bool file_done_ = false;
+};
+
+}  // namespace efimsim

@@ -1,0 +1,49 @@
+#include "traces/mooncake_reader.h"
+
+#include "traces/mooncake_block_keys.h"
+
+namespace efimsim {
+
+MooncakeReader::MooncakeReader(const std::string& path, int64_t max_line_bytes,
+                               int64_t block_key_tokens)
+    : lines_(path, max_line_bytes), block_key_tokens_(block_key_tokens) {
+  if (block_key_tokens_ < 1 || kMooncakeHashBlockTokens % block_key_tokens_ != 0) {
+    throw UsageError("Mooncake block key tokens must divide 512, got " +
+                     std::to_string(block_key_tokens_));
+  }
+  header_.source = "mooncake-jsonl";
+  header_.description = "imported from " + path + "; 512-token hash ids expanded to " +
+                        std::to_string(block_key_tokens_) + "-token block keys";
+}
+
+std::optional<TraceRecord> MooncakeReader::Next() {
+  do {
+    if (!lines_.Next(line_)) return std::nullopt;
+  } while (line_.find_first_not_of(" \t\r") == std::string::npos);
+  const std::string& file = lines_.path();
+  const int64_t line = lines_.line_number();
+  const MooncakeRow row = ParseMooncakeLine(line_, file, line);
+  if (row.timestamp_ms < 0) throw InputError(file, line, "timestamp", "must be >= 0");
+  if (row.input_length < 1) throw InputError(file, line, "input_length", "must be >= 1");
+  if (row.output_length < 0) throw InputError(file, line, "output_length", "must be >= 0");
+  const int64_t needed = (row.input_length + kMooncakeHashBlockTokens - 1) / kMooncakeHashBlockTokens;
+  if (static_cast<int64_t>(row.hash_ids.size()) < needed) {
+    throw InputError(file, line, "hash_ids",
+                     "has " + std::to_string(row.hash_ids.size()) + " ids, input_length " +
+                         std::to_string(row.input_length) + " needs " + std::to_string(needed));
+  }
+  if (row.timestamp_ms > INT64_MAX / 1000000) {
+    throw InputError(file, line, "timestamp", "too large");
+  }
+  TraceRequest request;
+  request.arrival_ns = row.timestamp_ms * 1000000;
+  order_.Check(request.arrival_ns, file, line, "timestamp");
+  request.prompt_tokens = row.input_length;
+  request.output_tokens = row.output_length;
+  request.block_keys = ExpandMooncakeHashIds(row.hash_ids, row.input_length,
+                                             kMooncakeHashBlockTokens, block_key_tokens_);
+  if (!request.block_keys.empty()) request.block_key_tokens = block_key_tokens_;
+  return request;
+}
+
+}  // namespace efimsim

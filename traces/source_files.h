@@ -1,0 +1,26 @@
+#pragma once
+// Source-code files on this machine, used as real documents (typing
+// generator, code corpus). Default: the Python standard library.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace efimsim {
+
+// The /usr/lib/python3.N directory with the highest N (numeric order), or
+// "" when there is none.
+std::string DefaultPythonLibDir();
+
+// Regular files under `dir` (recursively; symlinked directories not
+// followed, unreadable directories skipped) whose names end with one of
+// `extensions` (e.g. ".py"), sorted by path in byte order so every run sees
+// the same list. Throws InputError(dir, 0, "", ...) when dir is not a directory.
+std::vector<std::string> ListSourceFiles(const std::string& dir,
+                                         const std::vector<std::string>& extensions);
+
+// The whole content of `path`. Throws
+// InputError(path, 0, "", ...) when unreadable or larger than max_bytes.
+std::string ReadWholeFile(const std::string& path, int64_t max_bytes);
+
+}  // namespace efimsim

@@ -1,0 +1,54 @@
+#pragma once
+// The interface every trace source implements: the efimsim JSON Lines
+// reader, the importers (Azure CSV, Mooncake JSONL, TaskTracker CSV,
+// HumanEval infilling JSONL.gz) and the typing generator. A consumer
+// (`efimsim replay --trace`, `efimsim convert`) pulls records one at a time;
+// no source holds the whole trace in memory.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sim/base/errors.h"
+#include "traces/line_reader.h"
+#include "traces/trace_records.h"
+
+namespace efimsim {
+
+class TraceReader {
+ public:
+  virtual ~TraceReader() = default;
+
+  // The trace's header (read or synthesized when the reader was opened).
+  virtual const TraceHeader& header() const = 0;
+
+  // The next record, or nullopt after the last. Records come in
+  // non-decreasing RecordTimeNs order; events of one session in the order
+  // they happened. Throws InputError (file, 1-based line, field) on bad input.
+  virtual std::optional<TraceRecord> Next() = 0;
+
+  // 1-based line (first line of the CSV record) of the input the record
+  // last returned by Next came from, for consumers' InputErrors about it
+  // (unknown session, edit outside the document); 0 when the source is not
+  // a line-based file or cannot say (HumanEval lanes, typing generator).
+  virtual int64_t current_line() const { return 0; }
+};
+
+// Rejects a time that goes back: every reader checks its records with one.
+class TimeOrderCheck {
+ public:
+  void Check(int64_t time_ns, const std::string& file, int64_t line, const std::string& field) {
+    if (time_ns < last_time_ns_) {
+      throw InputError(file, line, field,
+                       std::to_string(time_ns) + " ns is before the previous record's " +
+                           std::to_string(last_time_ns_) +
+                           " ns; records must be sorted by time (FORMAT.md)");
+    }
+    last_time_ns_ = time_ns;
+  }
+
+ private:
+  int64_t last_time_ns_ = 0;
+};
+
+}  // namespace efimsim

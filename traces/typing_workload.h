@@ -1,0 +1,86 @@
+#pragma once
+// The `typing` workload generator: simulated users typing real source files
+// (typing_session.h for one session's model), as a TraceReader yielding
+// editing-session records lazily in time order. Memory: the active
+// sessions' documents and the sorted list of source paths.
+//
+// Population (how sessions start; the typing itself never waits for the
+// server, as real users do not):
+//   closed: `users` users; each runs sessions_per_user sessions one after
+//     another, each preceded by a think time Exponential(think_time_mean_s)
+//     (the first too, so users do not start in lockstep);
+//   open: `sessions` sessions arrive as a Poisson process of
+//     session_rate_per_s, each by a new user.
+// Randomness, from named streams of `seed` (sim/core/random.h):
+//   closed: RandomStream::Derive(seed, user, "typing.think") for think times,
+//           RandomStream::Derive(seed, user, "typing.session") for documents
+//           and typing (the user's sessions draw from it in turn);
+//   open:   RandomStream::Derive(seed, 0, "typing.arrivals") for arrivals,
+//           RandomStream::Derive(seed, k, "typing.session") for session k.
+// So a user's sessions do not depend on how many users there are. Records
+// of different sessions at the same time come in order of user number.
+// Ids: user "u<N>", session "u<N>-s<K>" (K from 0), document = the file's
+// path relative to source_dir.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "traces/trace_reader.h"
+#include "traces/typing_session.h"
+
+namespace efimsim {
+
+enum class TypingPopulation { kClosed, kOpen };
+
+struct TypingWorkloadConfig {
+  std::string source_dir;                    // "": DefaultPythonLibDir()
+  std::vector<std::string> extensions{".py"};
+  int64_t max_document_bytes = 256 * 1024;   // larger files are skipped
+  uint64_t seed = 1;
+  TypingPopulation population = TypingPopulation::kClosed;
+  int64_t users = 16;                        // closed
+  int64_t sessions_per_user = 1;             // closed
+  double think_time_mean_s = 5.0;            // closed
+  double session_rate_per_s = 0.5;           // open
+  int64_t sessions = 16;                     // open
+  TypingBehavior behavior;
+};
+
+class TypingWorkload : public TraceReader {
+ public:
+  // Lists the source files. Throws UsageError for bad parameters or when
+  // the directory holds no matching file, InputError when it cannot be read.
+  explicit TypingWorkload(TypingWorkloadConfig config);
+  ~TypingWorkload() override;
+  // Sessions refer to config_ and users_; the object stays where it is made.
+  TypingWorkload(const TypingWorkload&) = delete;
+  TypingWorkload& operator=(const TypingWorkload&) = delete;
+
+  const TraceHeader& header() const override { return header_; }
+  std::optional<TraceRecord> Next() override;
+
+  const std::vector<std::string>& source_files() const { return files_; }
+
+ private:
+  struct User;
+  // Makes sure `user` has a record pending unless it is done; false if done.
+  bool Refill(User& user);
+  void StartSession(User& user, int64_t time_ns);
+  void AdmitOpenArrivals(int64_t up_to_ns);
+
+  TypingWorkloadConfig config_;
+  TraceHeader header_;
+  std::string source_dir_;
+  std::vector<std::string> files_;
+  std::vector<std::unique_ptr<User>> users_;  // active, by user number
+  // open population
+  std::optional<RandomStream> arrivals_;
+  int64_t next_arrival_ns_ = 0;
+  int64_t arrivals_made_ = 0;
+};
+
+}  // namespace efimsim
