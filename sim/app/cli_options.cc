@@ -72,12 +72,16 @@ ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
 
 bool ParseCommandLine(const std::string& command, const std::string& synopsis,
                       const po::options_description& visible, int argc, const char* const* argv,
-                      po::variables_map& values) {
+                      po::variables_map& values,
+                      const po::positional_options_description* positional) {
   po::options_description all;
   all.add(visible);
   all.add_options()("help,h", "show this help");
   try {
-    po::store(po::command_line_parser(argc, argv).options(all).run(), values);
+    po::command_line_parser parser(argc, argv);
+    parser.options(all);
+    if (positional != nullptr) parser.positional(*positional);
+    po::store(parser.run(), values);
     po::notify(values);
   } catch (const po::error& error) {
     throw UsageError(std::string(error.what()) + " (see efimsim " + command + " --help)");

@@ -54,6 +54,7 @@ ExperimentConfig ExperimentFromOptions(const po::variables_map& values);
 // prints help) when --help was given.
 bool ParseCommandLine(const std::string& command, const std::string& synopsis,
                       const po::options_description& visible, int argc, const char* const* argv,
-                      po::variables_map& values);
+                      po::variables_map& values,
+                      const po::positional_options_description* positional = nullptr);
 
 }  // namespace efimsim::cli

@@ -7,5 +7,9 @@ namespace efimsim::cli {
 int RunReplayCommand(int argc, const char* const* argv);
 int RunCompareCommand(int argc, const char* const* argv);
 int RunModelsCommand(int argc, const char* const* argv);
+int RunPredictCommand(int argc, const char* const* argv);
+int RunValidateLatencyCommand(int argc, const char* const* argv);
+int RunConvertCommand(int argc, const char* const* argv);
+int RunTokenizeCommand(int argc, const char* const* argv);
 
 }  // namespace efimsim::cli

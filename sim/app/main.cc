@@ -22,6 +22,11 @@ constexpr const char* kUsage =
     "            side by side, with EFIM's gains\n"
     "  replay    run one policy and write summary.json and requests.csv\n"
     "  models    list built-in models and GPUs with derived figures\n"
+    "  predict   one step's latency with a per-operator breakdown\n"
+    "  validate-latency  a latency model's error against measured step times\n"
+    "  convert   turn a trace (Azure CSV, Mooncake JSONL, TaskTracker CSV, HumanEval\n"
+    "            infilling, efimsim JSONL) into efimsim's trace format\n"
+    "  tokenize  token counts (or ids) of files under the Llama-3.1 tokenizer\n"
     "\n"
     "With no command, `efimsim compare` runs the EFIM paper's benchmark\n"
     "(16 users x 5 rounds, Llama-3.1-8B on one H100, roofline latency model).\n";
@@ -44,8 +49,13 @@ int Dispatch(int argc, const char* const* argv) {
   if (command == "compare") return RunCompareCommand(sub_argc, sub_argv);
   if (command == "replay") return RunReplayCommand(sub_argc, sub_argv);
   if (command == "models") return RunModelsCommand(sub_argc, sub_argv);
+  if (command == "predict") return RunPredictCommand(sub_argc, sub_argv);
+  if (command == "validate-latency") return RunValidateLatencyCommand(sub_argc, sub_argv);
+  if (command == "convert") return RunConvertCommand(sub_argc, sub_argv);
+  if (command == "tokenize") return RunTokenizeCommand(sub_argc, sub_argv);
   throw efimsim::UsageError("unknown command '" + command +
-                            "' (commands: compare, replay, models; see efimsim --help)");
+                            "' (commands: compare, replay, models, predict, validate-latency, convert, "
+                            "tokenize; see efimsim --help)");
 }
 
 }  // namespace

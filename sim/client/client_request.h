@@ -2,6 +2,7 @@
 // What a client sends to an engine, and the engine's answer back.
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/base/time.h"
 #include "sim/base/tokens.h"
@@ -12,9 +13,19 @@ struct ClientRequest {
   uint64_t request_id = 0;       // unique within a run, in send order
   int64_t user = 0;
   int64_t round = 0;
+  // The prompt's token ids. Imported traces that carry no ids leave it
+  // empty and give `prompt_length` instead (and, when the trace has them,
+  // keys of the prompt's full blocks: equal keys mean equal blocks).
   TokenVector prompt;
+  int64_t prompt_length = 0;               // used only when `prompt` is empty
+  std::vector<uint64_t> prompt_block_keys; // optional, with `prompt_length`
+  int32_t block_key_tokens = 0;            // tokens each key covers
   int64_t max_output_tokens = 0;  // generation stops after this many tokens
   TimePoint sent;                 // arrival at the engine (no network delay)
+
+  int64_t prompt_tokens() const {
+    return prompt.empty() ? prompt_length : static_cast<int64_t>(prompt.size());
+  }
 };
 
 // The engine side of the client: accepts requests at Now().
@@ -22,6 +33,9 @@ class RequestSink {
  public:
   virtual ~RequestSink() = default;
   virtual void Submit(ClientRequest request) = 0;
+  // Aborts a request the client no longer wants (a stale completion). Its
+  // blocks are freed and stay cached. A no-op for an unknown or finished id.
+  virtual void Cancel(uint64_t request_id) = 0;
 };
 
 }  // namespace efimsim

@@ -5,6 +5,9 @@
 //   TPOT: (E2E - TTFT) / (output tokens - 1), undefined for one token
 //   E2E:  arrival -> last output token
 //   queueing delay: arrival -> first scheduled
+// A cancelled request's `finish` is when it was aborted; its first_token and
+// first_scheduled may be TimePoint::max() (never reached). Cancelled
+// requests are counted but excluded from latency statistics.
 
 #include <cstdint>
 
@@ -24,6 +27,7 @@ struct RequestRecord {
   int64_t cached_tokens = 0;   // prefix-cache hit at first admission (vLLM num_cached_tokens)
   int64_t output_tokens = 0;
   int64_t preemptions = 0;
+  bool cancelled = false;
 
   Duration ttft() const { return first_token - arrival; }
   Duration e2e() const { return finish - arrival; }

@@ -35,11 +35,15 @@ Distribution Summarize(std::vector<double> values) {
 RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCounters& counters) {
   RunSummary s;
   s.engine = counters;
-  s.requests_completed = static_cast<int64_t>(records.size());
   std::vector<double> ttft, tpot, e2e, queueing;
   TimePoint first_arrival = TimePoint::max();
   TimePoint last_finish = kTimeZero;
   for (const RequestRecord& r : records) {
+    if (r.cancelled) {
+      ++s.requests_cancelled;
+      continue;
+    }
+    ++s.requests_completed;
     ttft.push_back(ToMilliseconds(r.ttft()));
     e2e.push_back(ToMilliseconds(r.e2e()));
     queueing.push_back(ToMilliseconds(r.queueing_delay()));
@@ -54,11 +58,11 @@ RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCoun
   s.tpot_ms = Summarize(std::move(tpot));
   s.e2e_ms = Summarize(std::move(e2e));
   s.queueing_ms = Summarize(std::move(queueing));
-  if (!records.empty()) {
+  if (s.requests_completed > 0) {
     s.makespan = last_finish - first_arrival;
     const double seconds = ToSeconds(s.makespan);
     if (seconds > 0) {
-      s.request_throughput_per_s = static_cast<double>(records.size()) / seconds;
+      s.request_throughput_per_s = static_cast<double>(s.requests_completed) / seconds;
       s.output_token_throughput_per_s = static_cast<double>(s.output_tokens) / seconds;
       s.total_token_throughput_per_s =
           static_cast<double>(s.prompt_tokens + s.output_tokens) / seconds;

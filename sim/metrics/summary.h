@@ -40,7 +40,8 @@ struct EngineCounters {
 };
 
 struct RunSummary {
-  int64_t requests_completed = 0;
+  int64_t requests_completed = 0;   // finished, not cancelled
+  int64_t requests_cancelled = 0;
   Duration makespan{0};             // first arrival -> last completion
   Distribution ttft_ms, tpot_ms, e2e_ms, queueing_ms;
   double request_throughput_per_s = 0;

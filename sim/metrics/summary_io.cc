@@ -34,6 +34,7 @@ std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
   }
   ordered_json results;
   results["requests_completed"] = s.requests_completed;
+  results["requests_cancelled"] = s.requests_cancelled;
   results["requests_rejected"] = s.engine.rejected_requests;
   results["makespan_s"] = ToSeconds(s.makespan);
   results["request_throughput_per_s"] = s.request_throughput_per_s;

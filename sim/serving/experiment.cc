@@ -22,6 +22,9 @@ class RunObserver : public RequestObserver {
     records.push_back(record);
     client_->OnResponseComplete(record.user);
   }
+  void OnRequestCancelled(const RequestRecord& record) override {
+    records.push_back(record);
+  }
   void OnRequestRejected(const ClientRequest& request, const std::string& reason) override {
     ++rejected;
     if (first_rejection.empty()) {

@@ -25,12 +25,16 @@ Replica::Replica(Simulator& simulator, ReplicaConfig config, const LatencyModel&
 Replica::~Replica() = default;
 
 void Replica::Submit(ClientRequest client_request) {
-  const int64_t prompt = static_cast<int64_t>(client_request.prompt.size());
+  const int64_t prompt = client_request.prompt_tokens();
   const int64_t longest = prompt + client_request.max_output_tokens;
   const int64_t blocks_needed = (longest + config_.block_tokens - 1) / config_.block_tokens;
   std::string reason;
-  if (prompt == 0) {
+  if (prompt <= 0) {
     reason = "empty prompt";
+  } else if (!client_request.prompt_block_keys.empty() &&
+             client_request.block_key_tokens != config_.block_tokens) {
+    reason = "block keys cover " + std::to_string(client_request.block_key_tokens) +
+             " tokens each, the engine's blocks " + std::to_string(config_.block_tokens);
   } else if (config_.max_context_tokens > 0 && longest > config_.max_context_tokens) {
     reason = "prompt + max output tokens (" + std::to_string(longest) +
              ") exceeds the model's context (" + std::to_string(config_.max_context_tokens) + ")";
@@ -52,13 +56,74 @@ void Replica::Submit(ClientRequest client_request) {
   request->num_tokens = prompt;
   request->max_output_tokens = client_request.max_output_tokens;
   request->arrival = simulator_.Now();
-  AppendBlockKeys(client_request.prompt, config_.block_tokens, 0, request->block_keys);
-  const size_t full = request->block_keys.size() * static_cast<size_t>(config_.block_tokens);
-  request->tail_tokens.assign(client_request.prompt.begin() + static_cast<int64_t>(full),
-                              client_request.prompt.end());
+  FillPrompt(client_request, *request);
   scheduler_.AddWaiting(request.get());
   live_.push_back(std::move(request));
   RequestSchedule();
+}
+
+TokenId Replica::SyntheticPromptToken(uint64_t request_id, int64_t position) const {
+  const uint64_t span = static_cast<uint64_t>(config_.output_token_last) -
+                        static_cast<uint64_t>(config_.output_token_first) + 1;
+  const uint64_t draw = Mix64(Mix64(request_id ^ 0x5bd1e995ULL) + static_cast<uint64_t>(position));
+  return static_cast<TokenId>(config_.output_token_first + static_cast<int64_t>(draw % span));
+}
+
+// Block keys and the partial last block of the prompt. Token ids when the
+// client sent them; otherwise the trace's block keys (equal keys, equal
+// blocks) and, past them, tokens unique to this request (no reuse).
+void Replica::FillPrompt(const ClientRequest& client_request, Request& request) const {
+  const int64_t block = config_.block_tokens;
+  if (!client_request.prompt.empty()) {
+    AppendBlockKeys(client_request.prompt, config_.block_tokens, 0, request.block_keys);
+    const size_t full = request.block_keys.size() * static_cast<size_t>(block);
+    request.tail_tokens.assign(client_request.prompt.begin() + static_cast<int64_t>(full),
+                               client_request.prompt.end());
+    return;
+  }
+  const int64_t length = client_request.prompt_length;
+  const int64_t full_blocks = length / block;
+  const int64_t given = std::min<int64_t>(
+      full_blocks, static_cast<int64_t>(client_request.prompt_block_keys.size()));
+  request.block_keys.assign(client_request.prompt_block_keys.begin(),
+                            client_request.prompt_block_keys.begin() + given);
+  TokenVector tokens(static_cast<size_t>(block));
+  for (int64_t b = given; b < full_blocks; ++b) {
+    for (int64_t i = 0; i < block; ++i) {
+      tokens[static_cast<size_t>(i)] = SyntheticPromptToken(request.id, b * block + i);
+    }
+    const BlockKey parent = request.block_keys.empty() ? kRootBlockKey : request.block_keys.back();
+    request.block_keys.push_back(HashBlock(parent, tokens));
+  }
+  for (int64_t position = full_blocks * block; position < length; ++position) {
+    request.tail_tokens.push_back(SyntheticPromptToken(request.id, position));
+  }
+}
+
+void Replica::Cancel(uint64_t request_id) {
+  for (const auto& live : live_) {
+    if (live->id != request_id) continue;
+    if (step_in_flight_) {
+      for (const ScheduledSequence& seq : plan_.sequences) {
+        if (seq.request == live.get()) {
+          pending_cancels_.push_back(request_id);
+          return;
+        }
+      }
+    }
+    CancelNow(*live);
+    return;
+  }
+}
+
+void Replica::CancelNow(Request& request) {
+  if (request.state == RequestState::kRunning) cache_.Free(request.kv);
+  scheduler_.Remove(&request);
+  request.finish = simulator_.Now();
+  request.TransitionTo(RequestState::kCancelled);
+  const RequestRecord record = request.ToRecord();
+  std::erase_if(live_, [&](const auto& r) { return r.get() == &request; });
+  observer_.OnRequestCancelled(record);
 }
 
 void Replica::RequestSchedule() {
@@ -146,6 +211,10 @@ void Replica::CompleteStep() {
               [](const auto& a, const auto& b) { return a->id < b->id; });
     for (const auto& request : finished) observer_.OnRequestFinished(request->ToRecord());
   }
+  // Aborts that arrived while the step was in flight.
+  std::vector<uint64_t> cancels;
+  cancels.swap(pending_cancels_);
+  for (const uint64_t id : cancels) Cancel(id);
   if (config_.check_invariants) CheckInvariants();
   if (!scheduler_.waiting().empty() || !scheduler_.running().empty()) RequestSchedule();
 }

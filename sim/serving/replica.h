@@ -29,6 +29,8 @@ class RequestObserver {
  public:
   virtual ~RequestObserver() = default;
   virtual void OnRequestFinished(const RequestRecord& record) = 0;
+  // A cancelled request's record (record.cancelled is true).
+  virtual void OnRequestCancelled(const RequestRecord& record) = 0;
   virtual void OnRequestRejected(const ClientRequest& request, const std::string& reason) = 0;
 };
 
@@ -50,6 +52,9 @@ class Replica : public RequestSink, public EventHandler {
   ~Replica() override;
 
   void Submit(ClientRequest request) override;
+  // vLLM aborts between steps: a request in the step in flight is cancelled
+  // when that step completes; any other at once.
+  void Cancel(uint64_t request_id) override;
   void HandleEvent(const Event& event) override;
 
   // True when nothing is running, waiting or in flight.
@@ -66,6 +71,9 @@ class Replica : public RequestSink, public EventHandler {
   void StartStep();
   void CompleteStep();
   TokenId GeneratedToken(const Request& request) const;
+  TokenId SyntheticPromptToken(uint64_t request_id, int64_t position) const;
+  void FillPrompt(const ClientRequest& client_request, Request& request) const;
+  void CancelNow(Request& request);
 
   Simulator& simulator_;
   ReplicaConfig config_;
@@ -77,6 +85,7 @@ class Replica : public RequestSink, public EventHandler {
   std::vector<std::unique_ptr<Request>> live_;  // requests not yet finished
   StepPlan plan_;
   std::vector<SequenceWork> work_;
+  std::vector<uint64_t> pending_cancels_;  // requests of the step in flight
   bool step_in_flight_ = false;
   bool schedule_pending_ = false;
 

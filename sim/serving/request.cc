@@ -12,7 +12,7 @@ const char* RequestStateName(RequestState state) {
     case RequestState::kRunning: return "running";
     case RequestState::kPreempted: return "preempted";
     case RequestState::kFinished: return "finished";
-    case RequestState::kRejected: return "rejected";
+    case RequestState::kCancelled: return "cancelled";
   }
   return "unknown";
 }
@@ -23,7 +23,8 @@ void Request::TransitionTo(RequestState next) {
                      (from == RequestState::kRunning && next == RequestState::kPreempted) ||
                      (from == RequestState::kPreempted && next == RequestState::kRunning) ||
                      (from == RequestState::kRunning && next == RequestState::kFinished) ||
-                     (from == RequestState::kWaiting && next == RequestState::kRejected);
+                     (from != RequestState::kFinished && from != RequestState::kCancelled &&
+                      next == RequestState::kCancelled);
   EFIMSIM_CHECK(legal, std::string("illegal request transition ") + RequestStateName(from) +
                            " -> " + RequestStateName(next) + " (request " + std::to_string(id) +
                            ")");
@@ -53,6 +54,7 @@ RequestRecord Request::ToRecord() const {
   record.cached_tokens = cached_tokens < 0 ? 0 : cached_tokens;
   record.output_tokens = output_tokens;
   record.preemptions = preemptions;
+  record.cancelled = state == RequestState::kCancelled;
   return record;
 }
 

@@ -16,8 +16,10 @@ namespace efimsim {
 //   kRunning -> kPreempted          preempted (blocks freed, progress reset)
 //   kPreempted -> kRunning          re-admission (recompute)
 //   kRunning -> kFinished           last token emitted
-//   kWaiting -> kRejected           can never fit the KV cache
-enum class RequestState : uint8_t { kWaiting, kRunning, kPreempted, kFinished, kRejected };
+//   kWaiting | kRunning | kPreempted -> kCancelled   the client aborted it
+// (A request that can never fit is rejected at submission and never
+// becomes a Request.)
+enum class RequestState : uint8_t { kWaiting, kRunning, kPreempted, kFinished, kCancelled };
 const char* RequestStateName(RequestState state);
 
 struct Request {

@@ -79,6 +79,11 @@ void VllmV1Scheduler::Schedule(StepPlan& plan) {
   }
 }
 
+void VllmV1Scheduler::Remove(const Request* request) {
+  std::erase(waiting_, request);
+  std::erase(running_, request);
+}
+
 void VllmV1Scheduler::RemoveFinished() {
   std::erase_if(running_,
                 [](const Request* r) { return r->state == RequestState::kFinished; });

@@ -52,6 +52,9 @@ class VllmV1Scheduler {
   void Schedule(StepPlan& plan);
   // Removes finished requests from the running list, keeping order.
   void RemoveFinished();
+  // Removes one request from the waiting queue or running list (an abort),
+  // keeping the others' order. The caller frees its blocks.
+  void Remove(const Request* request);
 
   const std::deque<Request*>& waiting() const { return waiting_; }
   const std::vector<Request*>& running() const { return running_; }

@@ -1,0 +1,90 @@
+#pragma once
+// Replays a trace (traces/trace_reader.h) open loop: request records are
+// sent at their arrival times; editing sessions are replayed edit by edit
+// and turned into completion requests by a client model
+// (completion_trigger.h) that builds text prompts (text_prompt_builder.h).
+//
+// Memory stays bounded by the open sessions and requests in flight: the
+// trace is pulled one record at a time, each scheduled at its own time.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/client/client_request.h"
+#include "sim/client/completion_trigger.h"
+#include "sim/client/text_prompt_builder.h"
+#include "sim/core/simulator.h"
+#include "traces/edited_document.h"
+#include "traces/trace_reader.h"
+
+namespace efimsim {
+
+struct TraceReplayStats {
+  int64_t request_records = 0;   // request-level records sent as they are
+  int64_t sessions = 0;
+  int64_t edits = 0;             // text-changing edits
+  int64_t completion_requests = 0;
+  int64_t cancel_requests = 0;   // stale requests the client aborted
+  int64_t efim_rebases = 0;
+};
+
+class TraceReplayClient : public EventHandler {
+ public:
+  // `builder` may be null when the trace has no editing sessions (an
+  // InputError is thrown at the first session otherwise). `trace_name`
+  // names the trace in errors. All references must outlive the client.
+  TraceReplayClient(Simulator& simulator, TraceReader& reader, RequestSink& sink,
+                    const TextPromptBuilder* builder, CompletionClientConfig config,
+                    std::string trace_name);
+  ~TraceReplayClient() override;
+
+  void Start();
+  // The engine is done with `request_id` (finished, cancelled or rejected).
+  void OnRequestDone(uint64_t request_id);
+  void HandleEvent(const Event& event) override;
+
+  // Counters; efim_rebases includes sessions still open.
+  TraceReplayStats stats() const;
+  int64_t open_sessions() const { return static_cast<int64_t>(session_slots_.size()); }
+  int64_t requests_in_flight() const { return static_cast<int64_t>(owner_.size()); }
+
+ private:
+  struct Session;
+  static constexpr uint64_t kNoRequest = UINT64_MAX;
+
+  void PumpNext();
+  void Apply(TraceRecord record);
+  void StartSession(const SessionStart& start);
+  void ApplyEdit(const EditEvent& edit);
+  void OnTextChanged(uint32_t slot);
+  void ArmTimer(uint32_t slot, Duration wait);
+  void Send(uint32_t slot);
+  void MaybeClose(uint32_t slot);
+  Session& At(uint32_t slot) { return *sessions_[slot]; }
+
+  Simulator& simulator_;
+  TraceReader& reader_;
+  RequestSink& sink_;
+  const TextPromptBuilder* builder_;
+  CompletionClientConfig config_;
+  CompletionTrigger trigger_;
+  std::string trace_name_;
+
+  std::optional<TraceRecord> next_record_;
+  std::vector<std::unique_ptr<Session>> sessions_;  // by slot; null when free
+  std::vector<uint32_t> free_slots_;
+  // Timer generations per slot; they outlive a slot's session so a timer
+  // armed for a closed session never fires for the next one in that slot.
+  std::vector<uint32_t> slot_generation_;
+  std::unordered_map<std::string, uint32_t> session_slots_;
+  std::unordered_map<std::string, int64_t> user_index_;
+  std::unordered_map<uint64_t, uint32_t> owner_;  // in-flight completion -> session slot
+  uint64_t next_request_id_ = 0;
+  TraceReplayStats stats_;
+};
+
+}  // namespace efimsim
