@@ -64,12 +64,15 @@ bool HumanEvalReader::LoadTask(Lane& lane, int64_t lane_index) {
     offset += static_cast<int64_t>(length);
     i += length;
   }
+  // The user stays on the task for session_gap_ns after the last keystroke
+  // (long enough for a debouncing client to ask for a completion), then
+  // moves to the lane's next task.
   EditEvent end;
-  end.time_ns = time;
+  end.time_ns = time + options_.session_gap_ns;
   end.session_id = task.task_id;
   end.kind = EditKind::kEnd;
   lane.records.push_back(std::move(end));
-  lane.free_at_ns = time + options_.session_gap_ns;
+  lane.free_at_ns = end.time_ns;
   return true;
 }
 

@@ -8,10 +8,11 @@
 //   - the middle is typed at the cursor, one `insert` per code point, every
 //     1 / chars_per_second seconds (rounded to ns), the first one interval
 //     after the session starts;
-//   - `end` at the last insert's time (at the start for an empty middle).
+//   - `end` session_gap_ns after the last insert (the user stays to read the
+//     suggestion, so a debouncing client still asks for one).
 // Tasks are dealt to `users` lanes in file order: each lane types its tasks
-// one after another, the next starting session_gap_ns after the previous
-// ended; all lanes start at time 0. Records of concurrent lanes are merged
+// one after another, the next starting when the previous ended; all lanes
+// start at time 0. Records of concurrent lanes are merged
 // by (time, lane). Memory: one task per lane.
 
 #include <cstdint>
@@ -38,7 +39,7 @@ HumanEvalTask ParseHumanEvalLine(std::string_view line, const std::string& file,
 struct HumanEvalImportOptions {
   double chars_per_second = 6.0;                 // > 0
   int64_t users = 1;                             // concurrent typists, >= 1
-  int64_t session_gap_ns = 1000000000;           // >= 0, between a lane's tasks
+  int64_t session_gap_ns = 1000000000;           // >= 0, last keystroke -> end of the task
 };
 
 class HumanEvalReader : public TraceReader {

@@ -9,12 +9,12 @@ namespace efimsim::cli {
 const ParamTable<PaperWorkloadConfig>& WorkloadParams() {
   using C = PaperWorkloadConfig;
   static const ParamTable<C> table = {
-      {{"users", "users", "closed-loop users, one document each", 1}, &C::users},
-      {{"rounds", "rounds", "requests per user (the paper's R)", 1}, &C::rounds},
+      {{"users", "users", "users (efim-paper: one document each; typing: typists)", 1}, &C::users},
+      {{"rounds", "rounds", "efim-paper: requests per user (the paper's R)", 1}, &C::rounds},
       {{"seed", "", "seed of every random stream (documents, ...)", 0}, &C::seed},
-      {{"doc-min-tokens", "tokens", "documents are longer than this (exclusive bound)", 1},
+      {{"doc-min-tokens", "tokens", "efim-paper documents are longer than this (exclusive)", 1},
        &C::doc_min_tokens},
-      {{"doc-max-tokens", "tokens", "documents are shorter than this (exclusive bound)", 3},
+      {{"doc-max-tokens", "tokens", "efim-paper documents are shorter than this (exclusive)", 3},
        &C::doc_max_tokens},
   };
   return table;
@@ -27,7 +27,82 @@ const ParamTable<ExperimentConfig>& RunParams() {
        &C::max_output_tokens},
       {{"think-time-ms", "ms", "pause between a response's end and the user's next request", 0},
        &C::think_time_ms},
-      {{"latency-model", "", "step latency model (roofline)"}, &C::latency_model},
+      {{"latency-model", "", "step latency model: roofline, or profile (a measured kernel "
+        "profile; falls back to roofline, saying so, when none exists)"},
+       &C::latency_model},
+      {{"workload", "", "efim-paper (closed-loop multi-round), trace (--trace FILE, open loop), "
+        "or typing (simulated users typing real files)"},
+       &C::workload},
+      {{"documents", "", "efim-paper documents: text (real code, Llama-3.1 tokenizer), "
+        "synthetic (token ids), or auto (text when the tokenizer is present)"},
+       &C::documents},
+      {{"corpus-dir", "", "source files for text documents and typing; empty: the Python "
+        "standard library"},
+       &C::corpus_dir},
+      {{"tokenizer", "", "Hugging Face tokenizer.json; empty: the one scripts/fetch-tokenizer "
+        "caches"},
+       &C::tokenizer_path},
+      {{"trace", "", "trace file for --workload trace (efimsim JSONL, Azure CSV, Mooncake "
+        "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz))"},
+       &C::trace_path},
+      {{"trace-format", "", "auto, efimsim, azure-csv, mooncake-jsonl, tasktracker-csv, "
+        "humaneval-infilling"},
+       &C::trace_format},
+      {{"duration-s", "s", "trace, typing: send nothing after this simulated time; 0 = all", 0},
+       &C::duration_s},
+  };
+  return table;
+}
+
+const ParamTable<CompletionClientConfig>& CompletionParams() {
+  using C = CompletionClientConfig;
+  static const ParamTable<C> table = {
+      {{"trigger", "", "when an editing session sends a request: every-edit, debounce "
+        "(Continue), adaptive-debounce (Tabby), single-in-flight (llama.vim)"},
+       &C::trigger},
+      {{"debounce-ms", "ms", "debounce: wait after the last edit", 0}, &C::debounce_ms},
+      {{"adaptive-min-ms", "ms", "adaptive-debounce: shortest wait", 0}, &C::adaptive_min_ms},
+      {{"adaptive-max-ms", "ms", "adaptive-debounce: longest wait", 0}, &C::adaptive_max_ms},
+      {{"retry-ms", "ms", "single-in-flight: resend this long after a response if typed meanwhile",
+        0},
+       &C::retry_ms},
+      {{"cancel-stale", "", "abort a session's in-flight request when sending a newer one"},
+       &C::cancel_stale},
+      {{"context-lines-before", "lines", "prefix window: lines above the cursor's; -1 = all", -1},
+       &C::context_lines_before},
+      {{"context-lines-after", "lines", "suffix window: lines below the cursor's; -1 = all", -1},
+       &C::context_lines_after},
+  };
+  return table;
+}
+
+const ParamTable<TypingBehavior>& TypingParams() {
+  using C = TypingBehavior;
+  static const ParamTable<C> table = {
+      {{"chars-per-second", "chars/s", "typing: mean typing speed", 0.01}, &C::chars_per_second},
+      {{"pause-probability", "", "typing: chance of a pause per keystroke", 0, 1},
+       &C::pause_probability},
+      {{"pause-mean-s", "s", "typing: mean pause", 0}, &C::pause_mean_s},
+      {{"typo-probability", "", "typing: chance of a typo (typed, then deleted) per keystroke", 0,
+        1},
+       &C::typo_probability},
+      {{"jump-probability", "", "typing: chance of a cursor jump per keystroke", 0, 1},
+       &C::jump_probability},
+      {{"accept-probability", "", "typing: chance a completion is accepted at a line start", 0, 1},
+       &C::accept_probability},
+      {{"chars-per-session", "chars", "typing: characters each session types", 1},
+       &C::chars_per_session},
+  };
+  return table;
+}
+
+const ParamTable<TypingWorkloadConfig>& TypingPopulationParams() {
+  using C = TypingWorkloadConfig;
+  static const ParamTable<C> table = {
+      {{"sessions-per-user", "sessions", "typing: files each user types, one after another", 1},
+       &C::sessions_per_user},
+      {{"think-time-mean-s", "s", "typing: mean pause before each session (exponential)", 0},
+       &C::think_time_mean_s},
   };
   return table;
 }
@@ -51,20 +126,27 @@ const ParamTable<CpuOverheadConfig>& CpuOverheadParams() {
 
 std::vector<po::options_description> ExperimentOptionGroups() {
   const ExperimentConfig defaults;
-  po::options_description workload("Workload (efim-paper: the EFIM paper's multi-round benchmark)");
-  AddParamOptions(workload, WorkloadParams(), defaults.workload);
+  po::options_description workload("Workload");
+  AddParamOptions(workload, WorkloadParams(), defaults.workload_paper);
   AddParamOptions(workload, RunParams(), defaults);
+  po::options_description client("Completion client (trace and typing workloads)");
+  AddParamOptions(client, CompletionParams(), defaults.completion);
+  AddParamOptions(client, TypingParams(), defaults.typing.behavior);
+  AddParamOptions(client, TypingPopulationParams(), defaults.typing);
   po::options_description engine("Engine (vLLM v1)");
   AddParamOptions(engine, EngineParams(), defaults.engine);
   po::options_description latency("Latency model host overheads");
   AddParamOptions(latency, CpuOverheadParams(), defaults.cpu);
-  return {workload, engine, latency};
+  return {workload, client, engine, latency};
 }
 
 ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
   ExperimentConfig config;
-  ApplyParamOptions(values, WorkloadParams(), config.workload);
+  ApplyParamOptions(values, WorkloadParams(), config.workload_paper);
   ApplyParamOptions(values, RunParams(), config);
+  ApplyParamOptions(values, CompletionParams(), config.completion);
+  ApplyParamOptions(values, TypingParams(), config.typing.behavior);
+  ApplyParamOptions(values, TypingPopulationParams(), config.typing);
   ApplyParamOptions(values, EngineParams(), config.engine);
   ApplyParamOptions(values, CpuOverheadParams(), config.cpu);
   return config;

@@ -41,7 +41,10 @@ void ApplyParamOptions(const po::variables_map& values, const ParamTable<Config>
 
 // Parameter tables of the experiment's parts not owned by the engine.
 const ParamTable<PaperWorkloadConfig>& WorkloadParams();
-const ParamTable<ExperimentConfig>& RunParams();  // max tokens, think time, latency model
+const ParamTable<ExperimentConfig>& RunParams();  // max tokens, documents, trace, ...
+const ParamTable<CompletionClientConfig>& CompletionParams();
+const ParamTable<TypingBehavior>& TypingParams();
+const ParamTable<TypingWorkloadConfig>& TypingPopulationParams();
 const ParamTable<CpuOverheadConfig>& CpuOverheadParams();
 
 // The option groups every simulation command takes.

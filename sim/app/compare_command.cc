@@ -40,8 +40,6 @@ int RunCompareCommand(int argc, const char* const* argv) {
   general.add_options()
       ("policies", po::value<std::string>()->default_value("baseline,fim,efim"),
        policies_help.c_str())
-      ("workload", po::value<std::string>()->default_value("efim-paper"),
-       "workload (efim-paper: the paper's closed-loop multi-round benchmark)")
       ("out", po::value<std::string>()->default_value("efimsim-out"),
        "output directory: comparison.csv and one folder per policy with summary.json and "
        "requests.csv (created if missing)");
@@ -56,10 +54,6 @@ int RunCompareCommand(int argc, const char* const* argv) {
                         "the others.",
                         visible, argc, argv, values)) {
     return 0;
-  }
-  if (values["workload"].as<std::string>() != "efim-paper") {
-    throw UsageError("--workload: unknown workload '" + values["workload"].as<std::string>() +
-                     "' (choose one of: efim-paper)");
   }
   const std::vector<std::string> policies = SplitList(values["policies"].as<std::string>());
   for (const std::string& policy : policies) GetPolicy(policy);

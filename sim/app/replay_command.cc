@@ -20,8 +20,6 @@ int RunReplayCommand(int argc, const char* const* argv) {
   po::options_description general("Replay");
   general.add_options()
       ("policy", po::value<std::string>()->default_value("efim"), policies_help.c_str())
-      ("workload", po::value<std::string>()->default_value("efim-paper"),
-       "workload (efim-paper: the paper's closed-loop multi-round benchmark)")
       ("out", po::value<std::string>()->default_value("efimsim-out"),
        "output directory for summary.json and requests.csv (created if missing)");
   po::options_description visible;
@@ -35,10 +33,6 @@ int RunReplayCommand(int argc, const char* const* argv) {
                         "DIR/requests.csv.",
                         visible, argc, argv, values)) {
     return 0;
-  }
-  if (values["workload"].as<std::string>() != "efim-paper") {
-    throw UsageError("--workload: unknown workload '" + values["workload"].as<std::string>() +
-                     "' (choose one of: efim-paper)");
   }
   ExperimentConfig config = ExperimentFromOptions(values);
   config.interrupt = InstallInterruptHandler();

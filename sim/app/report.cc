@@ -42,6 +42,8 @@ std::string Percent(double fraction) { return FormatFixed(100.0 * fraction, 1) +
 const std::vector<Row>& Rows() {
   static const std::vector<Row> rows = {
       {"requests completed", [](const RunSummary& s) { return std::to_string(s.requests_completed); }},
+      {"requests cancelled (stale)",
+       [](const RunSummary& s) { return std::to_string(s.requests_cancelled); }},
       {"mean E2E latency (ms)", [](const RunSummary& s) { return FormatFixed(s.e2e_ms.mean, 1); }},
       {"p99 E2E latency (ms)", [](const RunSummary& s) { return FormatFixed(s.e2e_ms.p99, 1); }},
       {"mean TTFT (ms)", [](const RunSummary& s) { return FormatFixed(s.ttft_ms.mean, 1); }},
@@ -57,6 +59,7 @@ const std::vector<Row>& Rows() {
       {"prefill tokens computed",
        [](const RunSummary& s) { return std::to_string(s.engine.prefill_tokens_computed); }},
       {"preemptions", [](const RunSummary& s) { return std::to_string(s.engine.preemptions); }},
+      {"EFIM re-bases", [](const RunSummary& s) { return std::to_string(s.efim_rebases); }},
       {"peak KV usage", [](const RunSummary& s) { return Percent(s.peak_kv_usage); }},
       {"makespan (s)", [](const RunSummary& s) { return FormatFixed(ToSeconds(s.makespan), 3); }},
   };
@@ -91,6 +94,7 @@ std::string RenderRunHeader(const ExperimentResult& result) {
          SettingText(info, "engine", "block-tokens") + " tokens, " +
          (SettingText(info, "engine", "cuda-graphs") == "true" ? "CUDA graphs" : "eager") + "\n";
   out += "latency model: " + SettingText(info, "latency_model", "description") + "\n";
+  out += "documents:     " + SettingText(info, "workload", "documents") + "\n";
   const std::string warning = SettingText(info, "warnings", "rejected_requests");
   if (!warning.empty()) out += "WARNING:       rejected requests: " + warning + "\n";
   return out;

@@ -4,18 +4,15 @@
 
 namespace efimsim {
 
-ClosedLoopClient::ClosedLoopClient(Simulator& simulator, const MultiRoundWorkload& workload,
-                                   const PromptFormat& format, RequestSink& sink,
-                                   ClosedLoopConfig config)
-    : simulator_(simulator), workload_(workload), format_(format), sink_(sink), config_(config),
-      sessions_(static_cast<size_t>(workload.num_users())),
-      next_round_(static_cast<size_t>(workload.num_users()), 0) {
+ClosedLoopClient::ClosedLoopClient(Simulator& simulator, RoundPrompter& prompter,
+                                   RequestSink& sink, ClosedLoopConfig config)
+    : simulator_(simulator), prompter_(prompter), sink_(sink), config_(config),
+      next_round_(static_cast<size_t>(prompter.num_users()), 0) {
   EFIMSIM_CHECK(config_.max_output_tokens >= 1, "max_output_tokens must be >= 1");
 }
 
 void ClosedLoopClient::Start() {
-  for (int64_t user = 0; user < workload_.num_users(); ++user) {
-    format_.BeginSession(workload_.InitialPrefix(user), sessions_[user]);
+  for (int64_t user = 0; user < prompter_.num_users(); ++user) {
     simulator_.Schedule(simulator_.Now(), EventClass::kClientTimer, this,
                         static_cast<uint64_t>(user));
   }
@@ -27,31 +24,25 @@ void ClosedLoopClient::HandleEvent(const Event& event) {
 
 void ClosedLoopClient::SendRound(int64_t user) {
   const int64_t round = next_round_[user];
-  EFIMSIM_CHECK(round < workload_.num_rounds(user), "send past a user's last round");
+  EFIMSIM_CHECK(round < prompter_.num_rounds(user), "send past a user's last round");
   ClientRequest request;
   request.request_id = next_request_id_++;
   request.user = user;
   request.round = round;
   request.max_output_tokens = config_.max_output_tokens;
   request.sent = simulator_.Now();
-  format_.Build(workload_.Round(user, round), sessions_[user], request.prompt);
+  prompter_.Build(user, round, request.prompt);
   sink_.Submit(std::move(request));
 }
 
 void ClosedLoopClient::OnResponseComplete(int64_t user) {
   ++next_round_[user];
-  if (next_round_[user] >= workload_.num_rounds(user)) {
+  if (next_round_[user] >= prompter_.num_rounds(user)) {
     ++users_done_;
     return;
   }
   simulator_.ScheduleAfter(config_.think_time, EventClass::kClientTimer, this,
                            static_cast<uint64_t>(user));
-}
-
-int64_t ClosedLoopClient::rebases() const {
-  int64_t total = 0;
-  for (const FormatSessionState& session : sessions_) total += session.rebases;
-  return total;
 }
 
 }  // namespace efimsim

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sim/client/client_request.h"
-#include "sim/client/prompt_format.h"
+#include "sim/client/round_prompter.h"
 #include "sim/core/simulator.h"
 
 namespace efimsim {
@@ -21,8 +21,8 @@ struct ClosedLoopConfig {
 class ClosedLoopClient : public EventHandler {
  public:
   // All references must outlive the client.
-  ClosedLoopClient(Simulator& simulator, const MultiRoundWorkload& workload,
-                   const PromptFormat& format, RequestSink& sink, ClosedLoopConfig config);
+  ClosedLoopClient(Simulator& simulator, RoundPrompter& prompter, RequestSink& sink,
+                   ClosedLoopConfig config);
 
   // Schedules every user's first round at Now().
   void Start();
@@ -33,17 +33,15 @@ class ClosedLoopClient : public EventHandler {
 
   int64_t requests_sent() const { return static_cast<int64_t>(next_request_id_); }
   int64_t users_done() const { return users_done_; }
-  int64_t rebases() const;
+  int64_t rebases() const { return prompter_.rebases(); }
 
  private:
   void SendRound(int64_t user);
 
   Simulator& simulator_;
-  const MultiRoundWorkload& workload_;
-  const PromptFormat& format_;
+  RoundPrompter& prompter_;
   RequestSink& sink_;
   ClosedLoopConfig config_;
-  std::vector<FormatSessionState> sessions_;
   std::vector<int64_t> next_round_;
   uint64_t next_request_id_ = 0;
   int64_t users_done_ = 0;

@@ -30,6 +30,14 @@ void TextPromptBuilder::AppendSuffix(std::string_view suffix, TextPromptState& s
   prompt.insert(prompt.end(), state.last_suffix_tokens.begin(), state.last_suffix_tokens.end());
 }
 
+void TextPromptBuilder::BeginSession(std::string_view initial_prefix,
+                                     TextPromptState& state) const {
+  state = TextPromptState{};
+  state.started = true;
+  state.prefix0.assign(initial_prefix);
+  AppendEncoded(initial_prefix, state.prefix0_tokens);
+}
+
 void TextPromptBuilder::Build(std::string_view prefix, std::string_view suffix,
                               TextPromptState& state, TokenVector& prompt) const {
   prompt.clear();

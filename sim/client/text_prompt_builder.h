@@ -40,6 +40,10 @@ class TextPromptBuilder {
   TextPromptBuilder(std::string format, const tokenizer::BpeTokenizer& tokenizer,
                     SpecialTokens tokens);
 
+  // Starts a session whose EFIM prefix0 is `initial_prefix` (the text before
+  // the user started typing). Without it, the first Build's prefix is used.
+  void BeginSession(std::string_view initial_prefix, TextPromptState& state) const;
+
   // The prompt for the text around the cursor, written to `prompt`.
   void Build(std::string_view prefix, std::string_view suffix, TextPromptState& state,
              TokenVector& prompt) const;

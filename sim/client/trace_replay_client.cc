@@ -31,9 +31,18 @@ struct TraceReplayClient::Session {
 
 TraceReplayClient::TraceReplayClient(Simulator& simulator, TraceReader& reader, RequestSink& sink,
                                      const TextPromptBuilder* builder,
-                                     CompletionClientConfig config, std::string trace_name)
+                                     CompletionClientConfig config, std::string trace_name,
+                                     TimePoint stop_sending_at)
     : simulator_(simulator), reader_(reader), sink_(sink), builder_(builder), config_(config),
-      trigger_(ParseCompletionTrigger(config.trigger)), trace_name_(std::move(trace_name)) {}
+      trigger_(ParseCompletionTrigger(config.trigger)), trace_name_(std::move(trace_name)),
+      stop_sending_at_(stop_sending_at) {
+  if (config_.debounce_ms < 0 || config_.retry_ms < 0 || config_.adaptive_min_ms < 0 ||
+      config_.adaptive_max_ms < config_.adaptive_min_ms) {
+    throw UsageError("completion client: debounce, retry and adaptive bounds must be >= 0 "
+                     "(and adaptive max >= min)");
+  }
+  if (config_.max_output_tokens < 1) throw UsageError("--max-tokens: must be at least 1");
+}
 
 TraceReplayClient::~TraceReplayClient() = default;
 
@@ -43,6 +52,10 @@ void TraceReplayClient::PumpNext() {
   next_record_ = reader_.Next();
   if (!next_record_) return;
   const TimePoint at{Nanoseconds(RecordTimeNs(*next_record_))};
+  if (at > stop_sending_at_) {
+    next_record_.reset();  // the rest of the trace is beyond the run
+    return;
+  }
   simulator_.Schedule(std::max(at, simulator_.Now()), EventClass::kRequestArrival, this,
                       kPumpPayload);
 }
@@ -116,6 +129,9 @@ void TraceReplayClient::StartSession(const SessionStart& start) {
     throw InputError(trace_name_, 0, invalid.field(),
                      "session '" + start.session_id + "': " + invalid.what());
   }
+  Session& session = At(slot);
+  builder_->BeginSession(WindowPrefix(session.document.prefix(), config_.context_lines_before),
+                         session.prompt_state);
   session_slots_.emplace(start.session_id, slot);
   ++stats_.sessions;
 }
@@ -191,6 +207,7 @@ void TraceReplayClient::ArmTimer(uint32_t slot, Duration wait) {
 }
 
 void TraceReplayClient::Send(uint32_t slot) {
+  if (simulator_.Now() > stop_sending_at_) return;
   Session& session = At(slot);
   EFIMSIM_CHECK(builder_ != nullptr, "Send without a prompt builder");
   ClientRequest request;

@@ -36,10 +36,12 @@ class TraceReplayClient : public EventHandler {
  public:
   // `builder` may be null when the trace has no editing sessions (an
   // InputError is thrown at the first session otherwise). `trace_name`
-  // names the trace in errors. All references must outlive the client.
+  // names the trace in errors. Nothing is sent after `stop_sending_at`
+  // (records after it are not read), so a run can cover the first minutes
+  // of a long trace. All references must outlive the client.
   TraceReplayClient(Simulator& simulator, TraceReader& reader, RequestSink& sink,
                     const TextPromptBuilder* builder, CompletionClientConfig config,
-                    std::string trace_name);
+                    std::string trace_name, TimePoint stop_sending_at = TimePoint::max());
   ~TraceReplayClient() override;
 
   void Start();
@@ -73,6 +75,7 @@ class TraceReplayClient : public EventHandler {
   CompletionClientConfig config_;
   CompletionTrigger trigger_;
   std::string trace_name_;
+  TimePoint stop_sending_at_;
 
   std::optional<TraceRecord> next_record_;
   std::vector<std::unique_ptr<Session>> sessions_;  // by slot; null when free

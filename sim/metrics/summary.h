@@ -53,6 +53,7 @@ struct RunSummary {
   double prefix_cache_hit_rate = 0;          // vLLM counters: hits / queries over all lookups
   double first_admission_hit_rate = 0;       // cached_tokens / prompt_tokens
   double peak_kv_usage = 0;                  // peak used blocks / total blocks
+  int64_t efim_rebases = 0;                  // fresh EFIM prompts forced by non-append edits
   EngineCounters engine;
 };
 

@@ -52,6 +52,7 @@ std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
   results["prefix_cache_hits"] = s.engine.prefix_cache_hit_tokens;
   results["first_admission_hit_rate"] = s.first_admission_hit_rate;
   results["preemptions"] = s.engine.preemptions;
+  results["efim_rebases"] = s.efim_rebases;
   results["kv_blocks_total"] = s.engine.kv_blocks_total;
   results["kv_blocks_peak_used"] = s.engine.kv_blocks_peak_used;
   results["peak_kv_usage"] = s.peak_kv_usage;

@@ -1,6 +1,8 @@
 #include "sim/serving/experiment.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 
 #include "models/latency_model_registry.h"
 #include "models/spec_catalog.h"
@@ -8,40 +10,145 @@
 #include "sim/base/errors.h"
 #include "sim/client/closed_loop_client.h"
 #include "sim/client/policy.h"
+#include "sim/client/round_prompter.h"
+#include "sim/client/trace_replay_client.h"
 #include "sim/serving/kv_capacity.h"
 #include "sim/serving/replica.h"
+#include "traces/code_corpus.h"
+#include "traces/text_paper_workload.h"
+#include "traces/tokenizer/default_tokenizer_path.h"
+#include "traces/tokenizer/tokenizer_error.h"
+#include "traces/trace_open.h"
 
 namespace efimsim {
 namespace {
 
-// Collects records and closes the loop back to the client.
+// Collects records and tells the client that produced a request it is done.
 class RunObserver : public RequestObserver {
  public:
-  void set_client(ClosedLoopClient* client) { client_ = client; }
+  ClosedLoopClient* closed_loop = nullptr;
+  TraceReplayClient* trace = nullptr;
+
   void OnRequestFinished(const RequestRecord& record) override {
     records.push_back(record);
-    client_->OnResponseComplete(record.user);
+    Done(record.request_id, record.user);
   }
   void OnRequestCancelled(const RequestRecord& record) override {
     records.push_back(record);
+    Done(record.request_id, record.user);
   }
   void OnRequestRejected(const ClientRequest& request, const std::string& reason) override {
     ++rejected;
     if (first_rejection.empty()) {
       first_rejection = "request " + std::to_string(request.request_id) + ": " + reason;
     }
-    client_->OnResponseComplete(request.user);  // the user moves on
+    Done(request.request_id, request.user);  // the user moves on
   }
   std::vector<RequestRecord> records;
   int64_t rejected = 0;
   std::string first_rejection;
 
  private:
-  ClosedLoopClient* client_ = nullptr;
+  void Done(uint64_t request_id, int64_t user) {
+    if (closed_loop != nullptr) closed_loop->OnResponseComplete(user);
+    if (trace != nullptr) trace->OnRequestDone(request_id);
+  }
 };
 
+tokenizer::BpeTokenizer LoadTokenizer(const std::string& path) {
+  try {
+    return tokenizer::BpeTokenizer::FromFile(path);
+  } catch (const tokenizer::TokenizerError& error) {
+    throw InputError(error.file(), 0, error.field(),
+                     std::string(error.what()) + " (run scripts/fetch-tokenizer?)");
+  }
+}
+
+// Everything one workload needs, owned for the run's duration.
+struct WorkloadSetup {
+  std::string name;
+  std::string description;
+  std::string documents;  // what the documents are, for outputs
+  std::optional<tokenizer::BpeTokenizer> bpe;
+  std::optional<CodeCorpus> corpus;
+  std::unique_ptr<PaperWorkload> synthetic_paper;
+  std::unique_ptr<TextPaperWorkload> text_paper;
+  std::unique_ptr<PromptFormat> token_format;
+  std::unique_ptr<TextPromptBuilder> text_builder;
+  std::unique_ptr<RoundPrompter> prompter;
+  std::unique_ptr<TraceReader> trace;
+};
+
+std::string TokenizerPath(const ExperimentConfig& config) {
+  return config.tokenizer_path.empty() ? tokenizer::DefaultTokenizerPath() : config.tokenizer_path;
+}
+
+void SetUpPaper(const ExperimentConfig& config, const PolicySpec& policy, const ModelSpec& model,
+                WorkloadSetup& setup) {
+  std::string documents = config.documents;
+  std::string auto_reason;
+  if (documents != "auto" && documents != "synthetic" && documents != "text") {
+    throw UsageError("--documents: expected auto, synthetic or text, got '" + documents + "'");
+  }
+  const std::string tokenizer_path = TokenizerPath(config);
+  if (documents == "auto") {
+    documents = std::filesystem::exists(tokenizer_path) ? "text" : "synthetic";
+    if (documents == "synthetic") auto_reason = " (no tokenizer at " + tokenizer_path + ")";
+  }
+  if (documents == "text") {
+    setup.bpe.emplace(LoadTokenizer(tokenizer_path));
+    CodeCorpusConfig corpus_config;
+    corpus_config.directory = config.corpus_dir;
+    corpus_config.min_tokens = config.workload_paper.doc_min_tokens;
+    corpus_config.max_tokens = config.workload_paper.doc_max_tokens;
+    setup.corpus.emplace(CodeCorpus::Build(corpus_config, *setup.bpe));
+    const int64_t available = static_cast<int64_t>(setup.corpus->documents().size());
+    if (config.documents == "auto" && available < config.workload_paper.users) {
+      documents = "synthetic";
+      auto_reason = " (the corpus has " + std::to_string(available) + " documents for " +
+                    std::to_string(config.workload_paper.users) + " users)";
+    }
+  }
+  if (documents == "text") {
+    TextPaperWorkloadConfig text_config;
+    text_config.users = config.workload_paper.users;
+    text_config.rounds = config.workload_paper.rounds;
+    text_config.seed = static_cast<uint64_t>(config.workload_paper.seed);
+    setup.text_paper = std::make_unique<TextPaperWorkload>(text_config, *setup.corpus, *setup.bpe);
+    setup.text_builder =
+        std::make_unique<TextPromptBuilder>(policy.prompt_format, *setup.bpe, model.tokens);
+    setup.prompter = std::make_unique<TextRoundPrompter>(*setup.text_paper, *setup.text_builder);
+    setup.name = "efim-paper";
+    setup.description = setup.text_paper->Description();
+    setup.documents = "real code (" + setup.corpus->directory() + "), Llama-3.1 tokenizer";
+    if (model.name != "llama-3.1-8b") {
+      setup.documents += "; note: tokenized with Llama-3.1's tokenizer, not " + model.name + "'s";
+    }
+  } else {
+    PaperWorkloadConfig paper = config.workload_paper;
+    paper.text_first = model.tokens.text_first;
+    paper.text_last = model.tokens.text_last;
+    setup.synthetic_paper = std::make_unique<PaperWorkload>(paper);
+    setup.token_format = MakePromptFormat(policy.prompt_format, model.tokens);
+    setup.prompter = std::make_unique<TokenRoundPrompter>(*setup.synthetic_paper, *setup.token_format);
+    setup.name = "efim-paper";
+    setup.description = setup.synthetic_paper->Description();
+    setup.documents = "synthetic tokens" + auto_reason;
+  }
+}
+
+void SetUpSessions(const ExperimentConfig& config, const PolicySpec& policy,
+                   const ModelSpec& model, WorkloadSetup& setup, bool tokenizer_required) {
+  const std::string path = TokenizerPath(config);
+  if (tokenizer_required || std::filesystem::exists(path)) {
+    setup.bpe.emplace(LoadTokenizer(path));
+    setup.text_builder =
+        std::make_unique<TextPromptBuilder>(policy.prompt_format, *setup.bpe, model.tokens);
+  }
+}
+
 void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
-                 const PaperWorkload& workload, const ModelSpec& model, const GpuSpec& gpu,
+                 const WorkloadSetup& setup, const ModelSpec& model, const GpuSpec& gpu,
                  const LatencyModel& latency, const KvCapacity& capacity, RunInfo& info) {
   auto& p = info.Section("policy").settings;
   p.push_back({"name", policy.name});
@@ -49,17 +156,35 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   p.push_back({"prefix_caching", policy.prefix_caching});
 
   auto& w = info.Section("workload").settings;
-  w.push_back({"name", workload.Name()});
-  w.push_back({"description", workload.Description()});
-  w.push_back({"documents", std::string("synthetic tokens")});
-  w.push_back({"users", config.workload.users});
-  w.push_back({"rounds", config.workload.rounds});
-  w.push_back({"doc_min_tokens", config.workload.doc_min_tokens});
-  w.push_back({"doc_max_tokens", config.workload.doc_max_tokens});
+  w.push_back({"name", setup.name});
+  w.push_back({"description", setup.description});
+  w.push_back({"documents", setup.documents});
+  if (config.workload == "efim-paper") {
+    w.push_back({"users", config.workload_paper.users});
+    w.push_back({"rounds", config.workload_paper.rounds});
+    w.push_back({"doc_min_tokens", config.workload_paper.doc_min_tokens});
+    w.push_back({"doc_max_tokens", config.workload_paper.doc_max_tokens});
+    w.push_back({"think_time_ms", config.think_time_ms});
+  } else {
+    if (config.workload == "trace") {
+      w.push_back({"trace", config.trace_path});
+      w.push_back({"trace_format", config.trace_format});
+    } else {
+      w.push_back({"users", config.workload_paper.users});
+      w.push_back({"chars_per_second", config.typing.behavior.chars_per_second});
+      w.push_back({"accept_probability", config.typing.behavior.accept_probability});
+    }
+    w.push_back({"duration_s", config.duration_s});
+    w.push_back({"trigger", config.completion.trigger});
+    w.push_back({"debounce_ms", config.completion.debounce_ms});
+    w.push_back({"cancel_stale", config.completion.cancel_stale});
+    w.push_back({"context_lines_before", config.completion.context_lines_before});
+    w.push_back({"context_lines_after", config.completion.context_lines_after});
+  }
   w.push_back({"max_output_tokens", config.max_output_tokens});
-  w.push_back({"output_length", std::string("always max_output_tokens (no early stop)")});
-  w.push_back({"think_time_ms", config.think_time_ms});
-  w.push_back({"seed", static_cast<int64_t>(config.workload.seed)});
+  w.push_back({"output_length", std::string("always max_output_tokens (no early stop); trace "
+                                            "requests use their recorded output length")});
+  w.push_back({"seed", config.workload_paper.seed});
 
   auto& m = info.Section("model").settings;
   m.push_back({"name", model.name});
@@ -101,6 +226,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
   if (config.max_output_tokens < 1) throw UsageError("--max-tokens: must be at least 1");
   if (config.think_time_ms < 0) throw UsageError("--think-time-ms: must be >= 0");
+  if (config.duration_s < 0) throw UsageError("--duration-s: must be >= 0");
   const KvCapacity capacity = ComputeKvCapacity(config.engine, model, gpu);
 
   CpuOverheadConfig cpu = config.cpu;
@@ -108,11 +234,36 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const std::unique_ptr<LatencyModel> latency =
       MakeLatencyModel(config.latency_model, model, gpu, cpu);
 
-  PaperWorkloadConfig workload_config = config.workload;
-  workload_config.text_first = model.tokens.text_first;
-  workload_config.text_last = model.tokens.text_last;
-  const PaperWorkload workload(workload_config);
-  const std::unique_ptr<PromptFormat> format = MakePromptFormat(policy.prompt_format, model.tokens);
+  WorkloadSetup setup;
+  if (config.workload == "efim-paper") {
+    SetUpPaper(config, policy, model, setup);
+  } else if (config.workload == "trace") {
+    if (config.trace_path.empty()) throw UsageError("--trace: the trace workload needs a file");
+    TraceReadOptions options;
+    const auto format = ParseTraceFormat(config.trace_format);
+    if (!format) throw UsageError("--trace-format: unknown format '" + config.trace_format + "'");
+    options.format = *format;
+    setup.trace = OpenTrace(config.trace_path, options);
+    setup.name = "trace";
+    setup.description = "trace " + config.trace_path + " (" + setup.trace->header().source + ")";
+    setup.documents = "as recorded in the trace";
+    SetUpSessions(config, policy, model, setup, /*tokenizer_required=*/false);
+  } else if (config.workload == "typing") {
+    TypingWorkloadConfig typing = config.typing;
+    typing.users = config.workload_paper.users;
+    typing.seed = static_cast<uint64_t>(config.workload_paper.seed);
+    typing.source_dir = config.corpus_dir;
+    auto generator = std::make_unique<TypingWorkload>(typing);
+    setup.name = "typing";
+    setup.description = "typing: " + std::to_string(typing.users) + " users typing real files at " +
+                        std::to_string(typing.behavior.chars_per_second) + " chars/s";
+    setup.documents = "real code, Llama-3.1 tokenizer";
+    setup.trace = std::move(generator);
+    SetUpSessions(config, policy, model, setup, /*tokenizer_required=*/true);
+  } else {
+    throw UsageError("--workload: unknown workload '" + config.workload +
+                     "' (choose one of: efim-paper, trace, typing)");
+  }
 
   ReplicaConfig replica_config;
   replica_config.limits = {config.engine.max_num_batched_tokens, config.engine.max_num_seqs};
@@ -128,22 +279,41 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   simulator.set_interrupt_flag(config.interrupt);
   RunObserver observer;
   Replica replica(simulator, replica_config, *latency, observer);
-  ClosedLoopConfig client_config;
-  client_config.max_output_tokens = config.max_output_tokens;
-  client_config.think_time = FromSeconds(config.think_time_ms / 1000.0);
-  ClosedLoopClient client(simulator, workload, *format, replica, client_config);
-  observer.set_client(&client);
 
-  client.Start();
+  std::unique_ptr<ClosedLoopClient> closed_loop;
+  std::unique_ptr<TraceReplayClient> trace_client;
+  if (setup.prompter) {
+    ClosedLoopConfig client_config;
+    client_config.max_output_tokens = config.max_output_tokens;
+    client_config.think_time = FromSeconds(config.think_time_ms / 1000.0);
+    closed_loop = std::make_unique<ClosedLoopClient>(simulator, *setup.prompter, replica,
+                                                     client_config);
+    observer.closed_loop = closed_loop.get();
+    closed_loop->Start();
+  } else {
+    CompletionClientConfig completion = config.completion;
+    completion.max_output_tokens = config.max_output_tokens;
+    const TimePoint stop = config.duration_s > 0 ? TimePoint{FromSeconds(config.duration_s)}
+                                                 : TimePoint::max();
+    trace_client = std::make_unique<TraceReplayClient>(
+        simulator, *setup.trace, replica, setup.text_builder.get(), completion,
+        config.workload == "trace" ? config.trace_path : setup.name, stop);
+    observer.trace = trace_client.get();
+    trace_client->Start();
+  }
   simulator.Run();
 
   // End-of-run invariants.
   EFIMSIM_CHECK(simulator.pending_events() == 0, "events left in the queue");
   EFIMSIM_CHECK(replica.idle(), "requests left unfinished");
-  EFIMSIM_CHECK(client.users_done() == workload.num_users(), "a user did not finish");
-  EFIMSIM_CHECK(static_cast<int64_t>(observer.records.size()) + observer.rejected ==
-                    client.requests_sent(),
-                "finished + rejected != sent");
+  if (closed_loop) {
+    EFIMSIM_CHECK(closed_loop->users_done() == setup.prompter->num_users(), "a user did not finish");
+    EFIMSIM_CHECK(static_cast<int64_t>(observer.records.size()) + observer.rejected ==
+                      closed_loop->requests_sent(),
+                  "finished + rejected != sent");
+  } else {
+    EFIMSIM_CHECK(trace_client->requests_in_flight() == 0, "a trace request was never answered");
+  }
   EFIMSIM_CHECK(replica.cache().pool().num_free_blocks() == replica.cache().pool().num_blocks(),
                 "KV blocks not returned to the pool");
   replica.CheckInvariants();
@@ -155,8 +325,18 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   EngineCounters counters = replica.Counters();
   counters.events = static_cast<int64_t>(simulator.events_handled());
   result.summary = SummarizeRun(result.records, counters);
-  result.efim_rebases = client.rebases();
-  DescribeRun(config, policy, workload, model, gpu, *latency, capacity, result.info);
+  result.summary.efim_rebases =
+      closed_loop ? closed_loop->rebases() : trace_client->stats().efim_rebases;
+  DescribeRun(config, policy, setup, model, gpu, *latency, capacity, result.info);
+  if (trace_client) {
+    auto& client = result.info.Section("client").settings;
+    const TraceReplayStats stats = trace_client->stats();
+    client.push_back({"request_records", stats.request_records});
+    client.push_back({"sessions", stats.sessions});
+    client.push_back({"text_edits", stats.edits});
+    client.push_back({"completion_requests", stats.completion_requests});
+    client.push_back({"stale_requests_cancelled", stats.cancel_requests});
+  }
   if (observer.rejected > 0) {
     result.info.Section("warnings").settings.push_back(
         {"rejected_requests", observer.first_rejection + " (and " +

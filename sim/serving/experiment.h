@@ -1,6 +1,17 @@
 #pragma once
 // One run: a workload replayed under one policy on one replica, from set-up
-// to summary. The CLI, tests and (later) sweeps all go through RunExperiment.
+// to summary. The CLI, tests and sweeps all go through RunExperiment.
+//
+// Workloads:
+//   efim-paper  the EFIM paper's closed-loop multi-round benchmark; documents
+//               are real code tokenized with the Llama-3.1 tokenizer
+//               ("text"), or synthetic token sequences ("synthetic"); "auto"
+//               takes text when the tokenizer is present and the corpus has
+//               enough documents, and says which it took
+//   trace       any trace file traces/trace_open.h reads, replayed open loop
+//   typing      simulated users typing real files (traces/typing_workload.h)
+// Editing sessions (trace, typing) become completion requests through the
+// client model of CompletionClientConfig.
 
 #include <atomic>
 #include <cstdint>
@@ -8,19 +19,30 @@
 #include <vector>
 
 #include "models/latency_model.h"
+#include "sim/client/completion_trigger.h"
 #include "sim/metrics/run_info.h"
 #include "sim/metrics/summary.h"
 #include "sim/serving/engine_config.h"
 #include "traces/paper_workload.h"
+#include "traces/typing_workload.h"
 
 namespace efimsim {
 
 struct ExperimentConfig {
   std::string policy = "efim";
   std::string latency_model = "roofline";
+  std::string workload = "efim-paper";  // efim-paper | trace | typing
   EngineConfig engine;
   CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs
-  PaperWorkloadConfig workload;     // text token range is taken from the model
+  PaperWorkloadConfig workload_paper;  // users and seed also drive typing
+  std::string documents = "auto";   // efim-paper: auto | synthetic | text
+  std::string corpus_dir;           // text documents and typing sources; "": Python stdlib
+  std::string tokenizer_path;       // "": the cache scripts/fetch-tokenizer fills
+  std::string trace_path;           // workload trace
+  std::string trace_format = "auto";
+  double duration_s = 0;            // trace, typing: send nothing after this; 0 = no limit
+  CompletionClientConfig completion;
+  TypingWorkloadConfig typing;      // users/seed/source_dir are overridden from above
   int64_t max_output_tokens = 128;
   double think_time_ms = 0;
   // Optional: a flag that, once true, stops the run with Interrupted.
@@ -31,13 +53,12 @@ struct ExperimentResult {
   std::vector<RequestRecord> records;  // in request-id order
   RunSummary summary;
   RunInfo info;                        // everything needed to reproduce the run
-  int64_t efim_rebases = 0;
 };
 
-// Throws UsageError for bad settings, Interrupted when config.interrupt is
-// raised; InternalError if an end-of-run
-// invariant fails (every request finished or rejected, every block back with
-// reference count 0, no event left).
+// Throws UsageError for bad settings, InputError for a bad trace,
+// Interrupted when config.interrupt is raised; InternalError if an
+// end-of-run invariant fails (every request finished, cancelled or
+// rejected, every block back with reference count 0, no event left).
 ExperimentResult RunExperiment(const ExperimentConfig& config);
 
 }  // namespace efimsim

@@ -97,7 +97,8 @@ BENCHMARK(BM_SchedulerDecodeStep)->Arg(256);
 void BM_PaperWorkloadEfim(benchmark::State& state) {
   ExperimentConfig config;
   config.policy = "efim";
-  config.workload.users = state.range(0);
+  config.workload_paper.users = state.range(0);
+  config.documents = "synthetic";
   int64_t tokens = 0;
   int64_t requests = 0;
   for (auto _ : state) {

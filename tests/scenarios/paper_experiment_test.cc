@@ -13,8 +13,9 @@ namespace {
 ExperimentConfig Config(const std::string& policy, int64_t rounds) {
   ExperimentConfig config;
   config.policy = policy;
-  config.workload.users = 16;
-  config.workload.rounds = rounds;
+  config.workload_paper.users = 16;
+  config.workload_paper.rounds = rounds;
+  config.documents = "synthetic";  // SEMANTICS.md §2's table assumes tokens proportional to text
   config.engine.check_invariants = true;
   return config;
 }
@@ -117,7 +118,7 @@ TEST(PaperExperiment, SameSeedGivesByteIdenticalOutputs) {
   const ExperimentResult b = RunExperiment(config);
   EXPECT_EQ(RenderSummaryJson(a.info, a.summary), RenderSummaryJson(b.info, b.summary));
   EXPECT_EQ(RenderRequestsCsv(a.records), RenderRequestsCsv(b.records));
-  config.workload.seed = 2;
+  config.workload_paper.seed = 2;
   const ExperimentResult c = RunExperiment(config);
   EXPECT_NE(RenderRequestsCsv(a.records), RenderRequestsCsv(c.records));
 }

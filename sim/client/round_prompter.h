@@ -1,0 +1,63 @@
+#pragma once
+// Round r of user u as a prompt, for closed-loop multi-round workloads.
+// Two ways to get there:
+//   TokenRoundPrompter: a workload of token contexts + a token-level
+//     PromptFormat (synthetic documents: tokens are the ground truth);
+//   TextRoundPrompter: a workload of text + a TextPromptBuilder that
+//     tokenizes each prompt segment as a server would (real documents: the
+//     BPE boundaries decide what a cache can reuse).
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/client/prompt_format.h"
+#include "sim/client/text_prompt_builder.h"
+#include "traces/text_paper_workload.h"
+
+namespace efimsim {
+
+class RoundPrompter {
+ public:
+  virtual ~RoundPrompter() = default;
+  virtual int64_t num_users() const = 0;
+  virtual int64_t num_rounds(int64_t user) const = 0;
+  // Round `round` of `user`'s prompt into `prompt`. Rounds of one user are
+  // built in order, starting from 0.
+  virtual void Build(int64_t user, int64_t round, TokenVector& prompt) = 0;
+  // EFIM re-bases so far, over all users.
+  virtual int64_t rebases() const = 0;
+};
+
+class TokenRoundPrompter : public RoundPrompter {
+ public:
+  // Both must outlive the prompter.
+  TokenRoundPrompter(const MultiRoundWorkload& workload, const PromptFormat& format);
+  int64_t num_users() const override { return workload_.num_users(); }
+  int64_t num_rounds(int64_t user) const override { return workload_.num_rounds(user); }
+  void Build(int64_t user, int64_t round, TokenVector& prompt) override;
+  int64_t rebases() const override;
+
+ private:
+  const MultiRoundWorkload& workload_;
+  const PromptFormat& format_;
+  std::vector<FormatSessionState> sessions_;
+};
+
+class TextRoundPrompter : public RoundPrompter {
+ public:
+  // Both must outlive the prompter. EFIM's prefix0 is each user's initial
+  // prefix (the text before the first round's typing).
+  TextRoundPrompter(const TextPaperWorkload& workload, const TextPromptBuilder& builder);
+  int64_t num_users() const override { return workload_.num_users(); }
+  int64_t num_rounds(int64_t user) const override { return workload_.num_rounds(user); }
+  void Build(int64_t user, int64_t round, TokenVector& prompt) override;
+  int64_t rebases() const override;
+
+ private:
+  const TextPaperWorkload& workload_;
+  const TextPromptBuilder& builder_;
+  std::vector<TextPromptState> sessions_;
+};
+
+}  // namespace efimsim
