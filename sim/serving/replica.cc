@@ -166,10 +166,29 @@ void Replica::StartStep() {
     if (r.first_scheduled == TimePoint::max()) seq.request->first_scheduled = simulator_.Now();
   }
   peak_used_blocks_ = std::max<int64_t>(peak_used_blocks_, cache_.pool().num_used_blocks());
-  const Duration duration = latency_.Predict(work_).Total();
+  const StepCost cost = latency_.Predict(work_);
+  const Duration duration = cost.Total();
   EFIMSIM_CHECK(duration > Duration{0}, "a step must take time");
   step_in_flight_ = true;
   ++steps_;
+  if (step_observer_ != nullptr) {
+    StepRecord step;
+    step.replica = config_.replica_index;
+    step.start = simulator_.Now();
+    step.end = step.start + duration;
+    step.sequences = static_cast<int64_t>(plan_.sequences.size());
+    for (const ScheduledSequence& seq : plan_.sequences) {
+      const bool prefill = seq.context_tokens < seq.request->prompt_tokens || seq.new_tokens > 1;
+      step.prefill_sequences += prefill ? 1 : 0;
+      step.decode_sequences += prefill ? 0 : 1;
+    }
+    step.tokens = plan_.total_tokens;
+    step.kv_used_blocks = cache_.pool().num_used_blocks();
+    step.kv_total_blocks = cache_.pool().num_blocks();
+    step.preempted = plan_.preempted;
+    step.cost = cost;
+    step_observer_->OnStep(step);
+  }
   simulator_.ScheduleAfter(duration, EventClass::kStepComplete, this, kPayloadStepComplete);
 }
 

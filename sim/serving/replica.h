@@ -34,7 +34,30 @@ class RequestObserver {
   virtual void OnRequestRejected(const ClientRequest& request, const std::string& reason) = 0;
 };
 
+// One engine step as it was scheduled, for timelines and step-level
+// statistics. Told when the step starts (its duration is already known).
+struct StepRecord {
+  int32_t replica = 0;
+  TimePoint start;
+  TimePoint end;
+  int64_t sequences = 0;
+  int64_t prefill_sequences = 0;   // sequences computing prompt positions
+  int64_t decode_sequences = 0;    // sequences computing one generated position
+  int64_t tokens = 0;              // all tokens of the step
+  int64_t kv_used_blocks = 0;      // after the step's allocations
+  int64_t kv_total_blocks = 0;
+  int64_t preempted = 0;           // requests preempted while building the step
+  StepCost cost;
+};
+
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  virtual void OnStep(const StepRecord& step) = 0;
+};
+
 struct ReplicaConfig {
+  int32_t replica_index = 0;       // names the replica in step records
   SchedulerLimits limits;
   int32_t block_tokens = 16;
   int32_t num_blocks = 0;
@@ -65,6 +88,10 @@ class Replica : public RequestSink, public EventHandler {
   // free + used == pool, and request/queue consistency. Throws on violation.
   void CheckInvariants() const;
   const PrefixCacheManager& cache() const { return cache_; }
+  // Optional; must outlive the replica. Null: no step records.
+  void set_step_observer(StepObserver* observer) { step_observer_ = observer; }
+  // Requests waiting, running or in the step in flight (for routers).
+  int64_t outstanding_requests() const { return static_cast<int64_t>(live_.size()); }
 
  private:
   void RequestSchedule();
@@ -86,6 +113,7 @@ class Replica : public RequestSink, public EventHandler {
   StepPlan plan_;
   std::vector<SequenceWork> work_;
   std::vector<uint64_t> pending_cancels_;  // requests of the step in flight
+  StepObserver* step_observer_ = nullptr;
   bool step_in_flight_ = false;
   bool schedule_pending_ = false;
 
