@@ -15,11 +15,10 @@ const char* BlockStateName(BlockState state) {
   return "unknown";
 }
 
-KvBlockPool::KvBlockPool(int32_t num_blocks) {
+KvBlockPool::KvBlockPool(int32_t num_blocks) : key_map_(num_blocks > 0 ? num_blocks : 1) {
   EFIMSIM_CHECK(num_blocks > 0, "a block pool needs at least one block");
   blocks_.resize(static_cast<size_t>(num_blocks));
   for (BlockId b = 0; b < num_blocks; ++b) AppendFree(b);
-  key_map_.reserve(static_cast<size_t>(num_blocks));
 }
 
 void KvBlockPool::Transition(BlockId block, BlockState to) {
@@ -35,8 +34,8 @@ void KvBlockPool::Transition(BlockId block, BlockState to) {
 }
 
 BlockId KvBlockPool::FindCached(BlockKey key) const {
-  const auto it = key_map_.find(key);
-  return it == key_map_.end() ? kNoBlock : it->second.head;
+  const BlockKeyChain* chain = key_map_.Find(key);
+  return chain == nullptr ? kNoBlock : chain->head;
 }
 
 void KvBlockPool::Touch(std::span<const BlockId> blocks) {
@@ -73,7 +72,7 @@ void KvBlockPool::Register(BlockId block, BlockKey key) {
                 "only an in-use block without a key can be registered");
   b.key = key;
   b.has_key = true;
-  KeyChain& chain = key_map_[key];
+  BlockKeyChain& chain = key_map_.FindOrInsert(key);
   b.prev_same_key = chain.tail;
   b.next_same_key = kNoBlock;
   if (chain.tail != kNoBlock) {
@@ -130,20 +129,22 @@ void KvBlockPool::AppendFree(BlockId block) {
 
 void KvBlockPool::DropKey(BlockId block) {
   Block& b = blocks_[block];
-  const auto it = key_map_.find(b.key);
-  EFIMSIM_CHECK(it != key_map_.end(), "a keyed block missing from the key map");
-  KeyChain& chain = it->second;
-  if (b.prev_same_key != kNoBlock) {
-    blocks_[b.prev_same_key].next_same_key = b.next_same_key;
+  if (b.prev_same_key == kNoBlock && b.next_same_key == kNoBlock) {
+    key_map_.Erase(b.key);  // the key's only holder
   } else {
-    chain.head = b.next_same_key;
+    BlockKeyChain* chain = key_map_.Find(b.key);
+    EFIMSIM_CHECK(chain != nullptr, "a keyed block missing from the key map");
+    if (b.prev_same_key != kNoBlock) {
+      blocks_[b.prev_same_key].next_same_key = b.next_same_key;
+    } else {
+      chain->head = b.next_same_key;
+    }
+    if (b.next_same_key != kNoBlock) {
+      blocks_[b.next_same_key].prev_same_key = b.prev_same_key;
+    } else {
+      chain->tail = b.prev_same_key;
+    }
   }
-  if (b.next_same_key != kNoBlock) {
-    blocks_[b.next_same_key].prev_same_key = b.prev_same_key;
-  } else {
-    chain.tail = b.prev_same_key;
-  }
-  if (chain.head == kNoBlock) key_map_.erase(it);
   b.prev_same_key = b.next_same_key = kNoBlock;
   b.has_key = false;
   b.key = 0;
@@ -181,17 +182,16 @@ void KvBlockPool::CheckInvariants() const {
     }
     if (block.has_key) {
       ++keyed;
-      const auto it = key_map_.find(block.key);
-      EFIMSIM_CHECK(it != key_map_.end(), "keyed block not in the key map");
+      EFIMSIM_CHECK(key_map_.Find(block.key) != nullptr, "keyed block not in the key map");
     }
   }
   size_t chained = 0;
-  for (const auto& [key, chain] : key_map_) {
+  key_map_.ForEach([&](BlockKey key, const BlockKeyChain& chain) {
     for (BlockId b = chain.head; b != kNoBlock; b = blocks_[b].next_same_key) {
       EFIMSIM_CHECK(blocks_[b].has_key && blocks_[b].key == key, "key chain holds a wrong block");
       ++chained;
     }
-  }
+  });
   EFIMSIM_CHECK(chained == keyed, "key map and keyed blocks disagree");
 }
 

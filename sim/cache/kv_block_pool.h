@@ -20,10 +20,10 @@
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/cache/block_key.h"
+#include "sim/cache/block_key_index.h"
 
 namespace efimsim {
 
@@ -87,18 +87,13 @@ class KvBlockPool {
     BlockState state = BlockState::kFree;
     bool has_key = false;
   };
-  struct KeyChain {
-    BlockId head = kNoBlock;
-    BlockId tail = kNoBlock;
-  };
-
   void Transition(BlockId block, BlockState to);
   void UnlinkFree(BlockId block);
   void AppendFree(BlockId block);
   void DropKey(BlockId block);
 
   std::vector<Block> blocks_;
-  std::unordered_map<BlockKey, KeyChain> key_map_;
+  BlockKeyIndex key_map_;
   BlockId free_head_ = kNoBlock;
   BlockId free_tail_ = kNoBlock;
   int32_t free_count_ = 0;

@@ -1,0 +1,58 @@
+#pragma once
+// BlockKey -> (first, last) block holding it: the prefix cache's lookup
+// table, as an open-addressing hash table with linear probing and
+// backward-shift deletion. Its capacity is fixed at construction (a power of
+// two at least twice the most keys it will hold: one per block), so it never
+// rehashes and a lookup touches one or two cache lines.
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/cache/block_key.h"
+
+namespace efimsim {
+
+struct BlockKeyChain {
+  int32_t head = -1;  // earliest-registered block holding the key
+  int32_t tail = -1;  // latest-registered
+};
+
+class BlockKeyIndex {
+ public:
+  // Room for `max_keys` keys at a load factor of at most 1/2.
+  explicit BlockKeyIndex(int64_t max_keys);
+
+  // The chain of `key`, or nullptr.
+  const BlockKeyChain* Find(BlockKey key) const;
+  BlockKeyChain* Find(BlockKey key);
+  // The chain of `key`, inserted empty if absent. Precondition: fewer than
+  // max_keys keys are present.
+  BlockKeyChain& FindOrInsert(BlockKey key);
+  // Removes `key`. Precondition: present.
+  void Erase(BlockKey key);
+
+  int64_t size() const { return size_; }
+
+  // Visits every (key, chain), in slot order (tests and invariant checks).
+  template <class Visitor>
+  void ForEach(Visitor&& visit) const {
+    for (const Slot& slot : slots_) {
+      if (slot.chain.head != -1) visit(slot.key, slot.chain);
+    }
+  }
+
+ private:
+  struct Slot {
+    BlockKey key = 0;
+    BlockKeyChain chain;  // chain.head == -1 marks an empty slot
+  };
+  size_t Home(BlockKey key) const;
+  size_t SlotOf(BlockKey key) const;  // its slot, or an empty one where it would go
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  int64_t size_ = 0;
+  int64_t max_keys_ = 0;
+};
+
+}  // namespace efimsim
