@@ -6,6 +6,24 @@
 
 namespace efimsim {
 
+// Uniform token ids in [first, last], two per 64-bit draw: each 32-bit half
+// is mapped by Lemire's multiply-shift with rejection, so the ids are
+// exactly uniform (the range is far below 2^32).
+void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, TokenVector& tokens) {
+  const uint64_t span = static_cast<uint64_t>(last - first) + 1;
+  const uint64_t threshold = (uint64_t{1} << 32) % span;  // 2^32 mod span
+  size_t i = 0;
+  while (i < tokens.size()) {
+    const uint64_t draw = stream.NextU64();
+    const uint64_t halves[2] = {draw >> 32, draw & uint64_t{0xffffffff}};
+    for (const uint64_t half : halves) {
+      const uint64_t product = half * span;
+      if ((product & uint64_t{0xffffffff}) < threshold) continue;  // rejected: exact uniformity
+      if (i < tokens.size()) tokens[i++] = static_cast<TokenId>(first + static_cast<TokenId>(product >> 32));
+    }
+  }
+}
+
 PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds) {
   PaperRoundLayout layout;
   layout.half = length / 2;
@@ -42,9 +60,7 @@ PaperWorkload::PaperWorkload(PaperWorkloadConfig config) : config_(config) {
         stream.UniformInt(config_.doc_min_tokens + 1, config_.doc_max_tokens - 1);
     TokenVector& doc = documents_[user];
     doc.resize(static_cast<size_t>(length));
-    for (TokenId& token : doc) {
-      token = static_cast<TokenId>(stream.UniformInt(config_.text_first, config_.text_last));
-    }
+    FillUniformTokens(stream, config_.text_first, config_.text_last, doc);
     layouts_[user] = ComputePaperLayout(length, config_.rounds);
   }
 }

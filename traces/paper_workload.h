@@ -14,6 +14,7 @@
 
 #include <vector>
 
+#include "sim/core/random.h"
 #include "traces/multi_round_workload.h"
 
 namespace efimsim {
@@ -34,6 +35,9 @@ struct PaperRoundLayout {
   int64_t chunk = 0;
   std::vector<int64_t> middle_end;  // round i's middle is [chunk, middle_end[i])
 };
+// Fills `tokens` with ids uniform in [first, last] from `stream`.
+void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, TokenVector& tokens);
+
 // Pure arithmetic of the paper, for a document of `length` units.
 PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds);
 

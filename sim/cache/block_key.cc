@@ -17,15 +17,22 @@ inline uint64_t Mix(uint64_t x) {
 }  // namespace
 
 BlockKey HashBlock(BlockKey parent, TokenSpan block_tokens, uint64_t extra) {
-  uint64_t hash = Mix(parent ^ Mix(extra + block_tokens.size()));
+  // One multiply-xorshift round per pair of tokens (each round is a
+  // bijection of the state for a fixed input), then a full finalizer.
+  constexpr uint64_t kMultiplier = 0x9e3779b97f4a7c15ULL;
+  uint64_t hash = parent ^ Mix(extra + block_tokens.size());
   size_t i = 0;
   for (; i + 1 < block_tokens.size(); i += 2) {
     const uint64_t pair = (static_cast<uint64_t>(static_cast<uint32_t>(block_tokens[i])) << 32) |
                           static_cast<uint32_t>(block_tokens[i + 1]);
-    hash = Mix(hash ^ pair);
+    hash = (hash ^ pair) * kMultiplier;
+    hash ^= hash >> 29;
   }
-  if (i < block_tokens.size()) hash = Mix(hash ^ static_cast<uint32_t>(block_tokens[i]));
-  return hash;
+  if (i < block_tokens.size()) {
+    hash = (hash ^ static_cast<uint32_t>(block_tokens[i])) * kMultiplier;
+    hash ^= hash >> 29;
+  }
+  return Mix(hash);
 }
 
 void AppendBlockKeys(TokenSpan tokens, int32_t block_tokens, uint64_t extra,
