@@ -1,6 +1,8 @@
 // JSON half of the HumanEval infilling importer.
 #include <nlohmann/json.hpp>
 
+#include "traces/json_line_io.h"
+
 #include "sim/base/errors.h"
 #include "traces/humaneval_reader.h"
 
@@ -8,15 +10,7 @@ namespace efimsim {
 
 HumanEvalTask ParseHumanEvalLine(std::string_view line, const std::string& file,
                                  int64_t line_number) {
-  using Json = nlohmann::json;
-  Json object;
-  try {
-    object = Json::parse(line.begin(), line.end());
-  } catch (const Json::parse_error& e) {
-    throw InputError(file, line_number, "",
-                     "not valid JSON at byte " + std::to_string(e.byte) + " of the line");
-  }
-  if (!object.is_object()) throw InputError(file, line_number, "", "not a JSON object");
+  const nlohmann::json object = ParseJsonObjectLine(line, file, line_number);
   const auto text = [&](const char* field) {
     const auto it = object.find(field);
     if (it == object.end()) throw InputError(file, line_number, field, "missing");

@@ -1,21 +1,15 @@
 // JSON half of the Mooncake importer.
 #include <nlohmann/json.hpp>
 
+#include "traces/json_line_io.h"
+
 #include "sim/base/errors.h"
 #include "traces/mooncake_reader.h"
 
 namespace efimsim {
 
 MooncakeRow ParseMooncakeLine(std::string_view line, const std::string& file, int64_t line_number) {
-  using Json = nlohmann::json;
-  Json object;
-  try {
-    object = Json::parse(line.begin(), line.end());
-  } catch (const Json::parse_error& e) {
-    throw InputError(file, line_number, "",
-                     "not valid JSON at byte " + std::to_string(e.byte) + " of the line");
-  }
-  if (!object.is_object()) throw InputError(file, line_number, "", "not a JSON object");
+  const nlohmann::json object = ParseJsonObjectLine(line, file, line_number);
   const auto integer = [&](const char* field) -> int64_t {
     const auto it = object.find(field);
     if (it == object.end()) throw InputError(file, line_number, field, "missing");
@@ -33,7 +27,7 @@ MooncakeRow ParseMooncakeLine(std::string_view line, const std::string& file, in
   if (ids == object.end()) throw InputError(file, line_number, "hash_ids", "missing");
   if (!ids->is_array()) throw InputError(file, line_number, "hash_ids", "must be an array");
   row.hash_ids.reserve(ids->size());
-  for (const Json& id : *ids) {
+  for (const nlohmann::json& id : *ids) {
     if (!id.is_number_unsigned()) {
       throw InputError(file, line_number, "hash_ids", "ids must be non-negative integers");
     }

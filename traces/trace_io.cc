@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "sim/base/errors.h"
+#include "traces/json_line_io.h"
 
 namespace efimsim {
 namespace {
@@ -15,19 +16,6 @@ namespace {
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
-// Parses a line that must be one JSON object.
-Json ParseObject(std::string_view line, const std::string& file, int64_t line_number) {
-  Json value;
-  try {
-    value = Json::parse(line.begin(), line.end());
-  } catch (const Json::parse_error& e) {
-    // e.byte is 1-based within the line.
-    throw InputError(file, line_number, "",
-                     "not valid JSON at byte " + std::to_string(e.byte) + " of the line");
-  }
-  if (!value.is_object()) throw InputError(file, line_number, "", "not a JSON object");
-  return value;
-}
 
 // Field access with errors that name the field.
 class Fields {
@@ -199,7 +187,7 @@ std::string Dump(const OrderedJson& j) {
 
 TraceHeader ParseTraceHeaderLine(std::string_view line, const std::string& file,
                                  int64_t line_number) {
-  const Json object = ParseObject(line, file, line_number);
+  const Json object = ParseJsonObjectLine(line, file, line_number);
   const Fields f(object, file, line_number);
   if (!f.Has("type") || !f.Get("type").is_string() || f.String("type") != "header") {
     throw InputError(file, line_number, "type",
@@ -219,7 +207,7 @@ TraceHeader ParseTraceHeaderLine(std::string_view line, const std::string& file,
 
 TraceRecord ParseTraceRecordLine(std::string_view line, const std::string& file,
                                  int64_t line_number) {
-  const Json object = ParseObject(line, file, line_number);
+  const Json object = ParseJsonObjectLine(line, file, line_number);
   const Fields f(object, file, line_number);
   const std::string type = f.String("type");
   if (type == "session") return ParseSession(f);
