@@ -50,6 +50,14 @@ const ParamTable<ExperimentConfig>& RunParams() {
        &C::trace_format},
       {{"duration-s", "s", "trace, typing: send nothing after this simulated time; 0 = all", 0},
        &C::duration_s},
+      {{"replicas", "replicas", "identical engine replicas behind the router (a cluster)", 1, 4096},
+       &C::replicas},
+      {{"router", "", "how requests reach replicas: round-robin, least-outstanding (fewest "
+        "requests waiting or running), session-affinity (a user's rounds stay on one replica)"},
+       &C::router},
+      {{"timeline", "", "write a Chrome trace-event JSON of the run to this file (open in "
+        "Perfetto): steps per replica, requests per session; empty: none"},
+       &C::timeline_path},
   };
   return table;
 }

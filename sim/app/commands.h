@@ -11,5 +11,8 @@ int RunPredictCommand(int argc, const char* const* argv);
 int RunValidateLatencyCommand(int argc, const char* const* argv);
 int RunConvertCommand(int argc, const char* const* argv);
 int RunTokenizeCommand(int argc, const char* const* argv);
+int RunSweepCommand(int argc, const char* const* argv);
+int RunMergeCommand(int argc, const char* const* argv);
+int RunCapacityCommand(int argc, const char* const* argv);
 
 }  // namespace efimsim::cli

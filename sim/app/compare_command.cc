@@ -66,6 +66,15 @@ int RunCompareCommand(int argc, const char* const* argv) {
   for (size_t i = 0; i < policies.size(); ++i) {
     ExperimentConfig config = base;
     config.policy = policies[i];
+    if (!base.timeline_path.empty()) {
+      // One timeline per policy: run.json -> run.efim.json.
+      const std::string& path = base.timeline_path;
+      const size_t slash = path.find_last_of('/');
+      const size_t dot = path.find_last_of('.');
+      const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+      config.timeline_path = has_extension ? path.substr(0, dot) + "." + config.policy + path.substr(dot)
+                                           : path + "." + config.policy;
+    }
     std::cerr << "[" << (i + 1) << "/" << policies.size() << "] " << config.policy << " ..."
               << std::flush;
     const auto started = std::chrono::steady_clock::now();

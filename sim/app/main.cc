@@ -27,6 +27,10 @@ constexpr const char* kUsage =
     "  convert   turn a trace (Azure CSV, Mooncake JSONL, TaskTracker CSV, HumanEval\n"
     "            infilling, efimsim JSONL) into efimsim's trace format\n"
     "  tokenize  token counts (or ids) of files under the Llama-3.1 tokenizer\n"
+    "  sweep     run a grid (policies x users x any option) on all cores: sweep.csv\n"
+    "  merge     join the outputs of sweep shards (--shard I/N) into one sweep\n"
+    "  capacity  the most users a replica serves within latency SLOs, and the replicas\n"
+    "            and GPUs a target load needs, per policy\n"
     "\n"
     "With no command, `efimsim compare` runs the EFIM paper's benchmark\n"
     "(16 users x 5 rounds, Llama-3.1-8B on one H100, roofline latency model).\n";
@@ -53,9 +57,12 @@ int Dispatch(int argc, const char* const* argv) {
   if (command == "validate-latency") return RunValidateLatencyCommand(sub_argc, sub_argv);
   if (command == "convert") return RunConvertCommand(sub_argc, sub_argv);
   if (command == "tokenize") return RunTokenizeCommand(sub_argc, sub_argv);
+  if (command == "sweep") return RunSweepCommand(sub_argc, sub_argv);
+  if (command == "merge") return RunMergeCommand(sub_argc, sub_argv);
+  if (command == "capacity") return RunCapacityCommand(sub_argc, sub_argv);
   throw efimsim::UsageError("unknown command '" + command +
                             "' (commands: compare, replay, models, predict, validate-latency, convert, "
-                            "tokenize; see efimsim --help)");
+                            "tokenize, sweep, merge, capacity; see efimsim --help)");
 }
 
 }  // namespace

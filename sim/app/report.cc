@@ -9,27 +9,7 @@ namespace efimsim::cli {
 namespace {
 
 std::string SettingText(const RunInfo& info, const std::string& section, const std::string& key) {
-  for (const RunInfoSection& s : info.sections) {
-    if (s.name != section) continue;
-    for (const Setting& setting : s.settings) {
-      if (setting.key != key) continue;
-      return std::visit(
-          [](const auto& v) -> std::string {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::string>) {
-              return v;
-            } else if constexpr (std::is_same_v<T, bool>) {
-              return v ? "true" : "false";
-            } else if constexpr (std::is_same_v<T, double>) {
-              return FormatFixed(v, 3);
-            } else {
-              return std::to_string(v);
-            }
-          },
-          setting.value);
-    }
-  }
-  return "";
+  return efimsim::SettingText(info, section, key, 3);
 }
 
 struct Row {

@@ -28,4 +28,9 @@ struct RunInfo {
   RunInfoSection& Section(const std::string& name);  // finds or appends
 };
 
+// The value of `key` in `section` as text ("" when absent): strings as
+// they are, booleans as true/false, doubles with `decimals` fixed decimals.
+std::string SettingText(const RunInfo& info, const std::string& section, const std::string& key,
+                        int decimals);
+
 }  // namespace efimsim

@@ -13,7 +13,9 @@
 #include "sim/client/round_prompter.h"
 #include "sim/client/trace_replay_client.h"
 #include "sim/serving/kv_capacity.h"
+#include "sim/metrics/timeline_writer.h"
 #include "sim/serving/replica.h"
+#include "sim/serving/router.h"
 #include "traces/code_corpus.h"
 #include "traces/text_paper_workload.h"
 #include "traces/tokenizer/default_tokenizer_path.h"
@@ -28,13 +30,17 @@ class RunObserver : public RequestObserver {
  public:
   ClosedLoopClient* closed_loop = nullptr;
   TraceReplayClient* trace = nullptr;
+  Router* router = nullptr;
+  TimelineWriter* timeline = nullptr;  // optional
 
   void OnRequestFinished(const RequestRecord& record) override {
     records.push_back(record);
+    AddToTimeline(record);
     Done(record.request_id, record.user);
   }
   void OnRequestCancelled(const RequestRecord& record) override {
     records.push_back(record);
+    AddToTimeline(record);
     Done(record.request_id, record.user);
   }
   void OnRequestRejected(const ClientRequest& request, const std::string& reason) override {
@@ -49,11 +55,68 @@ class RunObserver : public RequestObserver {
   std::string first_rejection;
 
  private:
+  void AddToTimeline(const RequestRecord& record) {
+    if (timeline != nullptr) timeline->AddRequest(record);
+  }
   void Done(uint64_t request_id, int64_t user) {
+    // The router forgets the request first: the client may send the user's
+    // next request (with a new id) from inside these calls.
+    if (router != nullptr) router->OnRequestDone(request_id);
     if (closed_loop != nullptr) closed_loop->OnResponseComplete(user);
     if (trace != nullptr) trace->OnRequestDone(request_id);
   }
 };
+
+// Forwards each engine step to the timeline.
+class TimelineStepObserver : public StepObserver {
+ public:
+  explicit TimelineStepObserver(TimelineWriter* timeline) : timeline_(timeline) {}
+  void OnStep(const StepRecord& record) override {
+    TimelineStep step;
+    step.replica = record.replica;
+    step.start = record.start;
+    step.end = record.end;
+    step.tokens = record.tokens;
+    step.prefill_sequences = record.prefill_sequences;
+    step.decode_sequences = record.decode_sequences;
+    step.preempted = record.preempted;
+    step.kv_used_blocks = record.kv_used_blocks;
+    step.kv_total_blocks = record.kv_total_blocks;
+    timeline_->AddStep(step);
+  }
+
+ private:
+  TimelineWriter* timeline_;
+};
+
+// Cluster counters: sums, except the KV figures, which are those of one
+// replica (pool size) and of the fullest replica (peak), so peak_kv_usage
+// stays a fraction of one GPU's cache.
+EngineCounters ClusterCounters(const std::vector<EngineCounters>& replicas) {
+  EngineCounters total;
+  for (const EngineCounters& r : replicas) {
+    total.steps += r.steps;
+    total.events += r.events;
+    total.prefix_cache_lookups += r.prefix_cache_lookups;
+    total.prefix_cache_query_tokens += r.prefix_cache_query_tokens;
+    total.prefix_cache_hit_tokens += r.prefix_cache_hit_tokens;
+    total.preemptions += r.preemptions;
+    total.evictions += r.evictions;
+    total.rejected_requests += r.rejected_requests;
+    total.prefill_tokens_computed += r.prefill_tokens_computed;
+    total.decode_tokens_computed += r.decode_tokens_computed;
+    total.kv_blocks_total = std::max(total.kv_blocks_total, r.kv_blocks_total);
+    const double usage = r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_peak_used) /
+                                                     static_cast<double>(r.kv_blocks_total)
+                                               : 0.0;
+    const double best = total.kv_blocks_total > 0
+                            ? static_cast<double>(total.kv_blocks_peak_used) /
+                                  static_cast<double>(total.kv_blocks_total)
+                            : 0.0;
+    if (usage > best) total.kv_blocks_peak_used = r.kv_blocks_peak_used;
+  }
+  return total;
+}
 
 tokenizer::BpeTokenizer LoadTokenizer(const std::string& path) {
   try {
@@ -265,6 +328,10 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                      "' (choose one of: efim-paper, trace, typing)");
   }
 
+  if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
+  if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
+  std::unique_ptr<RoutingPolicy> routing = MakeRoutingPolicy(config.router);
+
   ReplicaConfig replica_config;
   replica_config.limits = {config.engine.max_num_batched_tokens, config.engine.max_num_seqs};
   replica_config.block_tokens = static_cast<int32_t>(config.engine.block_tokens);
@@ -277,8 +344,24 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
 
   Simulator simulator;
   simulator.set_interrupt_flag(config.interrupt);
+  std::unique_ptr<TimelineWriter> timeline;
+  if (!config.timeline_path.empty()) {
+    timeline = std::make_unique<TimelineWriter>(config.timeline_path,
+                                                static_cast<int32_t>(config.replicas));
+  }
+  TimelineStepObserver timeline_steps(timeline.get());
   RunObserver observer;
-  Replica replica(simulator, replica_config, *latency, observer);
+  observer.timeline = timeline.get();
+  std::vector<std::unique_ptr<Replica>> replicas;
+  std::vector<Replica*> replica_pointers;
+  for (int64_t i = 0; i < config.replicas; ++i) {
+    replica_config.replica_index = static_cast<int32_t>(i);
+    replicas.push_back(std::make_unique<Replica>(simulator, replica_config, *latency, observer));
+    if (timeline) replicas.back()->set_step_observer(&timeline_steps);
+    replica_pointers.push_back(replicas.back().get());
+  }
+  Router router(replica_pointers, std::move(routing));
+  observer.router = &router;
 
   std::unique_ptr<ClosedLoopClient> closed_loop;
   std::unique_ptr<TraceReplayClient> trace_client;
@@ -286,7 +369,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     ClosedLoopConfig client_config;
     client_config.max_output_tokens = config.max_output_tokens;
     client_config.think_time = FromSeconds(config.think_time_ms / 1000.0);
-    closed_loop = std::make_unique<ClosedLoopClient>(simulator, *setup.prompter, replica,
+    closed_loop = std::make_unique<ClosedLoopClient>(simulator, *setup.prompter, router,
                                                      client_config);
     observer.closed_loop = closed_loop.get();
     closed_loop->Start();
@@ -296,7 +379,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     const TimePoint stop = config.duration_s > 0 ? TimePoint{FromSeconds(config.duration_s)}
                                                  : TimePoint::max();
     trace_client = std::make_unique<TraceReplayClient>(
-        simulator, *setup.trace, replica, setup.text_builder.get(), completion,
+        simulator, *setup.trace, router, setup.text_builder.get(), completion,
         config.workload == "trace" ? config.trace_path : setup.name, stop);
     observer.trace = trace_client.get();
     trace_client->Start();
@@ -305,7 +388,9 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
 
   // End-of-run invariants.
   EFIMSIM_CHECK(simulator.pending_events() == 0, "events left in the queue");
-  EFIMSIM_CHECK(replica.idle(), "requests left unfinished");
+  for (const auto& replica : replicas) {
+    EFIMSIM_CHECK(replica->idle(), "requests left unfinished");
+  }
   if (closed_loop) {
     EFIMSIM_CHECK(closed_loop->users_done() == setup.prompter->num_users(), "a user did not finish");
     EFIMSIM_CHECK(static_cast<int64_t>(observer.records.size()) + observer.rejected ==
@@ -314,15 +399,20 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   } else {
     EFIMSIM_CHECK(trace_client->requests_in_flight() == 0, "a trace request was never answered");
   }
-  EFIMSIM_CHECK(replica.cache().pool().num_free_blocks() == replica.cache().pool().num_blocks(),
-                "KV blocks not returned to the pool");
-  replica.CheckInvariants();
+  for (const auto& replica : replicas) {
+    EFIMSIM_CHECK(replica->cache().pool().num_free_blocks() == replica->cache().pool().num_blocks(),
+                  "KV blocks not returned to the pool");
+    replica->CheckInvariants();
+  }
+  if (timeline) timeline->Commit();
 
   ExperimentResult result;
   result.records = std::move(observer.records);
   std::sort(result.records.begin(), result.records.end(),
             [](const RequestRecord& a, const RequestRecord& b) { return a.request_id < b.request_id; });
-  EngineCounters counters = replica.Counters();
+  std::vector<EngineCounters> per_replica;
+  for (const auto& replica : replicas) per_replica.push_back(replica->Counters());
+  EngineCounters counters = ClusterCounters(per_replica);
   counters.events = static_cast<int64_t>(simulator.events_handled());
   result.summary = SummarizeRun(result.records, counters);
   result.summary.efim_rebases =
@@ -336,6 +426,28 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     client.push_back({"text_edits", stats.edits});
     client.push_back({"completion_requests", stats.completion_requests});
     client.push_back({"stale_requests_cancelled", stats.cancel_requests});
+  }
+  if (config.replicas > 1) {
+    auto& c = result.info.Section("cluster").settings;
+    c.push_back({"replicas", config.replicas});
+    c.push_back({"router", config.router});
+    c.push_back({"kv_figures", std::string("per replica: kv_blocks_total is one replica's pool, "
+                                           "peak KV is the fullest replica's")});
+    for (size_t i = 0; i < per_replica.size(); ++i) {
+      const EngineCounters& r = per_replica[i];
+      const std::string prefix = "replica_" + std::to_string(i) + "_";
+      c.push_back({prefix + "requests", router.routed()[i]});
+      c.push_back({prefix + "steps", r.steps});
+      c.push_back({prefix + "prefix_cache_hit_rate",
+                   r.prefix_cache_query_tokens > 0
+                       ? static_cast<double>(r.prefix_cache_hit_tokens) /
+                             static_cast<double>(r.prefix_cache_query_tokens)
+                       : 0.0});
+      c.push_back({prefix + "peak_kv_usage",
+                   r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_peak_used) /
+                                               static_cast<double>(r.kv_blocks_total)
+                                         : 0.0});
+    }
   }
   if (observer.rejected > 0) {
     result.info.Section("warnings").settings.push_back(

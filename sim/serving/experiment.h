@@ -12,6 +12,16 @@
 //   typing      simulated users typing real files (traces/typing_workload.h)
 // Editing sessions (trace, typing) become completion requests through the
 // client model of CompletionClientConfig.
+//
+// Clusters (replicas > 1): every replica has the full engine configuration
+// (its own KV cache of the computed size); the summary sums the replicas'
+// counters (steps, prefix-cache queries and hits, preemptions, evictions,
+// tokens computed), while its KV figures are per replica: kv_blocks_total
+// is one replica's pool and kv_blocks_peak_used / peak_kv_usage are those of
+// the fullest replica. summary.json then gains a "cluster" section with the
+// router and each replica's requests, steps, hit rate and peak KV usage.
+// Thread safety: RunExperiment shares no mutable state between calls, so
+// sweeps may run many at once.
 
 #include <atomic>
 #include <cstdint>
@@ -45,6 +55,13 @@ struct ExperimentConfig {
   TypingWorkloadConfig typing;      // users/seed/source_dir are overridden from above
   int64_t max_output_tokens = 128;
   double think_time_ms = 0;
+  // Cluster: `replicas` identical replicas on one simulator behind a router
+  // (sim/serving/router.h: round-robin, least-outstanding, session-affinity).
+  int64_t replicas = 1;
+  std::string router = "round-robin";
+  // "": none. Otherwise a Chrome trace-event JSON of the run (steps per
+  // replica, requests per session; sim/metrics/timeline_writer.h).
+  std::string timeline_path;
   // Optional: a flag that, once true, stops the run with Interrupted.
   const std::atomic<bool>* interrupt = nullptr;
 };

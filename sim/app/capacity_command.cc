@@ -1,0 +1,263 @@
+// efimsim capacity: the largest load one deployment sustains within every
+// SLO, per policy (sim/serving/capacity_search.h), and what a target load
+// needs in replicas and GPUs, with EFIM's saving over FIM and baseline.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "sim/app/cli_options.h"
+#include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
+#include "sim/app/output_dir.h"
+#include "sim/app/report.h"
+#include "sim/app/thread_pool.h"
+#include "sim/base/atomic_file.h"
+#include "sim/base/errors.h"
+#include "sim/client/policy.h"
+#include "sim/metrics/output_writers.h"
+#include "sim/serving/capacity_search.h"
+
+namespace efimsim::cli {
+namespace {
+
+std::vector<std::string> SplitPolicies(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    if (item.empty()) throw UsageError("--policies: empty name in '" + text + "'");
+    GetPolicy(item);
+    items.push_back(item);
+  }
+  if (items.empty()) throw UsageError("--policies: no policy given");
+  return items;
+}
+
+struct Plan {
+  CapacityResult search;
+  int64_t deployments = 0;  // deployments of `replicas` replicas for the target; 0: none can
+  int64_t replicas = 0;
+  int64_t gpus = 0;
+};
+
+std::string Pad(const std::string& text, size_t width, bool right = true) {
+  if (text.size() >= width) return text;
+  const std::string fill(width - text.size(), ' ');
+  return right ? fill + text : text + fill;
+}
+
+std::string Percent(double fraction) { return FormatFixed(100.0 * fraction, 1) + "%"; }
+
+const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy) {
+  for (const Plan& plan : plans) {
+    if (plan.search.policy == policy && plan.gpus > 0) return &plan;
+  }
+  return nullptr;
+}
+
+std::string CsvQuoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+int RunCapacityCommand(int argc, const char* const* argv) {
+  po::options_description general("Capacity");
+  general.add_options()
+      ("slo", po::value<std::vector<std::string>>()->composing(),
+       "METRIC=LIMIT_MS, repeatable; every one must hold. Metrics: {ttft,tpot,e2e,queueing}_"
+       "{mean,p50,p90,p99,max}_ms. Default: ttft_p99_ms=500 and tpot_p99_ms=50")
+      ("policies", po::value<std::string>()->default_value("baseline,fim,efim"),
+       "comma-separated policies to size")
+      ("target-users", po::value<int64_t>()->default_value(2000),
+       "the load to serve [users], e.g. developers typing at once")
+      ("max-users", po::value<int64_t>()->default_value(1024),
+       "search bound per deployment [users]")
+      ("gpus-per-replica", po::value<int64_t>()->default_value(1),
+       "GPUs one replica occupies (tensor parallelism is not modelled: this only scales the GPU "
+       "count)")
+      ("plateau-gain", po::value<double>()->default_value(0.05),
+       "saturated when doubling users raises throughput by less than this fraction")
+      ("queue-growth-ratio", po::value<double>()->default_value(2.0),
+       "saturated when the last third of requests queue this many times longer than the first "
+       "third (plus 50 ms)")
+      ("warmup-rounds", po::value<int64_t>()->default_value(1),
+       "leave each user's first rounds out of SLOs and saturation (the t = 0 cold burst)")
+      ("jobs", po::value<int>()->default_value(static_cast<int>(
+                   std::max(1u, std::thread::hardware_concurrency()))),
+       "worker threads (one policy's search per thread; results do not depend on it)")
+      ("out", po::value<std::string>()->default_value("efimsim-capacity"),
+       "output directory: capacity.csv (one row per policy) and probes.csv (every run)");
+  po::options_description visible;
+  visible.add(general);
+  for (const auto& group : ExperimentOptionGroups()) visible.add(group);
+  po::variables_map values;
+  if (!ParseCommandLine("capacity",
+                        "Searches, per policy, the most closed-loop users one deployment (--replicas "
+                        "replicas behind\n--router; default one replica) serves while meeting "
+                        "every --slo, flags saturation instead\nof reporting a meaningless number, "
+                        "and turns --target-users into replicas and GPUs, with\nEFIM's saving. "
+                        "Workloads: efim-paper (documents default to synthetic here, so every "
+                        "load\nhas the same kind of document) or typing.",
+                        visible, argc, argv, values)) {
+    return 0;
+  }
+  const std::vector<std::string> policies = SplitPolicies(values["policies"].as<std::string>());
+  std::vector<Slo> slos;
+  if (values.count("slo")) {
+    for (const std::string& text : values["slo"].as<std::vector<std::string>>()) {
+      slos.push_back(ParseSlo(text));
+    }
+  } else {
+    slos = {ParseSlo("ttft_p99_ms=500"), ParseSlo("tpot_p99_ms=50")};
+  }
+  const int64_t target = values["target-users"].as<int64_t>();
+  if (target < 1) throw UsageError("--target-users: must be at least 1");
+  const int64_t gpus_per_replica = values["gpus-per-replica"].as<int64_t>();
+  if (gpus_per_replica < 1) throw UsageError("--gpus-per-replica: must be at least 1");
+  const int jobs = values["jobs"].as<int>();
+  if (jobs < 1) throw UsageError("--jobs: must be at least 1");
+  CapacitySearchConfig search;
+  search.max_users = values["max-users"].as<int64_t>();
+  search.plateau_gain = values["plateau-gain"].as<double>();
+  search.queue_growth_ratio = values["queue-growth-ratio"].as<double>();
+  search.warmup_rounds = values["warmup-rounds"].as<int64_t>();
+  if (!(search.plateau_gain >= 0)) throw UsageError("--plateau-gain: must be >= 0");
+  if (!(search.queue_growth_ratio >= 1)) throw UsageError("--queue-growth-ratio: must be >= 1");
+
+  ExperimentConfig base = ExperimentFromOptions(values);
+  if (!base.timeline_path.empty()) throw UsageError("--timeline: not available in capacity");
+  if (values["documents"].defaulted() && base.workload == "efim-paper") base.documents = "synthetic";
+  base.interrupt = InstallInterruptHandler();
+  const std::string out_dir = values["out"].as<std::string>();
+  PrepareOutputDir(out_dir);
+
+  std::string slo_text;
+  for (const Slo& slo : slos) {
+    slo_text += (slo_text.empty() ? "" : ", ") + slo.metric + " <= " + FormatFixed(slo.limit_ms, 1);
+  }
+  std::cerr << "capacity: " << policies.size() << " policies, " << slo_text << ", up to "
+            << search.max_users << " users per deployment ...\n";
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<Plan> plans(policies.size());
+  try {
+    ParallelFor(
+        static_cast<int64_t>(policies.size()), jobs,
+        [&](int64_t i) {
+          ExperimentConfig config = base;
+          config.policy = policies[static_cast<size_t>(i)];
+          plans[static_cast<size_t>(i)].search = SearchCapacity(config, slos, search);
+        },
+        [&](int64_t done) {
+          std::cerr << "capacity: " << done << "/" << policies.size() << " policies searched\n";
+        });
+  } catch (const Interrupted& interrupted) {
+    std::cerr << "efimsim: " << interrupted.what() << "; no output files were written\n";
+    return 130;
+  }
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  for (Plan& plan : plans) {
+    if (plan.search.max_users == 0) continue;
+    plan.deployments = (target + plan.search.max_users - 1) / plan.search.max_users;
+    plan.replicas = plan.deployments * base.replicas;
+    plan.gpus = plan.replicas * gpus_per_replica;
+  }
+
+  // Outputs.
+  std::string capacity_csv =
+      "policy,max_users,at_search_limit,saturated_from_users,replicas_per_deployment,router,"
+      "target_users,replicas_needed,gpus_per_replica,gpus_needed,prefix_cache_hit_rate,"
+      "ttft_p99_ms,tpot_p99_ms,e2e_p99_ms,request_throughput_per_s,probes,slos,limited_by\n";
+  std::string probes_csv =
+      "policy,users,passed,meets_slos,saturated,request_throughput_per_s,ttft_p99_ms,tpot_p99_ms,"
+      "e2e_p99_ms,queueing_mean_ms,prefix_cache_hit_rate,verdict\n";
+  auto f = [](double v) { return FormatFixed(v, 6); };
+  for (const Plan& plan : plans) {
+    const CapacityResult& r = plan.search;
+    const LoadProbe* answer = r.answer();
+    const RunSummary empty;
+    const RunSummary& s = answer != nullptr ? answer->summary : empty;
+    capacity_csv += r.policy + "," + std::to_string(r.max_users) + "," +
+                    (r.at_search_limit ? "true" : "false") + "," +
+                    std::to_string(r.saturated_from_users) + "," + std::to_string(base.replicas) +
+                    "," + base.router + "," + std::to_string(target) + "," +
+                    std::to_string(plan.replicas) + "," + std::to_string(gpus_per_replica) + "," +
+                    std::to_string(plan.gpus) + "," + f(s.prefix_cache_hit_rate) + "," +
+                    f(s.ttft_ms.p99) + "," + f(s.tpot_ms.p99) + "," + f(s.e2e_ms.p99) + "," +
+                    f(s.request_throughput_per_s) + "," + std::to_string(r.probes.size()) + "," +
+                    CsvQuoted(slo_text) + "," + CsvQuoted(r.limited_by) + "\n";
+    for (const LoadProbe& p : r.probes) {
+      probes_csv += r.policy + "," + std::to_string(p.users) + "," +
+                    (p.meets_slos && !p.saturated ? "true" : "false") + "," +
+                    (p.meets_slos ? "true" : "false") + "," + (p.saturated ? "true" : "false") +
+                    "," + f(p.summary.request_throughput_per_s) + "," + f(p.summary.ttft_ms.p99) +
+                    "," + f(p.summary.tpot_ms.p99) + "," + f(p.summary.e2e_ms.p99) + "," +
+                    f(p.summary.queueing_ms.mean) + "," + f(p.summary.prefix_cache_hit_rate) +
+                    "," + CsvQuoted(p.verdict) + "\n";
+    }
+  }
+  WriteFileAtomically(out_dir + "/capacity.csv", capacity_csv);
+  WriteFileAtomically(out_dir + "/probes.csv", probes_csv);
+
+  // Report.
+  const std::string deployment =
+      base.replicas == 1 ? std::string("one replica")
+                         : std::to_string(base.replicas) + " replicas behind " + base.router;
+  std::cout << "capacity: most users " << deployment << " serves with " << slo_text << " (ms)\n"
+            << "workload: " << base.workload << ", users varied; documents " << base.documents
+            << "; model " << base.engine.model << " on " << base.engine.gpu << ", latency model "
+            << base.latency_model << " (approximate unless calibrated); SLOs on rounds >= "
+            << search.warmup_rounds << "\n"
+            << "target:   " << target << " users; GPUs = replicas x " << gpus_per_replica
+            << " (tensor parallelism not modelled)\n\n";
+  std::cout << Pad("policy", 10, false) << Pad("max users", 10) << Pad("replicas", 10)
+            << Pad("GPUs", 7) << Pad("hit rate", 10) << Pad("p99 TTFT", 10) << Pad("p99 TPOT", 10)
+            << Pad("req/s", 9) << "  next load up fails because\n";
+  for (const Plan& plan : plans) {
+    const CapacityResult& r = plan.search;
+    const LoadProbe* answer = r.answer();
+    std::string users = (r.at_search_limit ? ">=" : "") + std::to_string(r.max_users);
+    std::string replicas = plan.gpus > 0 ? (r.at_search_limit ? "<=" : "") +
+                                               std::to_string(plan.replicas)
+                                         : "-";
+    std::string gpus = plan.gpus > 0 ? std::to_string(plan.gpus) : "-";
+    std::cout << Pad(r.policy, 10, false) << Pad(users, 10) << Pad(replicas, 10) << Pad(gpus, 7)
+              << Pad(answer ? Percent(answer->summary.prefix_cache_hit_rate) : "-", 10)
+              << Pad(answer ? FormatFixed(answer->summary.ttft_ms.p99, 1) : "-", 10)
+              << Pad(answer ? FormatFixed(answer->summary.tpot_ms.p99, 2) : "-", 10)
+              << Pad(answer ? FormatFixed(answer->summary.request_throughput_per_s, 2) : "-", 9)
+              << "  " << (r.max_users == 0 ? "even 1 user fails: " : "") << r.limited_by << "\n";
+  }
+  std::cout << "\n";
+  if (const Plan* efim = FindPlan(plans, "efim")) {
+    for (const char* other_name : {"fim", "baseline"}) {
+      const Plan* other = FindPlan(plans, other_name);
+      if (other == nullptr) continue;
+      const int64_t saved = other->gpus - efim->gpus;
+      char line[200];
+      std::snprintf(line, sizeof line, "EFIM vs %-9s %lld GPUs instead of %lld: %lld %s (%.1f%%)\n",
+                    (std::string(other_name) + ":").c_str(), static_cast<long long>(efim->gpus),
+                    static_cast<long long>(other->gpus),
+                    static_cast<long long>(saved >= 0 ? saved : -saved),
+                    saved >= 0 ? "fewer" : "more",
+                    100.0 * static_cast<double>(saved >= 0 ? saved : -saved) /
+                        static_cast<double>(other->gpus));
+      std::cout << line;
+    }
+  }
+  int64_t probes = 0;
+  for (const Plan& plan : plans) probes += static_cast<int64_t>(plan.search.probes.size());
+  char line[200];
+  std::snprintf(line, sizeof line, "\nwrote %s/capacity.csv and %s/probes.csv (%lld runs, %.1f s)\n",
+                out_dir.c_str(), out_dir.c_str(), static_cast<long long>(probes), wall_s);
+  std::cout << line;
+  return 0;
+}
+
+}  // namespace efimsim::cli

@@ -1,0 +1,81 @@
+// efimsim merge: joins the outputs of sweep shards (--shard I/N) into one
+// sweep: sweep.csv in grid order, byte-identical to the whole sweep's, and
+// every shard's runs/<run-id>/ folders.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "sim/app/cli_options.h"
+#include "sim/app/commands.h"
+#include "sim/app/output_dir.h"
+#include "sim/app/sweep_table.h"
+#include "sim/base/atomic_file.h"
+#include "sim/base/errors.h"
+
+namespace efimsim::cli {
+namespace {
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open (is it a sweep output directory?)");
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+}  // namespace
+
+int RunMergeCommand(int argc, const char* const* argv) {
+  po::options_description general("Merge");
+  general.add_options()
+      ("out", po::value<std::string>()->default_value("efimsim-sweep"),
+       "output directory for the merged sweep.csv and runs/")
+      ("no-runs", po::bool_switch(), "write only sweep.csv; do not copy runs/<run-id>/ folders");
+  po::options_description hidden;
+  hidden.add_options()("inputs", po::value<std::vector<std::string>>(), "shard directories");
+  po::options_description all;
+  all.add(general).add(hidden);
+  po::positional_options_description positional;
+  positional.add("inputs", -1);
+  po::variables_map values;
+  if (!ParseCommandLine("merge",
+                        "efimsim merge SHARD_DIR... --out DIR\n\nJoins the outputs of "
+                        "`efimsim sweep --shard I/N` runs: DIR/sweep.csv holds every\nrun in "
+                        "grid order (identical to running the grid whole) and DIR/runs/ every "
+                        "run's folder.\nFails if a run is missing or appears twice.",
+                        all, argc, argv, values, &positional)) {
+    return 0;
+  }
+  if (!values.count("inputs")) throw UsageError("merge: give the shard output directories");
+  const std::vector<std::string> inputs = values["inputs"].as<std::vector<std::string>>();
+  std::vector<std::string> contents, names;
+  for (const std::string& dir : inputs) {
+    names.push_back(dir + "/sweep.csv");
+    contents.push_back(ReadWholeFile(names.back()));
+  }
+  const std::string merged = MergeSweepCsvs(contents, names);
+  const std::string out_dir = values["out"].as<std::string>();
+  PrepareOutputDir(out_dir);
+  if (!values["no-runs"].as<bool>()) {
+    namespace fs = std::filesystem;
+    PrepareOutputDir(out_dir + "/runs");
+    for (const std::string& dir : inputs) {
+      const fs::path runs = fs::path(dir) / "runs";
+      if (!fs::is_directory(runs)) continue;
+      if (fs::equivalent(runs, fs::path(out_dir) / "runs")) continue;
+      std::error_code error;
+      fs::copy(runs, fs::path(out_dir) / "runs",
+               fs::copy_options::recursive | fs::copy_options::overwrite_existing, error);
+      if (error) {
+        throw OutputError("merge: copying " + runs.string() + " to " + out_dir + "/runs: " +
+                          error.message());
+      }
+    }
+  }
+  WriteFileAtomically(out_dir + "/sweep.csv", merged);
+  std::cout << "wrote " << out_dir << "/sweep.csv from " << inputs.size() << " shards\n";
+  return 0;
+}
+
+}  // namespace efimsim::cli

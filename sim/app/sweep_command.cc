@@ -1,0 +1,170 @@
+// efimsim sweep: a grid of runs on a thread pool, sweep.csv plus each run's
+// own outputs. See sweep_grid.h for the grid order and sharding, and
+// sweep_table.h for sweep.csv.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "sim/app/cli_options.h"
+#include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
+#include "sim/app/output_dir.h"
+#include "sim/app/sweep_grid.h"
+#include "sim/app/sweep_table.h"
+#include "sim/app/thread_pool.h"
+#include "sim/base/atomic_file.h"
+#include "sim/base/errors.h"
+#include "sim/metrics/output_writers.h"
+
+namespace efimsim::cli {
+namespace {
+
+std::string PointText(const std::vector<OptionSetting>& point) {
+  std::string out;
+  for (const auto& [key, value] : point) out += (out.empty() ? "" : " ") + key + "=" + value;
+  return out;
+}
+
+std::string Clock(double seconds) {
+  const long long s = static_cast<long long>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) {
+    std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%lld:%02lld", s / 60, s % 60);
+  }
+  return text;
+}
+
+}  // namespace
+
+int RunSweepCommand(int argc, const char* const* argv) {
+  po::options_description general("Sweep");
+  general.add_options()
+      ("grid", po::value<std::vector<std::string>>()->composing(),
+       "an axis KEY=V1,V2,... over any option below (dashes or underscores), or policy; "
+       "repeat for more axes (the first varies slowest). An axis overrides the plain option")
+      ("policies", po::value<std::string>()->default_value("baseline,fim,efim"),
+       "the policy axis (first, slowest) when no --grid policy=... is given")
+      ("jobs", po::value<int>()->default_value(static_cast<int>(
+                   std::max(1u, std::thread::hardware_concurrency()))),
+       "worker threads (results do not depend on it)")
+      ("shard", po::value<std::string>()->default_value("0/1"),
+       "I/N: run only grid runs whose index i has i % N == I (join shards with efimsim merge)")
+      ("out", po::value<std::string>()->default_value("efimsim-sweep"),
+       "output directory: sweep.csv and runs/<run-id>/{summary.json,requests.csv}");
+  po::options_description visible;
+  visible.add(general);
+  for (const auto& group : ExperimentOptionGroups()) visible.add(group);
+
+  po::variables_map values;
+  if (!ParseCommandLine("sweep",
+                        "Runs every point of a grid (e.g. --grid users=1,2,4,8 --grid "
+                        "max_num_batched_tokens=2048,8192,\nby default for each of baseline, fim "
+                        "and efim) on a thread pool; writes DIR/sweep.csv\n(one row per run: "
+                        "every option and every summary metric, in grid order) and\n"
+                        "DIR/runs/<run-id>/{summary.json,requests.csv}. The same grid gives the "
+                        "same bytes\nwhatever --jobs; shards (--shard I/N) joined by `efimsim "
+                        "merge` equal the whole sweep.",
+                        visible, argc, argv, values)) {
+    return 0;
+  }
+  ExperimentConfig base = ExperimentFromOptions(values);
+  if (!base.timeline_path.empty()) {
+    throw UsageError("--timeline: not available in sweep (use replay for one run's timeline)");
+  }
+  base.interrupt = InstallInterruptHandler();
+  std::vector<GridAxis> axes;
+  if (values.count("grid")) {
+    for (const std::string& text : values["grid"].as<std::vector<std::string>>()) {
+      axes.push_back(ParseGridAxis(text));
+    }
+  }
+  CheckDistinctAxes(axes);
+  bool has_policy_axis = false;
+  for (const GridAxis& axis : axes) has_policy_axis |= axis.key == "policy";
+  if (has_policy_axis && !values["policies"].defaulted()) {
+    throw UsageError("--policies: give the policies either with --policies or --grid policy=..., "
+                     "not both");
+  }
+  if (!has_policy_axis) {
+    axes.insert(axes.begin(), ParseGridAxis("policy=" + values["policies"].as<std::string>()));
+  }
+  const int64_t grid_size = GridSize(axes);
+  const Shard shard = ParseShard(values["shard"].as<std::string>());
+  const int jobs = values["jobs"].as<int>();
+  if (jobs < 1) throw UsageError("--jobs: must be at least 1");
+  std::vector<int64_t> runs;
+  for (int64_t i = 0; i < grid_size; ++i) {
+    if (shard.Holds(i)) runs.push_back(i);
+  }
+  const std::string out_dir = values["out"].as<std::string>();
+  PrepareOutputDir(out_dir);
+  PrepareOutputDir(out_dir + "/runs");
+
+  std::string axes_text;
+  for (const GridAxis& axis : axes) {
+    axes_text += (axes_text.empty() ? "" : " x ") + axis.key + " (" +
+                 std::to_string(axis.values.size()) + ")";
+  }
+  std::cerr << "sweep: " << grid_size << " runs: " << axes_text;
+  if (shard.count > 1) {
+    std::cerr << "; shard " << shard.index << "/" << shard.count << ": " << runs.size() << " runs";
+  }
+  std::cerr << "; " << std::min<int64_t>(jobs, static_cast<int64_t>(runs.size())) << " threads\n";
+
+  const std::string header = SweepCsvHeader(ExperimentOptionValues(base));
+  std::vector<std::string> rows(runs.size());
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto started = std::chrono::steady_clock::now();
+  auto run_one = [&](int64_t k) {
+    const int64_t index = runs[static_cast<size_t>(k)];
+    const std::vector<OptionSetting> point = GridPoint(axes, index);
+    ExperimentConfig config = base;
+    for (const auto& [key, value] : point) SetExperimentOption(config, key, value);
+    ExperimentResult result;
+    try {
+      result = RunExperiment(config);
+    } catch (const UsageError& error) {
+      throw UsageError(RunId(index, grid_size) + " (" + PointText(point) + "): " + error.what());
+    }
+    const std::string dir = out_dir + "/runs/" + RunId(index, grid_size);
+    PrepareOutputDir(dir);
+    WriteSummaryJson(dir + "/summary.json", result.info, result.summary);
+    WriteRequestsCsv(dir + "/requests.csv", result.records);
+    rows[static_cast<size_t>(k)] =
+        SweepCsvRow(index, grid_size, ExperimentOptionValues(config), result);
+  };
+  auto progress = [&](int64_t done) {
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const int64_t left = static_cast<int64_t>(runs.size()) - done;
+    const double eta = elapsed / static_cast<double>(done) * static_cast<double>(left);
+    std::cerr << (tty ? "\r" : "") << "sweep: " << done << "/" << runs.size() << " runs done, "
+              << left << " left, " << Clock(elapsed) << " elapsed, ~" << Clock(eta) << " left"
+              << (tty ? "   " : "\n") << std::flush;
+  };
+  try {
+    ParallelFor(static_cast<int64_t>(runs.size()), jobs, run_one, progress);
+  } catch (const Interrupted& interrupted) {
+    std::cerr << "\nefimsim: " << interrupted.what()
+              << "; sweep.csv was not written (finished runs are under " << out_dir << "/runs)\n";
+    return 130;
+  }
+  if (tty) std::cerr << "\n";
+  std::string csv = header;
+  for (const std::string& row : rows) csv += row;
+  WriteFileAtomically(out_dir + "/sweep.csv", csv);
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  char line[200];
+  std::snprintf(line, sizeof line, "wrote %s/sweep.csv (%zu runs) and %s/runs/<run-id>/ in %.1f s\n",
+                out_dir.c_str(), runs.size(), out_dir.c_str(), wall_s);
+  std::cout << line;
+  return 0;
+}
+
+}  // namespace efimsim::cli

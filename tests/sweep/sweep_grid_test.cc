@@ -1,0 +1,79 @@
+// Grid axes: parsing, validation through the option tables, the expansion
+// order and sharding.
+#include "sim/app/sweep_grid.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/base/errors.h"
+
+namespace efimsim::cli {
+namespace {
+
+std::string UsageMessage(const std::string& axis) {
+  try {
+    ParseGridAxis(axis);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(GridAxis, AcceptsDashesOrUnderscores) {
+  const GridAxis a = ParseGridAxis("max_num_batched_tokens=2048,8192");
+  EXPECT_EQ(a.key, "max-num-batched-tokens");
+  EXPECT_EQ(a.values, (std::vector<std::string>{"2048", "8192"}));
+  EXPECT_EQ(ParseGridAxis("max-num-batched-tokens=2048").key, "max-num-batched-tokens");
+  EXPECT_EQ(ParseGridAxis("policy=fim,efim").values.size(), 2u);
+}
+
+TEST(GridAxis, ErrorsNameTheOption) {
+  EXPECT_NE(UsageMessage("users=8,x").find("--users"), std::string::npos);
+  EXPECT_NE(UsageMessage("users=0").find("--users"), std::string::npos);  // below the minimum
+  EXPECT_NE(UsageMessage("no_such_option=1").find("no-such-option"), std::string::npos);
+  EXPECT_NE(UsageMessage("policy=efim,nope").find("nope"), std::string::npos);
+  EXPECT_NE(UsageMessage("users=8,,16").find("--grid users"), std::string::npos);
+  EXPECT_NE(UsageMessage("users=8,8").find("twice"), std::string::npos);
+  EXPECT_NE(UsageMessage("users").find("KEY=V1"), std::string::npos);
+  EXPECT_NE(UsageMessage("users=").find("--grid users"), std::string::npos);
+  EXPECT_NE(UsageMessage("timeline=a.json").find("timeline"), std::string::npos);
+  EXPECT_THROW(CheckDistinctAxes({ParseGridAxis("users=1"), ParseGridAxis("users=2")}), UsageError);
+}
+
+TEST(Grid, FirstAxisVariesSlowest) {
+  const std::vector<GridAxis> axes = {ParseGridAxis("policy=fim,efim"),
+                                      ParseGridAxis("users=1,2,4")};
+  ASSERT_EQ(GridSize(axes), 6);
+  EXPECT_EQ(GridPoint(axes, 0), (std::vector<OptionSetting>{{"policy", "fim"}, {"users", "1"}}));
+  EXPECT_EQ(GridPoint(axes, 2), (std::vector<OptionSetting>{{"policy", "fim"}, {"users", "4"}}));
+  EXPECT_EQ(GridPoint(axes, 3), (std::vector<OptionSetting>{{"policy", "efim"}, {"users", "1"}}));
+  EXPECT_EQ(GridSize({}), 1);
+}
+
+TEST(Grid, SettingsReachTheConfig) {
+  ExperimentConfig config;
+  SetExperimentOption(config, "max-num-seqs", "64");
+  SetExperimentOption(config, "users", "7");
+  SetExperimentOption(config, "policy", "fim");
+  SetExperimentOption(config, "replicas", "3");
+  EXPECT_EQ(config.engine.max_num_seqs, 64);
+  EXPECT_EQ(config.workload_paper.users, 7);
+  EXPECT_EQ(config.policy, "fim");
+  EXPECT_EQ(config.replicas, 3);
+  const auto values = ExperimentOptionValues(config);
+  EXPECT_EQ(values.front(), (OptionSetting{"policy", "fim"}));
+  EXPECT_NE(std::find(values.begin(), values.end(), OptionSetting{"max-num-seqs", "64"}),
+            values.end());
+}
+
+TEST(Shard, PartitionsTheGridByIndexModuloN) {
+  const Shard shard = ParseShard("1/4");
+  EXPECT_TRUE(shard.Holds(1));
+  EXPECT_TRUE(shard.Holds(5));
+  EXPECT_FALSE(shard.Holds(4));
+  for (const char* bad : {"4/4", "1", "-1/4", "a/b", "1/0", "/4", "1/"}) {
+    EXPECT_THROW(ParseShard(bad), UsageError) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace efimsim::cli
