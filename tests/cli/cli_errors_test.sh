@@ -37,6 +37,29 @@ expect_error "unknown model 'gpt-9'" replay --model gpt-9
 expect_error "--workload" replay --workload nope
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "leaves no KV cache memory" replay --gpu-memory-gib 10
+expect_error "--users" sweep --grid users=0
+expect_error "--slo: unknown metric 'bogus'" capacity --slo bogus=1
+expect_error "--trigger: unknown trigger 'nope'" replay --workload typing --trigger nope
+expect_error "/nonexistent" replay --workload trace --trace /nonexistent
+
+# Commands without --out.
+expect_error_plain() {
+  local expected=$1
+  shift
+  local stderr status
+  stderr=$("$efimsim" "$@" 2>&1 >/dev/null)
+  status=$?
+  if [[ $status -ne 0 && $stderr == *"$expected"* && $(printf '%s\n' "$stderr" | wc -l) -eq 1 ]]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL: efimsim $* -> exit $status, stderr: $stderr (wanted '$expected')"
+  fi
+}
+expect_error_plain "convert needs INPUT and OUTPUT" convert
+expect_error_plain "/nonexistent: cannot open file" tokenize /nonexistent
+expect_error_plain "merge: give the shard output directories" merge
+expect_error_plain "--seq" predict --seq 12x
 
 # An unwritable output location is a clear error, not a crash.
 touch "$out/file"
