@@ -58,7 +58,8 @@ void Replica::Submit(ClientRequest client_request) {
   request->arrival = simulator_.Now();
   FillPrompt(client_request, *request);
   scheduler_.AddWaiting(request.get());
-  live_.push_back(std::move(request));
+  const uint64_t id = request->id;
+  EFIMSIM_CHECK(live_.emplace(id, std::move(request)).second, "request id submitted twice");
   RequestSchedule();
 }
 
@@ -101,19 +102,18 @@ void Replica::FillPrompt(const ClientRequest& client_request, Request& request) 
 }
 
 void Replica::Cancel(uint64_t request_id) {
-  for (const auto& live : live_) {
-    if (live->id != request_id) continue;
-    if (step_in_flight_) {
-      for (const ScheduledSequence& seq : plan_.sequences) {
-        if (seq.request == live.get()) {
-          pending_cancels_.push_back(request_id);
-          return;
-        }
+  const auto it = live_.find(request_id);
+  if (it == live_.end()) return;  // finished, cancelled or never seen
+  Request& request = *it->second;
+  if (step_in_flight_) {
+    for (const ScheduledSequence& seq : plan_.sequences) {
+      if (seq.request == &request) {
+        pending_cancels_.push_back(request_id);
+        return;
       }
     }
-    CancelNow(*live);
-    return;
   }
+  CancelNow(request);
 }
 
 void Replica::CancelNow(Request& request) {
@@ -122,7 +122,7 @@ void Replica::CancelNow(Request& request) {
   request.finish = simulator_.Now();
   request.TransitionTo(RequestState::kCancelled);
   const RequestRecord record = request.ToRecord();
-  std::erase_if(live_, [&](const auto& r) { return r.get() == &request; });
+  live_.erase(request.id);
   observer_.OnRequestCancelled(record);
 }
 
@@ -202,7 +202,7 @@ TokenId Replica::GeneratedToken(const Request& request) const {
 void Replica::CompleteStep() {
   step_in_flight_ = false;
   const TimePoint now = simulator_.Now();
-  bool any_finished = false;
+  std::vector<uint64_t> finished_ids;
   for (const ScheduledSequence& seq : plan_.sequences) {
     Request& r = *seq.request;
     if (r.num_computed_tokens != r.num_tokens) continue;  // a prefill chunk: no token yet
@@ -213,22 +213,18 @@ void Replica::CompleteStep() {
       r.finish = now;
       r.TransitionTo(RequestState::kFinished);
       cache_.Free(r.kv);
-      any_finished = true;
+      finished_ids.push_back(r.id);
     }
   }
-  if (any_finished) {
+  if (!finished_ids.empty()) {
     scheduler_.RemoveFinished();
     // Records in request-id order within one instant; observers may send
     // new requests (closed loop), which join the waiting queue now.
-    std::vector<std::unique_ptr<Request>> finished;
-    auto split = std::stable_partition(live_.begin(), live_.end(), [](const auto& r) {
-      return r->state != RequestState::kFinished;
-    });
-    std::move(split, live_.end(), std::back_inserter(finished));
-    live_.erase(split, live_.end());
-    std::sort(finished.begin(), finished.end(),
-              [](const auto& a, const auto& b) { return a->id < b->id; });
-    for (const auto& request : finished) observer_.OnRequestFinished(request->ToRecord());
+    std::sort(finished_ids.begin(), finished_ids.end());
+    for (const uint64_t id : finished_ids) {
+      const auto node = live_.extract(id);
+      observer_.OnRequestFinished(node.mapped()->ToRecord());
+    }
   }
   // Aborts that arrived while the step was in flight.
   std::vector<uint64_t> cancels;
@@ -262,7 +258,7 @@ void Replica::CheckInvariants() const {
   const KvBlockPool& pool = cache_.pool();
   pool.CheckInvariants();
   std::vector<int32_t> references(static_cast<size_t>(pool.num_blocks()), 0);
-  for (const auto& request : live_) {
+  for (const auto& [id, request] : live_) {
     const RequestState state = request->state;
     const bool holds_blocks = state == RequestState::kRunning;
     EFIMSIM_CHECK(holds_blocks || request->kv.blocks.empty(),
@@ -276,7 +272,7 @@ void Replica::CheckInvariants() const {
                       std::to_string(references[b]) + " requests hold it");
   }
   size_t running = 0, waiting = 0;
-  for (const auto& request : live_) {
+  for (const auto& [id, request] : live_) {
     running += request->state == RequestState::kRunning ? 1 : 0;
     waiting += (request->state == RequestState::kWaiting ||
                 request->state == RequestState::kPreempted) ? 1 : 0;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "models/latency_model.h"
@@ -109,7 +110,8 @@ class Replica : public RequestSink, public EventHandler {
   PrefixCacheManager cache_;
   VllmV1Scheduler scheduler_;
 
-  std::vector<std::unique_ptr<Request>> live_;  // requests not yet finished
+  // Requests not yet finished or cancelled, by id (O(1) finish and cancel).
+  std::unordered_map<uint64_t, std::unique_ptr<Request>> live_;
   StepPlan plan_;
   std::vector<SequenceWork> work_;
   std::vector<uint64_t> pending_cancels_;  // requests of the step in flight

@@ -6,6 +6,7 @@
 // mtimes), the script and the JS package version are unchanged.
 // Skips (GTEST_SKIP) when node or the fetched files are missing.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -28,7 +29,21 @@ namespace {
 namespace fs = std::filesystem;
 using Ids = std::vector<int32_t>;
 
+// Per-build scratch files (the Unicode table check).
 const fs::path kWorkDir = fs::path(EFIMSIM_TOKENIZER_TEST_BINARY_DIR) / "tokenizer_exactness";
+
+// The JS reference's ids are kept in the efimsim cache, keyed by everything
+// they depend on, so every build directory (Release, sanitizers) and every
+// clone on the machine shares one node run (~30 s to 2 min).
+fs::path IdsCacheDir() { return fs::path(EfimsimCacheDir()) / "tokenizer-exactness"; }
+
+// Writes `contents` to `path` through a temporary file and a rename, so a
+// concurrent reader sees the old file or the new one, never a torn one.
+void WriteFileAtomically(const fs::path& path, const std::string& contents) {
+  const fs::path temp = path.string() + ".tmp-" + std::to_string(::getpid());
+  std::ofstream(temp, std::ios::binary) << contents;
+  fs::rename(temp, path);
+}
 
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -198,34 +213,39 @@ TEST(JsExactnessTest, StdlibCorpusAndAdversarialTextsMatchJsReference) {
   const std::vector<std::string> corpus = StdlibPythonFiles();
   if (corpus.empty()) GTEST_SKIP() << "no .py files under /usr/lib/python3*/";
 
-  fs::create_directories(kWorkDir / "adversarial");
+  const fs::path work_dir = IdsCacheDir();
+  fs::create_directories(work_dir / "adversarial");
   std::vector<std::string> files = corpus;
   int index = 0;
   for (const auto& [name, text] : AdversarialTexts()) {
-    const fs::path path = kWorkDir / "adversarial" / (std::to_string(index++) + "_" + name + ".txt");
+    const fs::path path = work_dir / "adversarial" / (std::to_string(index++) + "_" + name + ".txt");
     WriteFileIfChanged(path, text);
     files.push_back(path.string());
   }
 
   // Expected ids from the JS reference (cached by corpus key).
   const fs::path script = fs::path(EFIMSIM_TOKENIZER_TEST_SOURCE_DIR) / "encode_with_js.mjs";
-  const fs::path manifest = kWorkDir / "manifest.txt";
-  const fs::path ids_path = kWorkDir / "expected_ids.bin";
-  const fs::path key_path = kWorkDir / "expected_ids.key";
+  const std::string pid = std::to_string(::getpid());
+  const fs::path manifest = work_dir / ("manifest.txt.tmp-" + pid);
+  const fs::path ids_path = work_dir / "expected_ids.bin";
+  const fs::path ids_temp = work_dir / ("expected_ids.bin.tmp-" + pid);
+  const fs::path key_path = work_dir / "expected_ids.key";
   const std::string key = CorpusKey(files, js_dir, script);
   if (!fs::exists(ids_path) || !fs::exists(key_path) || ReadFile(key_path) != key) {
     std::string manifest_text;
     for (const std::string& file : files) manifest_text += file + "\n";
     std::ofstream(manifest, std::ios::binary) << manifest_text;
-    fs::remove(key_path);
-    const fs::path log = kWorkDir / "node.log";
+    const fs::path log = work_dir / ("node.log.tmp-" + pid);
     const std::string command = "node '" + script.string() + "' '" + js_dir.string() + "' '" + manifest.string() +
-                                "' '" + ids_path.string() + "' > '" + log.string() + "' 2>&1";
+                                "' '" + ids_temp.string() + "' > '" + log.string() + "' 2>&1";
     const auto start = std::chrono::steady_clock::now();
     ASSERT_EQ(std::system(command.c_str()), 0) << "JS reference failed: " << command << "\n" << ReadFile(log);
     std::printf("JS reference encoded %zu files in %.1f s\n", files.size(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    std::ofstream(key_path, std::ios::binary) << key;
+    fs::rename(ids_temp, ids_path);
+    WriteFileAtomically(key_path, key);
+    fs::remove(manifest);
+    fs::remove(log);
   }
   const std::vector<Ids> expected = ReadIdsFile(ids_path, files.size());
   ASSERT_EQ(expected.size(), files.size()) << "truncated " << ids_path;
