@@ -281,6 +281,35 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   e.push_back({"kv_cache_gib", capacity.kv_gib});
 }
 
+// What BPE boundaries cost the cache on real text: between consecutive
+// rounds of a user, the segment that grows (the whole prefix for psm/spm,
+// the increment after <MID> for efim) could be reused in full by
+// characters, but only its common leading token run by tokens.
+void DescribeBoundaryReuse(const TextPaperWorkload& workload, const PolicySpec& policy,
+                           RunInfo& info) {
+  int64_t by_characters = 0;
+  int64_t by_tokens = 0;
+  for (int64_t user = 0; user < workload.num_users(); ++user) {
+    for (int64_t round = 1; round < workload.num_rounds(user); ++round) {
+      const BoundaryReuse reuse = workload.AnalyzeBoundaryReuse(user, round);
+      if (policy.prompt_format == "efim") {
+        by_characters += reuse.previous_increment_tokens;
+        by_tokens += reuse.common_increment_tokens;
+      } else {
+        by_characters += reuse.previous_prefix_tokens;
+        by_tokens += reuse.common_prefix_tokens;
+      }
+    }
+  }
+  auto& b = info.Section("bpe_boundary").settings;
+  b.push_back({"segment", std::string(policy.prompt_format == "efim"
+                                          ? "increment after <MID>, between consecutive rounds"
+                                          : "prefix, between consecutive rounds")});
+  b.push_back({"reusable_by_characters_tokens", by_characters});
+  b.push_back({"reusable_by_tokens_tokens", by_tokens});
+  b.push_back({"lost_to_bpe_boundaries_tokens", by_characters - by_tokens});
+}
+
 }  // namespace
 
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
@@ -418,6 +447,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   result.summary.efim_rebases =
       closed_loop ? closed_loop->rebases() : trace_client->stats().efim_rebases;
   DescribeRun(config, policy, setup, model, gpu, *latency, capacity, result.info);
+  if (setup.text_paper) DescribeBoundaryReuse(*setup.text_paper, policy, result.info);
   if (trace_client) {
     auto& client = result.info.Section("client").settings;
     const TraceReplayStats stats = trace_client->stats();

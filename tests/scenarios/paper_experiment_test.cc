@@ -4,7 +4,10 @@
 // reference counts against requests after every step.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "sim/metrics/output_writers.h"
+#include "traces/tokenizer/default_tokenizer_path.h"
 #include "sim/serving/experiment.h"
 
 namespace efimsim {
@@ -132,6 +135,28 @@ TEST(PaperExperiment, SummaryNamesEverythingThatShapedTheRun) {
         "\"max-num-batched-tokens\": 2048", "\"max-num-seqs\": 256", "\"engine\"", "vllm_v1",
         "\"simulator\"", "\"events\""}) {
     EXPECT_NE(json.find(needle), std::string::npos) << needle;
+  }
+}
+
+TEST(PaperExperiment, RealTextRunsReportWhatBpeBoundariesCost) {
+  if (!std::filesystem::exists(tokenizer::DefaultTokenizerPath())) {
+    GTEST_SKIP() << "no tokenizer at " << tokenizer::DefaultTokenizerPath()
+                 << " (run scripts/fetch-tokenizer)";
+  }
+  for (const char* policy : {"fim", "efim"}) {
+    ExperimentConfig config = Config(policy, 3);
+    config.workload_paper.users = 4;
+    config.documents = "text";
+    const ExperimentResult r = RunExperiment(config);
+    const int64_t by_characters =
+        std::stoll(SettingText(r.info, "bpe_boundary", "reusable_by_characters_tokens", 0));
+    const int64_t by_tokens =
+        std::stoll(SettingText(r.info, "bpe_boundary", "reusable_by_tokens_tokens", 0));
+    EXPECT_GT(by_characters, 0) << policy;
+    EXPECT_LE(by_tokens, by_characters) << policy;
+    // A boundary shifts a few tokens at most: 4 users x 2 round pairs x 3.
+    EXPECT_GE(by_tokens, by_characters - 4 * 2 * 3) << policy;
+    EXPECT_NE(SettingText(r.info, "workload", "documents", 0).find("real code"), std::string::npos);
   }
 }
 
