@@ -19,6 +19,16 @@ std::string Indexed(const std::string& path, size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
+// A measured kernel time: positive and below 1e9 us (1000 s per launch,
+// far beyond any real kernel), so every prediction fits in int64 ns.
+double KernelTimeUs(StrictObject& point) {
+  const double time_us = point.Positive("time_us");
+  if (time_us >= 1e9) {
+    throw InputError(point.origin(), 0, point.Path("time_us"), "must be < 1e9 (1000 s)");
+  }
+  return time_us;
+}
+
 // Reads a list of {"<key_name>": int, "time_us": number} sorted by key, unique.
 std::vector<ProfilePoint> ReadPoints(StrictObject& table, const std::string& key_name,
                                      int64_t min_key) {
@@ -30,7 +40,7 @@ std::vector<ProfilePoint> ReadPoints(StrictObject& table, const std::string& key
     StrictObject point(list[i], table.origin(), Indexed(path, i));
     ProfilePoint p;
     p.key = point.Int(key_name, min_key);
-    p.time_us = point.Positive("time_us");
+    p.time_us = KernelTimeUs(point);
     point.RejectUnknownKeys();
     if (!points.empty() && p.key <= points.back().key) {
       throw InputError(table.origin(), 0, point.Path(key_name),
@@ -56,7 +66,7 @@ AttentionTable ReadAttention(StrictObject& root, const std::string& key, const s
     AttentionPoint p;
     p.rows = point.Int(rows_name, 1);
     p.context_tokens = point.Int("context_tokens", 0);
-    p.time_us = point.Positive("time_us");
+    p.time_us = KernelTimeUs(point);
     point.RejectUnknownKeys();
     if (!out.points.empty() && std::tie(p.rows, p.context_tokens) <=
                                    std::tie(out.points.back().rows, out.points.back().context_tokens)) {

@@ -91,7 +91,7 @@ class StrictObject {
 inline nlohmann::json ParseJson(const std::string& text, const std::string& origin) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // parse_error, out_of_range (1e400)
     throw InputError(origin, 0, "", std::string("not valid JSON: ") + error.what());
   }
 }

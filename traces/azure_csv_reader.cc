@@ -52,7 +52,9 @@ std::optional<TraceRecord> AzureCsvReader::Next() {
   }
   if (!first_time_ns_) first_time_ns_ = *time_ns;
   TraceRequest request;
-  request.arrival_ns = *time_ns - *first_time_ns_;
+  if (__builtin_sub_overflow(*time_ns, *first_time_ns_, &request.arrival_ns)) {
+    throw InputError(file, line, "TIMESTAMP", "more than 292 years after the first row");
+  }
   order_.Check(request.arrival_ns, file, line, "TIMESTAMP");
   request.prompt_tokens =
       ParseCount(fields_[static_cast<size_t>(context_column_)], file, line, "ContextTokens");

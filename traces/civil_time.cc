@@ -84,7 +84,13 @@ std::optional<int64_t> ParseCivilTimeNs(std::string_view text) {
   if (pos != text.size()) return std::nullopt;
   const int64_t seconds =
       DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - zone_offset_s;
-  return seconds * 1000000000 + fraction_ns;
+  // int64 nanoseconds since 1970 reach years 1677 to 2262; beyond, no time.
+  int64_t ns = 0;
+  if (__builtin_mul_overflow(seconds, int64_t{1000000000}, &ns) ||
+      __builtin_add_overflow(ns, fraction_ns, &ns)) {
+    return std::nullopt;
+  }
+  return ns;
 }
 
 }  // namespace efimsim

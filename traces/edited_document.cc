@@ -39,12 +39,15 @@ EditEffect EditedDocument::Apply(const EditEvent& event) {
     case EditKind::kDelete: {
       CheckOffset("offset_bytes", event.offset_bytes);
       if (event.length_bytes < 1) throw InvalidEdit("length_bytes", "must be >= 1");
-      const int64_t end = event.offset_bytes + event.length_bytes;
-      if (end > size_bytes()) {
-        throw InvalidEdit("length_bytes", "range [" + std::to_string(event.offset_bytes) + ", " +
-                                              std::to_string(end) + ") runs past the end (" +
+      // offset_bytes is in [0, size] here, so this cannot overflow.
+      if (event.length_bytes > size_bytes() - event.offset_bytes) {
+        throw InvalidEdit("length_bytes", "a range of " + std::to_string(event.length_bytes) +
+                                              " bytes from offset " +
+                                              std::to_string(event.offset_bytes) +
+                                              " runs past the end (" +
                                               std::to_string(size_bytes()) + " bytes)");
       }
+      const int64_t end = event.offset_bytes + event.length_bytes;
       if (!IsUtf8Boundary(text_, static_cast<size_t>(end))) {
         throw InvalidEdit("length_bytes", "range end " + std::to_string(end) +
                                               " splits a UTF-8 character");

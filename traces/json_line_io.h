@@ -22,6 +22,9 @@ inline nlohmann::json ParseJsonObjectLine(std::string_view line, const std::stri
     // e.byte is 1-based within the line.
     throw InputError(file, line_number, "",
                      "not valid JSON at byte " + std::to_string(e.byte) + " of the line");
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. a number too large for a double (out_of_range 406)
+    throw InputError(file, line_number, "", std::string("not usable JSON: ") + e.what());
   }
   if (!value.is_object()) throw InputError(file, line_number, "", "not a JSON object");
   return value;

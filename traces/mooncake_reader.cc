@@ -26,7 +26,8 @@ std::optional<TraceRecord> MooncakeReader::Next() {
   if (row.timestamp_ms < 0) throw InputError(file, line, "timestamp", "must be >= 0");
   if (row.input_length < 1) throw InputError(file, line, "input_length", "must be >= 1");
   if (row.output_length < 0) throw InputError(file, line, "output_length", "must be >= 0");
-  const int64_t needed = (row.input_length + kMooncakeHashBlockTokens - 1) / kMooncakeHashBlockTokens;
+  const int64_t needed = row.input_length / kMooncakeHashBlockTokens +
+                         (row.input_length % kMooncakeHashBlockTokens != 0 ? 1 : 0);
   if (static_cast<int64_t>(row.hash_ids.size()) < needed) {
     throw InputError(file, line, "hash_ids",
                      "has " + std::to_string(row.hash_ids.size()) + " ids, input_length " +

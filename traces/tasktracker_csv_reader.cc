@@ -37,7 +37,10 @@ bool TaskTrackerCsvReader::ReadRow() {
                      "'" + date + "' is not an ISO-8601 time like 2019-12-20T13:47:36.596+03:00");
   }
   if (!first_time_ns_) first_time_ns_ = *time;
-  const int64_t time_ns = *time - *first_time_ns_;
+  int64_t time_ns = 0;
+  if (__builtin_sub_overflow(*time, *first_time_ns_, &time_ns)) {
+    throw InputError(file, line, "date", "more than 292 years after the first snapshot");
+  }
   order_.Check(time_ns, file, line, "date");
   last_time_ns_ = time_ns;
   std::string& fragment = fields_[static_cast<size_t>(fragment_column_)];
@@ -54,6 +57,9 @@ bool TaskTrackerCsvReader::ReadRow() {
     session.document_id = "document";
     if (file_name_column_ >= 0 && static_cast<int64_t>(fields_.size()) > file_name_column_ &&
         !fields_[static_cast<size_t>(file_name_column_)].empty()) {
+      if (!IsValidUtf8(fields_[static_cast<size_t>(file_name_column_)])) {
+        throw InputError(file, line, "fileName", "not valid UTF-8");
+      }
       session.document_id = fields_[static_cast<size_t>(file_name_column_)];
     }
     session.text = fragment;

@@ -28,6 +28,12 @@ std::optional<FieldProblem> ValidateSession(const SessionStart& s) {
   if (s.session_id.empty()) return Problem("session_id", "must not be empty");
   if (s.user_id.empty()) return Problem("user_id", "must not be empty");
   if (s.document_id.empty()) return Problem("document_id", "must not be empty");
+  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"session_id", &s.session_id},
+                                    {"user_id", &s.user_id},
+                                    {"document_id", &s.document_id},
+                                    {"text_file", &s.text_file}}) {
+    if (!IsValidUtf8(*value)) return Problem(name, "not valid UTF-8");
+  }
   const std::string_view text_field = s.text_file.empty() ? "text" : "text_file";
   if (!IsValidUtf8(s.text)) return Problem(std::string(text_field), "text is not valid UTF-8");
   if (s.cursor_bytes < 0 || s.cursor_bytes > static_cast<int64_t>(s.text.size())) {
@@ -44,6 +50,7 @@ std::optional<FieldProblem> ValidateSession(const SessionStart& s) {
 std::optional<FieldProblem> ValidateEdit(const EditEvent& e) {
   if (e.time_ns < 0) return Problem("time_ns", "must be >= 0");
   if (e.session_id.empty()) return Problem("session_id", "must not be empty");
+  if (!IsValidUtf8(e.session_id)) return Problem("session_id", "not valid UTF-8");
   const bool uses_offset = e.kind == EditKind::kInsert || e.kind == EditKind::kDelete ||
                            e.kind == EditKind::kMoveCursor ||
                            e.kind == EditKind::kCompletionAccepted;

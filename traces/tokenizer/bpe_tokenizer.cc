@@ -50,7 +50,7 @@ class ModelBuilder {
     int32_t max_id = -1;
     for (const auto& [text, id] : data_.vocab) max_id = std::max(max_id, id);
     for (const AddedTokenSpec& added : data_.added_tokens) max_id = std::max(max_id, added.id);
-    const auto id_count = static_cast<std::size_t>(max_id + 1);
+    const auto id_count = static_cast<std::size_t>(max_id) + 1;  // max_id >= -1, bounded by the loader
     model.bytes_by_id.assign(id_count, std::string());
     model.id_is_token.assign(id_count, false);
 

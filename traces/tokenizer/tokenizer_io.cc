@@ -46,7 +46,7 @@ class TokenizerJsonReader {
     contents << in.rdbuf();
     try {
       return Json::parse(contents.str());
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) {  // parse_error, or out_of_range (a number like 1e400)
       Fail("", std::string("invalid JSON: ") + e.what());
     }
   }
@@ -82,7 +82,13 @@ class TokenizerJsonReader {
   int32_t Id(const Json& value, const std::string& field) const {
     if (!value.is_number_integer()) Fail(field, "expected an integer token id");
     const auto id = value.get<int64_t>();
-    if (id < 0 || id > std::numeric_limits<int32_t>::max()) Fail(field, "token id out of range");
+    // Tables are sized by the largest id: a bound keeps a small file from
+    // asking for gigabytes (real vocabularies are below 2^18).
+    constexpr int64_t kMaxTokenId = (int64_t{1} << 24) - 1;
+    if (id < 0 || id > kMaxTokenId) {
+      Fail(field, "token id " + std::to_string(id) + " out of range [0, " +
+                      std::to_string(kMaxTokenId) + "]");
+    }
     return static_cast<int32_t>(id);
   }
 
