@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/serving/fixed_latency_model.h"
+
 #include <functional>
 #include <numeric>
 
@@ -13,15 +15,9 @@ namespace {
 
 constexpr Duration kStep = Milliseconds(10);
 
-class FixedLatency : public LatencyModel {
+class FixedLatency : public testing_support::FixedLatencyModel {
  public:
-  StepCost Predict(std::span<const SequenceWork>) const override {
-    StepCost cost;
-    cost.gemm = kStep;
-    return cost;
-  }
-  std::string Name() const override { return "fixed"; }
-  std::string Description() const override { return "fixed 10 ms per step (test)"; }
+  FixedLatency() : FixedLatencyModel(kStep) {}
 };
 
 class Recorder : public RequestObserver {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/serving/fixed_latency_model.h"
+
 #include <numeric>
 
 #include "sim/base/errors.h"
@@ -13,15 +15,10 @@
 namespace efimsim {
 namespace {
 
-class FixedLatency : public LatencyModel {
+// Every step takes 10 ms.
+class FixedLatency : public testing_support::FixedLatencyModel {
  public:
-  StepCost Predict(std::span<const SequenceWork>) const override {
-    StepCost cost;
-    cost.gemm = Milliseconds(10);
-    return cost;
-  }
-  std::string Name() const override { return "fixed"; }
-  std::string Description() const override { return "fixed 10 ms per step (test)"; }
+  FixedLatency() : FixedLatencyModel(Milliseconds(10)) {}
 };
 
 class Recorder : public RequestObserver {
