@@ -6,9 +6,7 @@
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/base/errors.h"
-#include "traces/tokenizer/bpe_tokenizer.h"
-#include "traces/tokenizer/default_tokenizer_path.h"
-#include "traces/tokenizer/tokenizer_error.h"
+#include "traces/load_tokenizer.h"
 
 namespace efimsim::cli {
 namespace {
@@ -49,16 +47,7 @@ int RunTokenizeCommand(int argc, const char* const* argv) {
     return 0;
   }
   if (!values.count("files")) throw UsageError("tokenize needs at least one FILE");
-  std::string path = values["tokenizer"].as<std::string>();
-  if (path.empty()) path = tokenizer::DefaultTokenizerPath();
-  tokenizer::BpeTokenizer bpe = [&] {
-    try {
-      return tokenizer::BpeTokenizer::FromFile(path);
-    } catch (const tokenizer::TokenizerError& error) {
-      throw InputError(error.file(), 0, error.field(),
-                       std::string(error.what()) + " (run scripts/fetch-tokenizer?)");
-    }
-  }();
+  const tokenizer::BpeTokenizer bpe = LoadTokenizer(values["tokenizer"].as<std::string>());
   const bool json = values["json"].as<bool>();
   if (json) std::cout << "{\"files\": [";
   bool first = true;

@@ -17,9 +17,8 @@
 #include "sim/serving/replica.h"
 #include "sim/serving/router.h"
 #include "traces/code_corpus.h"
+#include "traces/load_tokenizer.h"
 #include "traces/text_paper_workload.h"
-#include "traces/tokenizer/default_tokenizer_path.h"
-#include "traces/tokenizer/tokenizer_error.h"
 #include "traces/trace_open.h"
 
 namespace efimsim {
@@ -118,15 +117,6 @@ EngineCounters ClusterCounters(const std::vector<EngineCounters>& replicas) {
   return total;
 }
 
-tokenizer::BpeTokenizer LoadTokenizer(const std::string& path) {
-  try {
-    return tokenizer::BpeTokenizer::FromFile(path);
-  } catch (const tokenizer::TokenizerError& error) {
-    throw InputError(error.file(), 0, error.field(),
-                     std::string(error.what()) + " (run scripts/fetch-tokenizer?)");
-  }
-}
-
 // Everything one workload needs, owned for the run's duration.
 struct WorkloadSetup {
   std::string name;
@@ -143,7 +133,7 @@ struct WorkloadSetup {
 };
 
 std::string TokenizerPath(const ExperimentConfig& config) {
-  return config.tokenizer_path.empty() ? tokenizer::DefaultTokenizerPath() : config.tokenizer_path;
+  return TokenizerPathOrDefault(config.tokenizer_path);
 }
 
 void SetUpPaper(const ExperimentConfig& config, const PolicySpec& policy, const ModelSpec& model,

@@ -17,6 +17,7 @@ std::string FormatMessage(const std::string& file, const std::string& field,
 TokenizerError::TokenizerError(std::string file, std::string field, const std::string& problem)
     : std::runtime_error(FormatMessage(file, field, problem)),
       file_(std::move(file)),
-      field_(std::move(field)) {}
+      field_(std::move(field)),
+      problem_(problem) {}
 
 }  // namespace efimsim::tokenizer

@@ -16,10 +16,12 @@ class TokenizerError : public std::runtime_error {
 
   const std::string& file() const { return file_; }
   const std::string& field() const { return field_; }
+  const std::string& problem() const { return problem_; }
 
  private:
   std::string file_;
   std::string field_;
+  std::string problem_;
 };
 
 }  // namespace efimsim::tokenizer
