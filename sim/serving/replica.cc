@@ -63,11 +63,14 @@ void Replica::Submit(ClientRequest client_request) {
   RequestSchedule();
 }
 
-TokenId Replica::SyntheticPromptToken(uint64_t request_id, int64_t position) const {
+TokenId Replica::TextToken(uint64_t draw) const {
   const uint64_t span = static_cast<uint64_t>(config_.output_token_last) -
                         static_cast<uint64_t>(config_.output_token_first) + 1;
-  const uint64_t draw = Mix64(Mix64(request_id ^ 0x5bd1e995ULL) + static_cast<uint64_t>(position));
   return static_cast<TokenId>(config_.output_token_first + static_cast<int64_t>(draw % span));
+}
+
+TokenId Replica::SyntheticPromptToken(uint64_t request_id, int64_t position) const {
+  return TextToken(Mix64(Mix64(request_id ^ 0x5bd1e995ULL) + static_cast<uint64_t>(position)));
 }
 
 // Block keys and the partial last block of the prompt. Token ids when the
@@ -193,10 +196,7 @@ void Replica::StartStep() {
 }
 
 TokenId Replica::GeneratedToken(const Request& request) const {
-  const uint64_t span = static_cast<uint64_t>(config_.output_token_last) -
-                        static_cast<uint64_t>(config_.output_token_first) + 1;
-  const uint64_t draw = Mix64(request.id * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(request.num_tokens));
-  return static_cast<TokenId>(config_.output_token_first + static_cast<int64_t>(draw % span));
+  return TextToken(Mix64(request.id * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(request.num_tokens)));
 }
 
 void Replica::CompleteStep() {

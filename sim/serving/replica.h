@@ -98,6 +98,8 @@ class Replica : public RequestSink, public EventHandler {
   void RequestSchedule();
   void StartStep();
   void CompleteStep();
+  // A token id in [output_token_first, output_token_last] picked by `draw`.
+  TokenId TextToken(uint64_t draw) const;
   TokenId GeneratedToken(const Request& request) const;
   TokenId SyntheticPromptToken(uint64_t request_id, int64_t position) const;
   void FillPrompt(const ClientRequest& client_request, Request& request) const;
