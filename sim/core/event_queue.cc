@@ -1,62 +1,132 @@
 #include "sim/core/event_queue.h"
 
-#include <utility>
+#include <algorithm>
+#include <bit>
 
 #include "sim/base/check.h"
 
 namespace efimsim {
 namespace {
-constexpr size_t kArity = 4;
+
+// Heap order for std::push_heap/pop_heap (a max-heap of this "less"): true if
+// `a` pops after `b`. Both are at the same time.
+template <typename NodeT>
+bool PopsAfterAtSameTime(const NodeT& a, const NodeT& b) {
+  return a.order > b.order;
+}
+
+}  // namespace
+
+void EventQueue::PushCurrent(const Node& node) {
+  current_.push_back(node);
+  std::push_heap(current_.begin(), current_.end(), PopsAfterAtSameTime<Node>);
+}
+
+inline void EventQueue::PushBucket(const Node& node) {
+  const int highest_differing_bit = 63 - std::countl_zero(node.time_ns ^ last_time_ns_);
+  const int level = highest_differing_bit / kDigitBits;
+  const int digit = static_cast<int>(node.time_ns >> (level * kDigitBits)) & (kDigits - 1);
+  buckets_[static_cast<size_t>(level * kDigits + digit)].push_back(node);
+  nonempty_levels_ |= uint32_t{1} << level;
+  nonempty_digits_[static_cast<size_t>(level)][static_cast<size_t>(digit / 64)] |=
+      uint64_t{1} << (digit % 64);
+  nonempty_words_[static_cast<size_t>(level)] |= uint64_t{1} << (digit / 64);
 }
 
 uint64_t EventQueue::Push(Event event) {
-  event.sequence = next_sequence_++;
-  heap_.push_back(event);
-  SiftUp(heap_.size() - 1);
-  return event.sequence;
+  const int64_t time_ns = ToNanoseconds(event.time);
+  EFIMSIM_CHECK(time_ns >= 0 && static_cast<uint64_t>(time_ns) >= last_time_ns_,
+                "event pushed before the last popped time");
+  // 2^56 sequence numbers: centuries of pushes at 10^9 per second.
+  const uint64_t sequence = next_sequence_++;
+  const Node node{static_cast<uint64_t>(time_ns),
+                  static_cast<uint64_t>(event.event_class) << kSequenceBits | sequence,
+                  event.handler, event.payload};
+  if (node.time_ns == last_time_ns_) {
+    PushCurrent(node);
+  } else {
+    PushBucket(node);
+  }
+  ++size_;
+  return sequence;
 }
 
-const Event& EventQueue::Peek() const {
-  EFIMSIM_CHECK(!heap_.empty(), "Peek on an empty event queue");
-  return heap_.front();
+std::vector<EventQueue::Node>* EventQueue::AdvanceToNextInstant() {
+  while (true) {
+    // Buckets of a lower level, and of a lower digit within a level, hold
+    // earlier times, so the first non-empty one holds the minimum.
+    const int level = std::countr_zero(nonempty_levels_);
+    uint64_t& word_bits = nonempty_words_[static_cast<size_t>(level)];
+    const int word = std::countr_zero(word_bits);
+    uint64_t& bits = nonempty_digits_[static_cast<size_t>(level)][static_cast<size_t>(word)];
+    const int digit = word * 64 + std::countr_zero(bits);
+    bits &= bits - 1;
+    if (bits == 0) {
+      word_bits &= word_bits - 1;
+      if (word_bits == 0) nonempty_levels_ &= ~(uint32_t{1} << level);
+    }
+    std::vector<Node>& from = buckets_[static_cast<size_t>(level * kDigits + digit)];
+
+    if (level == 0 || from.size() == 1) {
+      // A level-0 bucket agrees with last_time_ns_ on every bit above its
+      // digit: all its events are at one time, the next instant. A bucket
+      // of one event holds the earliest event.
+      last_time_ns_ = from.front().time_ns;
+      return &from;
+    }
+    // Move the clock to the bucket's first possible time (the digits above
+    // `level` unchanged, this digit, zeros below): no event is earlier, and
+    // every event of the bucket now differs from it below `level`, so each
+    // moves down at least one level; events of other buckets keep their
+    // place. Only the queue's clock moves: nothing was popped yet, and the
+    // caller pops an event at or after it before anyone can push again.
+    const int shift = level * kDigitBits;
+    const uint64_t above_mask =
+        shift + kDigitBits >= 64 ? 0 : ~((uint64_t{1} << (shift + kDigitBits)) - 1);
+    last_time_ns_ = (last_time_ns_ & above_mask) | (static_cast<uint64_t>(digit) << shift);
+    for (const Node& node : from) {
+      if (node.time_ns == last_time_ns_) {
+        current_.push_back(node);
+      } else {
+        PushBucket(node);
+      }
+    }
+    from.clear();
+    if (!current_.empty()) return &current_;
+  }
 }
 
 Event EventQueue::Pop() {
-  EFIMSIM_CHECK(!heap_.empty(), "Pop on an empty event queue");
-  Event top = heap_.front();
-  heap_.front() = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) SiftDown(0);
-  return top;
-}
-
-void EventQueue::SiftUp(size_t index) {
-  Event moving = heap_[index];
-  while (index > 0) {
-    const size_t parent = (index - 1) / kArity;
-    if (!EventPopsBefore(moving, heap_[parent])) break;
-    heap_[index] = heap_[parent];
-    index = parent;
-  }
-  heap_[index] = moving;
-}
-
-void EventQueue::SiftDown(size_t index) {
-  const size_t count = heap_.size();
-  Event moving = heap_[index];
-  while (true) {
-    const size_t first_child = index * kArity + 1;
-    if (first_child >= count) break;
-    size_t best = first_child;
-    const size_t last_child = first_child + kArity < count ? first_child + kArity : count;
-    for (size_t child = first_child + 1; child < last_child; ++child) {
-      if (EventPopsBefore(heap_[child], heap_[best])) best = child;
+  EFIMSIM_CHECK(size_ > 0, "Pop on an empty event queue");
+  if (current_.empty()) {
+    std::vector<Node>* next = AdvanceToNextInstant();
+    if (next->size() == 1) {
+      // The common case: one event at the next instant, popped in place.
+      const Node only = next->back();
+      next->pop_back();
+      return TakeNode(only);
     }
-    if (!EventPopsBefore(heap_[best], moving)) break;
-    heap_[index] = heap_[best];
-    index = best;
+    if (next != &current_) {
+      current_.assign(next->begin(), next->end());
+      next->clear();
+    }
+    std::make_heap(current_.begin(), current_.end(), PopsAfterAtSameTime<Node>);
   }
-  heap_[index] = moving;
+  std::pop_heap(current_.begin(), current_.end(), PopsAfterAtSameTime<Node>);
+  const Node top = current_.back();
+  current_.pop_back();
+  return TakeNode(top);
+}
+
+Event EventQueue::TakeNode(const Node& node) {
+  --size_;
+  Event event;
+  event.time = TimePoint{Nanoseconds(static_cast<int64_t>(node.time_ns))};
+  event.event_class = static_cast<EventClass>(node.order >> kSequenceBits);
+  event.sequence = node.order & ((uint64_t{1} << kSequenceBits) - 1);
+  event.handler = node.handler;
+  event.payload = node.payload;
+  return event;
 }
 
 }  // namespace efimsim

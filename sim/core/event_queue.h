@@ -6,8 +6,23 @@
 //  - Pop() returns the pending event that pops before all others.
 //  - Push() assigns the next sequence number; sequence numbers of one queue
 //    are strictly increasing in push order and never reused.
-//  - Peek()/Pop() on an empty queue is a precondition violation (checked).
+//  - Push() requires event.time >= the time of the last popped event
+//    (simulated time never goes backwards; the Simulator guarantees it).
+//    A violation, and Pop() on an empty queue, are checked precondition
+//    violations (InternalError).
+//
+// Implementation: a monotone radix heap on the time (Ahuja, Mehlhorn, Orlin
+// and Tarjan 1990) with 256-way digits, in front of a small binary heap for
+// the current instant. A discrete-event simulator pops times in
+// non-decreasing order, which is exactly the radix heap's precondition. An
+// event whose time first differs from the last popped time at 8-bit digit L
+// waits in bucket (L, that digit); a push is O(1) (one count-leading-zeros),
+// and each event moves down at most once per level (spans below 2^24 ns use
+// three levels) before it reaches the current instant. Events at the current
+// instant (time == the last popped time) live in `current_`, ordered by
+// (class, sequence), so the full EventPopsBefore order is kept.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -16,24 +31,52 @@
 
 namespace efimsim {
 
-// A 4-ary implicit min-heap over Event values: O(log n) push and pop with
-// shallow trees and contiguous memory.
 class EventQueue {
  public:
   // Returns the sequence number given to the event.
   uint64_t Push(Event event);
   Event Pop();
-  const Event& Peek() const;
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
-  void Reserve(size_t capacity) { heap_.reserve(capacity); }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
 
  private:
-  void SiftUp(size_t index);
-  void SiftDown(size_t index);
+  static constexpr int kDigitBits = 8;
+  static constexpr int kDigits = 1 << kDigitBits;            // buckets per level
+  static constexpr int kLevels = (64 + kDigitBits - 1) / kDigitBits;
+  static constexpr int kSequenceBits = 56;
 
-  std::vector<Event> heap_;
+  // An event as stored: 32 bytes (Event is 40), class and sequence packed
+  // so that comparing `order` compares (class, sequence).
+  struct Node {
+    uint64_t time_ns;
+    uint64_t order;  // class << kSequenceBits | sequence
+    EventHandler* handler;
+    uint64_t payload;
+  };
+
+  // Precondition: time_ns > last_time_ns_.
+  void PushBucket(const Node& node);
+  void PushCurrent(const Node& node);
+  // Moves the clock to the next instant (the earliest pending time) and
+  // returns the vector holding every event at it: a level-0 bucket, a bucket
+  // of one event, or current_ (not yet in heap order). Events of the bucket
+  // it split moved to lower levels. Precondition: current_ empty, size_ > 0.
+  std::vector<Node>* AdvanceToNextInstant();
+  // Counts `node` out of the queue and returns it as an Event.
+  Event TakeNode(const Node& node);
+
+  uint64_t last_time_ns_ = 0;  // time of the last popped instant
+  size_t size_ = 0;
   uint64_t next_sequence_ = 0;
+  uint32_t nonempty_levels_ = 0;                    // bit L: level L has events
+  static constexpr int kWordsPerLevel = kDigits / 64;
+  static_assert(kWordsPerLevel >= 1 && kWordsPerLevel <= 64);
+  // Bit d % 64 of word [L][d / 64]: bucket (L, d) has events. Bit w of
+  // nonempty_words_[L]: word [L][w] is non-zero.
+  std::array<std::array<uint64_t, kWordsPerLevel>, kLevels> nonempty_digits_{};
+  std::array<uint64_t, kLevels> nonempty_words_{};
+  std::vector<Node> current_;                        // binary min-heap by `order`
+  std::array<std::vector<Node>, kLevels * kDigits> buckets_;
 };
 
 }  // namespace efimsim

@@ -55,10 +55,15 @@ TEST(EventQueue, MatchesASortedReferenceUnderRandomInterleaving) {
   EventQueue queue;
   std::vector<Event> reference;
   uint64_t sequence = 0;
+  int64_t last_popped_ns = 0;
   for (int i = 0; i < 20000; ++i) {
     if (reference.empty() || rng.UniformInt(0, 2) > 0) {
+      // Times from the last popped instant onwards (the queue's precondition),
+      // over spans from one nanosecond to about 2^40, so that both the
+      // current-instant heap and every radix bucket are exercised.
       Event e;
-      e.time = TimePoint{Nanoseconds(rng.UniformInt(0, 50))};
+      const int64_t span = int64_t{1} << rng.UniformInt(0, 40);
+      e.time = TimePoint{Nanoseconds(last_popped_ns + rng.UniformInt(0, 3) * rng.UniformInt(0, span) / 3)};
       e.event_class = static_cast<EventClass>(rng.UniformInt(0, kEventClassCount - 1));
       e.payload = sequence;
       e.sequence = sequence++;
@@ -68,10 +73,23 @@ TEST(EventQueue, MatchesASortedReferenceUnderRandomInterleaving) {
       auto best = std::min_element(reference.begin(), reference.end(), EventPopsBefore);
       const Event popped = queue.Pop();
       ASSERT_EQ(popped.payload, best->payload);
+      last_popped_ns = ToNanoseconds(popped.time);
       reference.erase(best);
     }
   }
   EXPECT_EQ(queue.size(), reference.size());
+}
+
+TEST(EventQueue, PushBeforeTheLastPoppedTimeIsAnInternalError) {
+  EventQueue queue;
+  Event e;
+  e.time = TimePoint{Nanoseconds(10)};
+  queue.Push(e);
+  queue.Pop();
+  e.time = TimePoint{Nanoseconds(10)};
+  EXPECT_NO_THROW(queue.Push(e));
+  e.time = TimePoint{Nanoseconds(9)};
+  EXPECT_THROW(queue.Push(e), InternalError);
 }
 
 TEST(EventQueue, PopOnEmptyQueueIsAnInternalError) {
