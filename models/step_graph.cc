@@ -90,9 +90,34 @@ StepGraph::StepGraph(int64_t layers, bool tensor_parallel) {
     }
     std::sort(predecessors_[at].begin(), predecessors_[at].end());
   }
+  is_chain_ = true;
+  for (size_t i = 0; i < nodes; ++i) {
+    const bool chained = i == 0 ? predecessors_[i].empty()
+                                : predecessors_[i].size() == 1 &&
+                                      predecessors_[i][0] == static_cast<int32_t>(i - 1);
+    is_chain_ = is_chain_ && chained;
+    ++chain_count_by_op_[static_cast<size_t>(node_op_[i])];
+  }
 }
 
 CriticalPath StepGraph::Evaluate(std::span<const double> seconds_by_op) const {
+  if (!is_chain_) return EvaluateDag(seconds_by_op);
+  EFIMSIM_CHECK(seconds_by_op.size() == kStepOpCount, "one duration per operator kind");
+  for (const double own : seconds_by_op) {
+    EFIMSIM_CHECK(own >= 0.0, "operator durations are >= 0");
+  }
+  // The same additions, in the same order, as EvaluateDag on a chain, so
+  // both give bit-identical results (tests/models check it).
+  CriticalPath path;
+  for (const StepOp op : node_op_) path.seconds += seconds_by_op[static_cast<size_t>(op)];
+  for (size_t op = 0; op < kStepOpCount; ++op) {
+    path.count_by_op[op] = chain_count_by_op_[op];
+    for (int64_t k = 0; k < chain_count_by_op_[op]; ++k) path.seconds_by_op[op] += seconds_by_op[op];
+  }
+  return path;
+}
+
+CriticalPath StepGraph::EvaluateDag(std::span<const double> seconds_by_op) const {
   EFIMSIM_CHECK(seconds_by_op.size() == kStepOpCount, "one duration per operator kind");
   const size_t nodes = node_op_.size();
   std::vector<double> finish(nodes, 0.0);
@@ -110,8 +135,6 @@ CriticalPath StepGraph::Evaluate(std::span<const double> seconds_by_op) const {
     finish[i] = start + own;
   }
   CriticalPath path;
-  path.seconds_by_op.assign(kStepOpCount, 0.0);
-  path.count_by_op.assign(kStepOpCount, 0);
   int32_t end = 0;
   for (size_t i = 1; i < nodes; ++i) {
     if (finish[i] >= finish[static_cast<size_t>(end)]) end = static_cast<int32_t>(i);

@@ -8,6 +8,7 @@
 // later change overlap tensor-parallel communication with compute by editing
 // edges only. Boost.Graph stays in step_graph.cc.
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -30,9 +31,9 @@ StepPart StepOpPart(StepOp op);
 
 // Result of evaluating the graph with one duration per operator kind.
 struct CriticalPath {
-  double seconds = 0;                  // length of the longest path
-  std::vector<double> seconds_by_op;   // per StepOp: time on the critical path
-  std::vector<int64_t> count_by_op;    // per StepOp: instances on the critical path
+  double seconds = 0;                            // length of the longest path
+  std::array<double, kStepOpCount> seconds_by_op{};  // per StepOp: time on the critical path
+  std::array<int64_t, kStepOpCount> count_by_op{};   // per StepOp: instances on the critical path
 };
 
 class StepGraph {
@@ -46,10 +47,18 @@ class StepGraph {
   // `seconds_by_op[op]`: time of one instance of op (kStepOpCount entries,
   // >= 0). Deterministic: ties between equal-length paths go to the
   // predecessor added first.
+  // On a chain (every layer today) it sums without a per-node pass.
   CriticalPath Evaluate(std::span<const double> seconds_by_op) const;
+  // The general longest-path pass over any DAG; Evaluate's result equals it
+  // bit for bit (public so tests can compare).
+  CriticalPath EvaluateDag(std::span<const double> seconds_by_op) const;
 
  private:
   std::vector<StepOp> operators_;
+  // True when node i's only predecessor is node i - 1 for every i: the
+  // critical path is then every node, and Evaluate needs no per-node pass.
+  bool is_chain_ = false;
+  std::array<int64_t, kStepOpCount> chain_count_by_op_{};
   // Nodes in topological order; node_op_[i] and predecessors_[i] for node i.
   std::vector<StepOp> node_op_;
   std::vector<std::vector<int32_t>> predecessors_;

@@ -202,7 +202,8 @@ TokenId Replica::GeneratedToken(const Request& request) const {
 void Replica::CompleteStep() {
   step_in_flight_ = false;
   const TimePoint now = simulator_.Now();
-  std::vector<uint64_t> finished_ids;
+  std::vector<uint64_t>& finished_ids = finished_ids_scratch_;
+  finished_ids.clear();
   for (const ScheduledSequence& seq : plan_.sequences) {
     Request& r = *seq.request;
     if (r.num_computed_tokens != r.num_tokens) continue;  // a prefill chunk: no token yet
@@ -227,9 +228,11 @@ void Replica::CompleteStep() {
     }
   }
   // Aborts that arrived while the step was in flight.
-  std::vector<uint64_t> cancels;
-  cancels.swap(pending_cancels_);
-  for (const uint64_t id : cancels) Cancel(id);
+  if (!pending_cancels_.empty()) {
+    std::vector<uint64_t> cancels;
+    cancels.swap(pending_cancels_);
+    for (const uint64_t id : cancels) Cancel(id);
+  }
   if (config_.check_invariants) CheckInvariants();
   if (!scheduler_.waiting().empty() || !scheduler_.running().empty()) RequestSchedule();
 }

@@ -117,6 +117,7 @@ class Replica : public RequestSink, public EventHandler {
   StepPlan plan_;
   std::vector<SequenceWork> work_;
   std::vector<uint64_t> pending_cancels_;  // requests of the step in flight
+  std::vector<uint64_t> finished_ids_scratch_;  // CompleteStep's, kept to reuse its memory
   StepObserver* step_observer_ = nullptr;
   bool step_in_flight_ = false;
   bool schedule_pending_ = false;

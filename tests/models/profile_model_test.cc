@@ -229,5 +229,20 @@ TEST(StepGraph, CriticalPathOfAChainIsTheSumOfItsOperators) {
   EXPECT_EQ(StepGraph(2, true).Operators().size(), graph.Operators().size() + 2);
 }
 
+TEST(StepGraph, ChainShortcutEqualsTheGeneralPassBitForBit) {
+  // Durations with awkward binary fractions, so that a different order of
+  // additions would show in the last bits.
+  for (const bool tensor_parallel : {false, true}) {
+    const StepGraph graph(32, tensor_parallel);
+    std::vector<double> seconds(kStepOpCount);
+    for (size_t i = 0; i < seconds.size(); ++i) seconds[i] = 1e-6 * (0.1 + 0.37 * static_cast<double>(i * i % 7));
+    const CriticalPath fast = graph.Evaluate(seconds);
+    const CriticalPath general = graph.EvaluateDag(seconds);
+    EXPECT_EQ(fast.seconds, general.seconds);
+    EXPECT_EQ(fast.seconds_by_op, general.seconds_by_op);
+    EXPECT_EQ(fast.count_by_op, general.count_by_op);
+  }
+}
+
 }  // namespace
 }  // namespace efimsim
