@@ -58,6 +58,10 @@ const ParamTable<ExperimentConfig>& RunParams() {
       {{"timeline", "", "write a Chrome trace-event JSON of the run to this file (open in "
         "Perfetto): steps per replica, requests per session; empty: none"},
        &C::timeline_path},
+      {{"wall-time", "", "record the host's wall-clock seconds in summary.json "
+        "(simulator.wall_s); =false writes null, so that two runs' summary.json compare byte "
+        "for byte"},
+       &C::record_wall_time},
   };
   return table;
 }

@@ -11,6 +11,7 @@
 #include "sim/base/errors.h"
 #include "sim/client/policy.h"
 #include "sim/metrics/output_writers.h"
+#include "sim/metrics/requests_csv_writer.h"
 
 namespace efimsim::cli {
 
@@ -42,6 +43,10 @@ int RunReplayCommand(int argc, const char* const* argv) {
   PrepareOutputDir(out_dir);
 
   const auto started = std::chrono::steady_clock::now();
+  // Records stream to requests.csv as requests end, so memory does not grow
+  // with the trace's length; the file appears only when the run succeeds.
+  RequestsCsvWriter requests_csv(out_dir + "/requests.csv");
+  config.record_sink = &requests_csv;
   ExperimentResult result;
   try {
     result = RunExperiment(config);
@@ -52,8 +57,8 @@ int RunReplayCommand(int argc, const char* const* argv) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
+  requests_csv.Commit();
   WriteSummaryJson(out_dir + "/summary.json", result.info, result.summary);
-  WriteRequestsCsv(out_dir + "/requests.csv", result.records);
 
   std::cout << RenderRunHeader(result) << "\n"
             << RenderComparisonTable({{config.policy, result}}) << "\n"

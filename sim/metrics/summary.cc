@@ -32,34 +32,35 @@ Distribution Summarize(std::vector<double> values) {
   return d;
 }
 
-RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCounters& counters) {
-  RunSummary s;
-  s.engine = counters;
-  std::vector<double> ttft, tpot, e2e, queueing;
-  TimePoint first_arrival = TimePoint::max();
-  TimePoint last_finish = kTimeZero;
-  for (const RequestRecord& r : records) {
-    if (r.cancelled) {
-      ++s.requests_cancelled;
-      continue;
-    }
-    ++s.requests_completed;
-    ttft.push_back(ToMilliseconds(r.ttft()));
-    e2e.push_back(ToMilliseconds(r.e2e()));
-    queueing.push_back(ToMilliseconds(r.queueing_delay()));
-    if (r.has_tpot()) tpot.push_back(r.tpot_ms());
-    first_arrival = std::min(first_arrival, r.arrival);
-    last_finish = std::max(last_finish, r.finish);
-    s.prompt_tokens += r.prompt_tokens;
-    s.output_tokens += r.output_tokens;
-    s.cached_tokens += r.cached_tokens;
+void RunSummaryBuilder::Add(const RequestRecord& r) {
+  if (r.cancelled) {
+    ++summary_.requests_cancelled;
+    return;
   }
-  s.ttft_ms = Summarize(std::move(ttft));
-  s.tpot_ms = Summarize(std::move(tpot));
-  s.e2e_ms = Summarize(std::move(e2e));
-  s.queueing_ms = Summarize(std::move(queueing));
+  ++summary_.requests_completed;
+  ttft_ms_.push_back(ToMilliseconds(r.ttft()));
+  e2e_ms_.push_back(ToMilliseconds(r.e2e()));
+  queueing_ms_.push_back(ToMilliseconds(r.queueing_delay()));
+  if (r.has_tpot()) tpot_ms_.push_back(r.tpot_ms());
+  first_arrival_ = std::min(first_arrival_, r.arrival);
+  last_finish_ = std::max(last_finish_, r.finish);
+  summary_.prompt_tokens += r.prompt_tokens;
+  summary_.output_tokens += r.output_tokens;
+  summary_.cached_tokens += r.cached_tokens;
+}
+
+RunSummary RunSummaryBuilder::Build(const EngineCounters& counters) {
+  // Every statistic below is independent of the order records came in
+  // (Summarize sorts before it sums), so streaming in finish order gives
+  // the same bytes as summarizing records sorted by id.
+  RunSummary s = summary_;
+  s.engine = counters;
+  s.ttft_ms = Summarize(std::move(ttft_ms_));
+  s.tpot_ms = Summarize(std::move(tpot_ms_));
+  s.e2e_ms = Summarize(std::move(e2e_ms_));
+  s.queueing_ms = Summarize(std::move(queueing_ms_));
   if (s.requests_completed > 0) {
-    s.makespan = last_finish - first_arrival;
+    s.makespan = last_finish_ - first_arrival_;
     const double seconds = ToSeconds(s.makespan);
     if (seconds > 0) {
       s.request_throughput_per_s = static_cast<double>(s.requests_completed) / seconds;
@@ -81,6 +82,12 @@ RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCoun
                       static_cast<double>(counters.kv_blocks_total);
   }
   return s;
+}
+
+RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCounters& counters) {
+  RunSummaryBuilder builder;
+  for (const RequestRecord& r : records) builder.Add(r);
+  return builder.Build(counters);
 }
 
 }  // namespace efimsim

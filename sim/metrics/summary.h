@@ -7,6 +7,7 @@
 // requests.csv.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -55,8 +56,29 @@ struct RunSummary {
   double peak_kv_usage = 0;                  // peak used blocks / total blocks
   int64_t efim_rebases = 0;                  // fresh EFIM prompts forced by non-append edits
   EngineCounters engine;
+  // Host wall-clock seconds of the run (set-up through the last event), or
+  // absent. The only figure of a run that is not a function of its inputs.
+  std::optional<double> wall_s;
 };
 
+// Builds a RunSummary from records given one at a time, in any order. It
+// keeps the latency samples that exact percentiles need (at most four
+// doubles per completed request), never the records themselves.
+class RunSummaryBuilder {
+ public:
+  void Add(const RequestRecord& record);
+  int64_t records() const { return summary_.requests_completed + summary_.requests_cancelled; }
+  // Completes the summary; the builder is spent afterwards.
+  RunSummary Build(const EngineCounters& counters);
+
+ private:
+  RunSummary summary_;
+  std::vector<double> ttft_ms_, tpot_ms_, e2e_ms_, queueing_ms_;
+  TimePoint first_arrival_ = TimePoint::max();
+  TimePoint last_finish_ = kTimeZero;
+};
+
+// RunSummaryBuilder over `records`.
 RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCounters& counters);
 
 }  // namespace efimsim

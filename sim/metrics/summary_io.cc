@@ -63,6 +63,9 @@ std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
   ordered_json simulator;
   simulator["events"] = s.engine.events;
   simulator["steps"] = s.engine.steps;
+  // Host time: null when the run was asked not to record it (--no-wall-time),
+  // so that two runs' summaries can be compared byte for byte.
+  simulator["wall_s"] = s.wall_s ? ordered_json(*s.wall_s) : ordered_json(nullptr);
   root["simulator"] = simulator;
   return root.dump(2) + "\n";
 }

@@ -1,6 +1,7 @@
 #include "sim/serving/experiment.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "sim/client/round_prompter.h"
 #include "sim/client/trace_replay_client.h"
 #include "sim/serving/kv_capacity.h"
+#include "sim/metrics/request_id_order.h"
 #include "sim/metrics/timeline_writer.h"
 #include "sim/serving/replica.h"
 #include "sim/serving/router.h"
@@ -24,38 +26,44 @@
 namespace efimsim {
 namespace {
 
-// Collects records and tells the client that produced a request it is done.
+// Summarizes records as they come, keeps them (or streams them in id order
+// to a sink), and tells the client that produced a request it is done.
 class RunObserver : public RequestObserver {
  public:
+  explicit RunObserver(RequestRecordSink* sink) {
+    if (sink != nullptr) order.emplace(*sink);
+  }
   ClosedLoopClient* closed_loop = nullptr;
   TraceReplayClient* trace = nullptr;
   Router* router = nullptr;
   TimelineWriter* timeline = nullptr;  // optional
 
-  void OnRequestFinished(const RequestRecord& record) override {
-    records.push_back(record);
-    AddToTimeline(record);
-    Done(record.request_id, record.user);
-  }
-  void OnRequestCancelled(const RequestRecord& record) override {
-    records.push_back(record);
-    AddToTimeline(record);
-    Done(record.request_id, record.user);
-  }
+  void OnRequestFinished(const RequestRecord& record) override { Ended(record); }
+  void OnRequestCancelled(const RequestRecord& record) override { Ended(record); }
   void OnRequestRejected(const ClientRequest& request, const std::string& reason) override {
     ++rejected;
     if (first_rejection.empty()) {
       first_rejection = "request " + std::to_string(request.request_id) + ": " + reason;
     }
+    if (order) order->Skip(request.request_id);
     Done(request.request_id, request.user);  // the user moves on
   }
-  std::vector<RequestRecord> records;
+  RunSummaryBuilder summary;
+  std::vector<RequestRecord> records;       // without a sink
+  std::optional<RequestIdOrder> order;      // with a sink
   int64_t rejected = 0;
   std::string first_rejection;
 
  private:
-  void AddToTimeline(const RequestRecord& record) {
+  void Ended(const RequestRecord& record) {
+    summary.Add(record);
+    if (order) {
+      order->Add(record);
+    } else {
+      records.push_back(record);
+    }
     if (timeline != nullptr) timeline->AddRequest(record);
+    Done(record.request_id, record.user);
   }
   void Done(uint64_t request_id, int64_t user) {
     // The router forgets the request first: the client may send the user's
@@ -303,6 +311,7 @@ void DescribeBoundaryReuse(const TextPaperWorkload& workload, const PolicySpec& 
 }  // namespace
 
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
+  const auto wall_start = std::chrono::steady_clock::now();
   const PolicySpec& policy = GetPolicy(config.policy);
   const ModelSpec model = LoadModelSpec(config.engine.model);
   const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
@@ -369,7 +378,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                                                 static_cast<int32_t>(config.replicas));
   }
   TimelineStepObserver timeline_steps(timeline.get());
-  RunObserver observer;
+  RunObserver observer(config.record_sink);
   observer.timeline = timeline.get();
   std::vector<std::unique_ptr<Replica>> replicas;
   std::vector<Replica*> replica_pointers;
@@ -412,8 +421,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   }
   if (closed_loop) {
     EFIMSIM_CHECK(closed_loop->users_done() == setup.prompter->num_users(), "a user did not finish");
-    EFIMSIM_CHECK(static_cast<int64_t>(observer.records.size()) + observer.rejected ==
-                      closed_loop->requests_sent(),
+    EFIMSIM_CHECK(observer.summary.records() + observer.rejected == closed_loop->requests_sent(),
                   "finished + rejected != sent");
   } else {
     EFIMSIM_CHECK(trace_client->requests_in_flight() == 0, "a trace request was never answered");
@@ -423,6 +431,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                   "KV blocks not returned to the pool");
     replica->CheckInvariants();
   }
+  if (observer.order) observer.order->Finish();
   if (timeline) timeline->Commit();
 
   ExperimentResult result;
@@ -433,7 +442,11 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   for (const auto& replica : replicas) per_replica.push_back(replica->Counters());
   EngineCounters counters = ClusterCounters(per_replica);
   counters.events = static_cast<int64_t>(simulator.events_handled());
-  result.summary = SummarizeRun(result.records, counters);
+  result.summary = observer.summary.Build(counters);
+  if (config.record_wall_time) {
+    result.summary.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  }
   result.summary.efim_rebases =
       closed_loop ? closed_loop->rebases() : trace_client->stats().efim_rebases;
   DescribeRun(config, policy, setup, model, gpu, *latency, capacity, result.info);

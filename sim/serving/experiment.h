@@ -30,6 +30,7 @@
 
 #include "models/latency_model.h"
 #include "sim/client/completion_trigger.h"
+#include "sim/metrics/request_record_sink.h"
 #include "sim/metrics/run_info.h"
 #include "sim/metrics/summary.h"
 #include "sim/serving/engine_config.h"
@@ -64,10 +65,19 @@ struct ExperimentConfig {
   std::string timeline_path;
   // Optional: a flag that, once true, stops the run with Interrupted.
   const std::atomic<bool>* interrupt = nullptr;
+  // Optional: where request records stream, in request-id order, as
+  // requests end; the result then keeps none (records stays empty), so a
+  // run's memory does not grow with its length (see RunSummaryBuilder for
+  // the little the summary keeps). Must outlive the call.
+  RequestRecordSink* record_sink = nullptr;
+  // Measure the run's host wall-clock time (from this call's start to the
+  // summary; writing outputs not included) into summary.wall_s. With false
+  // the result is a pure function of the config, byte for byte.
+  bool record_wall_time = true;
 };
 
 struct ExperimentResult {
-  std::vector<RequestRecord> records;  // in request-id order
+  std::vector<RequestRecord> records;  // in request-id order; empty with a record_sink
   RunSummary summary;
   RunInfo info;                        // everything needed to reproduce the run
 };

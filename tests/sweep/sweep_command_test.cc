@@ -35,7 +35,7 @@ class SweepCommandTest : public ::testing::Test {
   int Sweep(const std::string& out, const std::string& jobs, const std::string& shard) {
     return Run(RunSweepCommand, {"sweep", "--grid", "users=1,3", "--grid",
                                  "max_num_batched_tokens=512,2048", "--policies", "fim,efim",
-                                 "--rounds", "2", "--documents", "synthetic", "--jobs", jobs,
+                                 "--rounds", "2", "--documents", "synthetic", "--wall-time=false", "--jobs", jobs,
                                  "--shard", shard, "--out", out});
   }
   static std::string Read(const std::string& path) {
