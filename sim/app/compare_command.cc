@@ -75,12 +75,18 @@ int RunCompareCommand(int argc, const char* const* argv) {
       config.timeline_path = has_extension ? path.substr(0, dot) + "." + config.policy + path.substr(dot)
                                            : path + "." + config.policy;
     }
-    std::cerr << "[" << (i + 1) << "/" << policies.size() << "] " << config.policy << " ..."
-              << std::flush;
+    char started_line[160];
+    std::snprintf(started_line, sizeof started_line, "[%zu/%zu] %s ...", i + 1, policies.size(),
+                  config.policy.c_str());
+    std::cerr << started_line << std::flush;
     const auto started = std::chrono::steady_clock::now();
+    StderrProgress progress(config.policy, /*mid_line=*/true);
+    config.progress = progress.Callback();
     try {
       results.push_back({config.policy, RunExperiment(config)});
+      if (progress.Finish()) std::cerr << started_line;  // reports replaced or followed it
     } catch (const Interrupted& interrupted) {
+      progress.Finish();
       std::cerr << "\nefimsim: " << interrupted.what() << "; no output files were written\n";
       return 130;
     }

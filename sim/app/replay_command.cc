@@ -47,10 +47,14 @@ int RunReplayCommand(int argc, const char* const* argv) {
   // with the trace's length; the file appears only when the run succeeds.
   RequestsCsvWriter requests_csv(out_dir + "/requests.csv");
   config.record_sink = &requests_csv;
+  StderrProgress progress("replay " + config.policy);
+  config.progress = progress.Callback();
   ExperimentResult result;
   try {
     result = RunExperiment(config);
+    progress.Finish();
   } catch (const Interrupted& interrupted) {
+    progress.Finish();
     std::cerr << "efimsim: " << interrupted.what() << "; no output files were written\n";
     return 130;
   }

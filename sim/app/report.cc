@@ -1,7 +1,10 @@
 #include "sim/app/report.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <functional>
+#include <iostream>
 
 #include "sim/metrics/output_writers.h"
 
@@ -142,6 +145,31 @@ std::string RenderComparisonCsv(const std::vector<PolicyResult>& results) {
            std::to_string(s.engine.steps) + ',' + SettingText(info, "latency_model", "name") + '\n';
   }
   return out;
+}
+
+StderrProgress::StderrProgress(std::string label, bool mid_line)
+    : label_(std::move(label)), mid_line_(mid_line), tty_(isatty(STDERR_FILENO) != 0) {}
+
+std::function<void(const RunProgress&)> StderrProgress::Callback() {
+  return [this](const RunProgress& p) {
+    char line[200];
+    std::snprintf(line, sizeof line, "%s: %.1f s simulated, %lld requests ended, %.0f s wall",
+                  label_.c_str(), p.simulated_s, static_cast<long long>(p.requests_ended),
+                  p.wall_s);
+    if (tty_) {
+      std::cerr << "\r\033[K" << line << std::flush;
+    } else {
+      std::cerr << (mid_line_ && !written_ ? "\n" : "") << line << "\n" << std::flush;
+    }
+    written_ = true;
+  };
+}
+
+bool StderrProgress::Finish() {
+  if (tty_ && written_) std::cerr << "\r\033[K" << std::flush;
+  const bool written = written_;
+  written_ = false;
+  return written;
 }
 
 }  // namespace efimsim::cli

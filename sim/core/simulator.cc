@@ -21,24 +21,23 @@ uint64_t Simulator::Run() {
   EFIMSIM_CHECK(!running_, "Simulator::Run re-entered");
   running_ = true;
   stop_requested_ = false;
-  uint64_t handled = 0;
+  const uint64_t handled_before = events_handled_;
   while (!queue_.empty() && !stop_requested_) {
     const Event event = queue_.Pop();
     EFIMSIM_CHECK(event.time >= now_, "time went backwards");
     now_ = event.time;
     event.handler->HandleEvent(event);
-    ++handled;
-    if ((handled & 4095) == 0 && interrupt_ != nullptr &&
-        interrupt_->load(std::memory_order_relaxed)) {
-      events_handled_ += handled;
+    ++events_handled_;
+    if ((events_handled_ & 4095) != 0) continue;
+    if (periodic_hook_) periodic_hook_();
+    if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) {
       running_ = false;
       throw Interrupted("interrupted at simulated time " +
                         std::to_string(ToSeconds(now_.time_since_epoch())) + " s");
     }
   }
-  events_handled_ += handled;
   running_ = false;
-  return handled;
+  return events_handled_ - handled_before;
 }
 
 }  // namespace efimsim

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 
 #include "sim/core/event_queue.h"
 
@@ -31,6 +32,10 @@ class Simulator {
   // When set, Run() throws Interrupted soon after *flag becomes true (it is
   // polled every few thousand events). The flag must outlive the run.
   void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
+  // Called from Run() every few thousand events, between events: for
+  // host-side work such as progress reports. It must not schedule events or
+  // touch simulation state. Empty: none.
+  void set_periodic_hook(std::function<void()> hook) { periodic_hook_ = std::move(hook); }
 
   uint64_t events_handled() const { return events_handled_; }
   size_t pending_events() const { return queue_.size(); }
@@ -42,6 +47,7 @@ class Simulator {
   bool running_ = false;
   bool stop_requested_ = false;
   const std::atomic<bool>* interrupt_ = nullptr;
+  std::function<void()> periodic_hook_;
 };
 
 }  // namespace efimsim

@@ -412,6 +412,22 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     observer.trace = trace_client.get();
     trace_client->Start();
   }
+  if (config.progress) {
+    auto last_report = wall_start;
+    simulator.set_periodic_hook([&] {
+      const auto now = std::chrono::steady_clock::now();
+      if (std::chrono::duration<double>(now - last_report).count() < config.progress_interval_s) {
+        return;
+      }
+      last_report = now;
+      RunProgress progress;
+      progress.simulated_s = ToSeconds(simulator.Now().time_since_epoch());
+      progress.requests_ended = observer.summary.records() + observer.rejected;
+      progress.events = static_cast<int64_t>(simulator.events_handled());
+      progress.wall_s = std::chrono::duration<double>(now - wall_start).count();
+      config.progress(progress);
+    });
+  }
   simulator.Run();
 
   // End-of-run invariants.

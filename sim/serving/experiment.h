@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,14 @@
 #include "traces/typing_workload.h"
 
 namespace efimsim {
+
+// A long run's progress, for reports on stderr.
+struct RunProgress {
+  double simulated_s = 0;      // simulated time reached
+  int64_t requests_ended = 0;  // finished, cancelled or rejected so far
+  int64_t events = 0;
+  double wall_s = 0;           // host seconds since the run started
+};
 
 struct ExperimentConfig {
   std::string policy = "efim";
@@ -74,6 +83,10 @@ struct ExperimentConfig {
   // summary; writing outputs not included) into summary.wall_s. With false
   // the result is a pure function of the config, byte for byte.
   bool record_wall_time = true;
+  // Optional: called about every progress_interval_s of host time while the
+  // simulation runs (never for a shorter run), on the calling thread.
+  std::function<void(const RunProgress&)> progress;
+  double progress_interval_s = 5;
 };
 
 struct ExperimentResult {
