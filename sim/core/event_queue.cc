@@ -22,33 +22,9 @@ void EventQueue::PushCurrent(const Node& node) {
   std::push_heap(current_.begin(), current_.end(), PopsAfterAtSameTime<Node>);
 }
 
-inline void EventQueue::PushBucket(const Node& node) {
-  const int highest_differing_bit = 63 - std::countl_zero(node.time_ns ^ last_time_ns_);
-  const int level = highest_differing_bit / kDigitBits;
-  const int digit = static_cast<int>(node.time_ns >> (level * kDigitBits)) & (kDigits - 1);
-  buckets_[static_cast<size_t>(level * kDigits + digit)].push_back(node);
-  nonempty_levels_ |= uint32_t{1} << level;
-  nonempty_digits_[static_cast<size_t>(level)][static_cast<size_t>(digit / 64)] |=
-      uint64_t{1} << (digit % 64);
-  nonempty_words_[static_cast<size_t>(level)] |= uint64_t{1} << (digit / 64);
-}
-
-uint64_t EventQueue::Push(Event event) {
-  const int64_t time_ns = ToNanoseconds(event.time);
-  EFIMSIM_CHECK(time_ns >= 0 && static_cast<uint64_t>(time_ns) >= last_time_ns_,
-                "event pushed before the last popped time");
-  // 2^56 sequence numbers: centuries of pushes at 10^9 per second.
-  const uint64_t sequence = next_sequence_++;
-  const Node node{static_cast<uint64_t>(time_ns),
-                  static_cast<uint64_t>(event.event_class) << kSequenceBits | sequence,
-                  event.handler, event.payload};
-  if (node.time_ns == last_time_ns_) {
-    PushCurrent(node);
-  } else {
-    PushBucket(node);
-  }
-  ++size_;
-  return sequence;
+void EventQueue::FailPushBeforeLastPop() {
+  FailCheck(__FILE__, __LINE__, "event.time >= last popped time",
+            "event pushed before the last popped time");
 }
 
 std::vector<EventQueue::Node>* EventQueue::AdvanceToNextInstant() {

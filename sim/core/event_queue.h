@@ -23,6 +23,7 @@
 // (class, sequence), so the full EventPopsBefore order is kept.
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -33,8 +34,25 @@ namespace efimsim {
 
 class EventQueue {
  public:
-  // Returns the sequence number given to the event.
-  uint64_t Push(Event event);
+  // Returns the sequence number given to the event. Inline: the hot path.
+  uint64_t Push(const Event& event) {
+    const int64_t time_ns = ToNanoseconds(event.time);
+    if (time_ns < 0 || static_cast<uint64_t>(time_ns) < last_time_ns_) [[unlikely]] {
+      FailPushBeforeLastPop();
+    }
+    // 2^56 sequence numbers: centuries of pushes at 10^9 per second.
+    const uint64_t sequence = next_sequence_++;
+    const Node node{static_cast<uint64_t>(time_ns),
+                    static_cast<uint64_t>(event.event_class) << kSequenceBits | sequence,
+                    event.handler, event.payload};
+    if (node.time_ns == last_time_ns_) {
+      PushCurrent(node);
+    } else {
+      PushBucket(node);
+    }
+    ++size_;
+    return sequence;
+  }
   Event Pop();
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
@@ -55,7 +73,18 @@ class EventQueue {
   };
 
   // Precondition: time_ns > last_time_ns_.
-  void PushBucket(const Node& node);
+  void PushBucket(const Node& node) {
+    const int highest_differing_bit = 63 - std::countl_zero(node.time_ns ^ last_time_ns_);
+    const int level = highest_differing_bit / kDigitBits;
+    const int digit = static_cast<int>(node.time_ns >> (level * kDigitBits)) & (kDigits - 1);
+    buckets_[static_cast<size_t>(level * kDigits + digit)].push_back(node);
+    nonempty_levels_ |= uint32_t{1} << level;
+    nonempty_digits_[static_cast<size_t>(level)][static_cast<size_t>(digit / 64)] |=
+        uint64_t{1} << (digit % 64);
+    nonempty_words_[static_cast<size_t>(level)] |= uint64_t{1} << (digit / 64);
+  }
+  // Throws InternalError (out of line: keeps Push small).
+  [[noreturn]] static void FailPushBeforeLastPop();
   void PushCurrent(const Node& node);
   // Moves the clock to the next instant (the earliest pending time) and
   // returns the vector holding every event at it: a level-0 bucket, a bucket
