@@ -1,6 +1,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "sim/app/cli_options.h"
@@ -12,6 +13,7 @@
 #include "sim/base/errors.h"
 #include "sim/client/policy.h"
 #include "sim/metrics/output_writers.h"
+#include "sim/metrics/requests_csv_writer.h"
 
 namespace efimsim::cli {
 namespace {
@@ -63,9 +65,16 @@ int RunCompareCommand(int argc, const char* const* argv) {
   PrepareOutputDir(out_dir);
 
   std::vector<PolicyResult> results;
+  // Each policy's records stream to its requests.csv (memory does not grow
+  // with the trace); the files appear only after every policy has run.
+  std::vector<std::unique_ptr<RequestsCsvWriter>> requests_csv;
   for (size_t i = 0; i < policies.size(); ++i) {
     ExperimentConfig config = base;
     config.policy = policies[i];
+    PrepareOutputDir(out_dir + "/" + config.policy);
+    requests_csv.push_back(
+        std::make_unique<RequestsCsvWriter>(out_dir + "/" + config.policy + "/requests.csv"));
+    config.record_sink = requests_csv.back().get();
     if (!base.timeline_path.empty()) {
       // One timeline per policy: run.json -> run.efim.json.
       const std::string& path = base.timeline_path;
@@ -98,11 +107,10 @@ int RunCompareCommand(int argc, const char* const* argv) {
                   static_cast<long long>(results.back().result.summary.engine.steps), wall_s);
     std::cerr << line;
   }
-  for (const PolicyResult& r : results) {
-    const std::string dir = out_dir + "/" + r.policy;
-    PrepareOutputDir(dir);
-    WriteSummaryJson(dir + "/summary.json", r.result.info, r.result.summary);
-    WriteRequestsCsv(dir + "/requests.csv", r.result.records);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const PolicyResult& r = results[i];
+    requests_csv[i]->Commit();
+    WriteSummaryJson(out_dir + "/" + r.policy + "/summary.json", r.result.info, r.result.summary);
   }
   WriteFileAtomically(out_dir + "/comparison.csv", RenderComparisonCsv(results));
 
