@@ -43,6 +43,10 @@ bool PrefixCacheManager::Allocate(KvSequence& sequence, int64_t num_computed_tok
   const int64_t required_blocks = (total + block_tokens_ - 1) / block_tokens_;
   const int64_t new_blocks = required_blocks - static_cast<int64_t>(sequence.blocks.size()) -
                              static_cast<int64_t>(hit_blocks.size());
+  if (hit_blocks.empty() && new_blocks <= 0 &&
+      (!caching_enabled_ || total / block_tokens_ <= sequence.num_registered_blocks)) {
+    return true;  // a decode step inside the last block: nothing to take or register
+  }
   int64_t evictable_hits = 0;
   for (const BlockId block : hit_blocks) evictable_hits += pool_.ref_count(block) == 0 ? 1 : 0;
   if (new_blocks > pool_.num_free_blocks() - evictable_hits) return false;
