@@ -97,6 +97,37 @@ TEST(RecordStreaming, StreamedCsvAndSummaryEqualTheWholeRunOnes) {
   EXPECT_EQ(RenderSummaryJson(info, streamed_summary), RenderSummaryJson(info, whole));
 }
 
+TEST(RequestsCsv, SpansAreTheSameTextAsPrintfOfMilliseconds) {
+  // requests.csv prints spans from integer nanoseconds; they must read as
+  // FormatFixed(ToMilliseconds(span), 6) did, for spans up to 10^15 ns.
+  RandomStream rng = RandomStream::Derive(8, 0, "test.csv_spans");
+  std::vector<RequestRecord> records;
+  std::vector<int64_t> spans;
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t span = rng.UniformInt(0, int64_t{1} << rng.UniformInt(0, 49));  // < 5.6e14
+    RequestRecord r;
+    r.request_id = static_cast<uint64_t>(i);
+    r.arrival = TimePoint{Nanoseconds(rng.UniformInt(0, 1000000))};
+    r.first_scheduled = r.arrival + Nanoseconds(span);
+    r.first_token = r.first_scheduled;
+    r.finish = r.first_token;
+    r.output_tokens = 1;
+    records.push_back(r);
+    spans.push_back(span);
+  }
+  std::istringstream csv(RenderRequestsCsv(records));
+  std::string line;
+  std::getline(csv, line);  // header
+  for (size_t i = 0; i < records.size(); ++i) {
+    ASSERT_TRUE(std::getline(csv, line));
+    std::vector<std::string> fields;
+    std::stringstream row(line);
+    for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
+    ASSERT_GE(fields.size(), 12u);
+    EXPECT_EQ(fields[11], FormatFixed(ToMilliseconds(Nanoseconds(spans[i])), 6)) << spans[i];
+  }
+}
+
 TEST(RecordStreaming, AnUncommittedWriterLeavesNoFile) {
   const std::string path =
       (std::filesystem::temp_directory_path() / ("efimsim-uncommitted-" + std::to_string(getpid()) + ".csv"))
