@@ -71,9 +71,9 @@ int RunCompareCommand(int argc, const char* const* argv) {
   for (size_t i = 0; i < policies.size(); ++i) {
     ExperimentConfig config = base;
     config.policy = policies[i];
-    PrepareOutputDir(out_dir + "/" + config.policy);
-    requests_csv.push_back(
-        std::make_unique<RequestsCsvWriter>(out_dir + "/" + config.policy + "/requests.csv"));
+    const std::string policy_dir = out_dir + "/" + config.policy;
+    PrepareOutputDir(policy_dir);
+    requests_csv.push_back(std::make_unique<RequestsCsvWriter>(policy_dir + "/requests.csv"));
     config.record_sink = requests_csv.back().get();
     if (!base.timeline_path.empty()) {
       // One timeline per policy: run.json -> run.efim.json.

@@ -6,20 +6,10 @@
 #include "sim/base/check.h"
 
 namespace efimsim {
-namespace {
-
-// Heap order for std::push_heap/pop_heap (a max-heap of this "less"): true if
-// `a` pops after `b`. Both are at the same time.
-template <typename NodeT>
-bool PopsAfterAtSameTime(const NodeT& a, const NodeT& b) {
-  return a.order > b.order;
-}
-
-}  // namespace
 
 void EventQueue::PushCurrent(const Node& node) {
   current_.push_back(node);
-  std::push_heap(current_.begin(), current_.end(), PopsAfterAtSameTime<Node>);
+  std::push_heap(current_.begin(), current_.end(), PopsAfterAtSameTime);
 }
 
 void EventQueue::FailPushBeforeLastPop() {
@@ -86,9 +76,9 @@ Event EventQueue::Pop() {
       current_.assign(next->begin(), next->end());
       next->clear();
     }
-    std::make_heap(current_.begin(), current_.end(), PopsAfterAtSameTime<Node>);
+    std::make_heap(current_.begin(), current_.end(), PopsAfterAtSameTime);
   }
-  std::pop_heap(current_.begin(), current_.end(), PopsAfterAtSameTime<Node>);
+  std::pop_heap(current_.begin(), current_.end(), PopsAfterAtSameTime);
   const Node top = current_.back();
   current_.pop_back();
   return TakeNode(top);

@@ -72,6 +72,9 @@ class EventQueue {
     uint64_t payload;
   };
 
+  // Heap order of current_ for std::push_heap/pop_heap (a max-heap of this
+  // "less"): true if `a` pops after `b`. Both are at the same time.
+  static bool PopsAfterAtSameTime(const Node& a, const Node& b) { return a.order > b.order; }
   // Precondition: time_ns > last_time_ns_.
   void PushBucket(const Node& node) {
     const int highest_differing_bit = 63 - std::countl_zero(node.time_ns ^ last_time_ns_);

@@ -228,11 +228,9 @@ void Replica::CompleteStep() {
     }
   }
   // Aborts that arrived while the step was in flight.
-  if (!pending_cancels_.empty()) {
-    std::vector<uint64_t> cancels;
-    cancels.swap(pending_cancels_);
-    for (const uint64_t id : cancels) Cancel(id);
-  }
+  std::vector<uint64_t> cancels;
+  cancels.swap(pending_cancels_);
+  for (const uint64_t id : cancels) Cancel(id);
   if (config_.check_invariants) CheckInvariants();
   if (!scheduler_.waiting().empty() || !scheduler_.running().empty()) RequestSchedule();
 }
