@@ -12,12 +12,6 @@ BlockKeyIndex::BlockKeyIndex(int64_t max_keys) : max_keys_(max_keys) {
   mask_ = capacity - 1;
 }
 
-size_t BlockKeyIndex::Home(BlockKey key) const {
-  // Keys are hashes already, but imported ones may be small integers:
-  // one multiply spreads them (Fibonacci hashing).
-  return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> 20) & mask_;
-}
-
 size_t BlockKeyIndex::SlotOf(BlockKey key) const {
   size_t i = Home(key);
   while (slots_[i].chain.head != -1 && slots_[i].key != key) i = (i + 1) & mask_;

@@ -30,6 +30,10 @@ class BlockKeyIndex {
   BlockKeyChain& FindOrInsert(BlockKey key);
   // Removes `key`. Precondition: present.
   void Erase(BlockKey key);
+  // Starts loading the slot where `key` would be found, so that a Find,
+  // FindOrInsert or Erase of it a little later does not wait for memory.
+  // A hint only: it changes nothing.
+  void Prefetch(BlockKey key) const { __builtin_prefetch(&slots_[Home(key)]); }
 
   int64_t size() const { return size_; }
 
@@ -46,7 +50,11 @@ class BlockKeyIndex {
     BlockKey key = 0;
     BlockKeyChain chain;  // chain.head == -1 marks an empty slot
   };
-  size_t Home(BlockKey key) const;
+  size_t Home(BlockKey key) const {
+    // Keys are hashes already, but imported ones may be small integers:
+    // one multiply spreads them (Fibonacci hashing).
+    return static_cast<size_t>((key * 0x9e3779b97f4a7c15ULL) >> 20) & mask_;
+  }
   size_t SlotOf(BlockKey key) const;  // its slot, or an empty one where it would go
 
   std::vector<Slot> slots_;

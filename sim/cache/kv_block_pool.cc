@@ -1,5 +1,6 @@
 #include "sim/cache/kv_block_pool.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/base/check.h"
@@ -15,10 +16,10 @@ const char* BlockStateName(BlockState state) {
   return "unknown";
 }
 
-KvBlockPool::KvBlockPool(int32_t num_blocks) : key_map_(num_blocks > 0 ? num_blocks : 1) {
+KvBlockPool::KvBlockPool(int32_t num_blocks)
+    : key_map_(num_blocks > 0 ? num_blocks : 1), free_(num_blocks > 0 ? num_blocks : 1) {
   EFIMSIM_CHECK(num_blocks > 0, "a block pool needs at least one block");
   blocks_.resize(static_cast<size_t>(num_blocks));
-  for (BlockId b = 0; b < num_blocks; ++b) AppendFree(b);
 }
 
 void KvBlockPool::Transition(BlockId block, BlockState to) {
@@ -39,10 +40,12 @@ BlockId KvBlockPool::FindCached(BlockKey key) const {
 }
 
 void KvBlockPool::Touch(std::span<const BlockId> blocks) {
-  for (const BlockId block : blocks) {
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (i + kPrefetchDistance < blocks.size()) __builtin_prefetch(&blocks_[blocks[i + kPrefetchDistance]]);
+    const BlockId block = blocks[i];
     Block& b = blocks_[block];
     if (b.ref_count == 0) {
-      UnlinkFree(block);
+      free_.Remove(block);
       Transition(block, BlockState::kInUse);
     }
     ++b.ref_count;
@@ -50,10 +53,25 @@ void KvBlockPool::Touch(std::span<const BlockId> blocks) {
 }
 
 void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
-  EFIMSIM_CHECK(count >= 0 && count <= free_count_, "AllocateNew beyond the free blocks");
+  EFIMSIM_CHECK(count >= 0 && count <= free_.size(), "AllocateNew beyond the free blocks");
+  // Under cache pressure every block taken evicts a key: one random block
+  // record and one random key-index slot per block, each likely a cache
+  // miss. The free queue says which blocks come next, so their records are
+  // (and free-queue positions) loaded 2 * kPrefetchDistance blocks ahead
+  // and, once there, their key slots kPrefetchDistance ahead.
   for (int32_t i = 0; i < count; ++i) {
-    const BlockId block = free_head_;
-    UnlinkFree(block);
+    if (i + 2 * kPrefetchDistance < count) {
+      const BlockId far = free_.Ahead(2 * kPrefetchDistance);
+      if (far != kNoBlock) {
+        __builtin_prefetch(&blocks_[far]);
+        free_.Prefetch(far);
+      }
+    }
+    if (i + kPrefetchDistance < count) {
+      const BlockId near = free_.Ahead(kPrefetchDistance);
+      if (near != kNoBlock && blocks_[near].has_key) key_map_.Prefetch(blocks_[near].key);
+    }
+    const BlockId block = free_.PopFront();
     Block& b = blocks_[block];
     EFIMSIM_CHECK(b.ref_count == 0, "a free block was referenced");
     if (b.has_key) {
@@ -84,8 +102,13 @@ void KvBlockPool::Register(BlockId block, BlockKey key) {
 }
 
 void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
-  for (const BlockId block : blocks_in_release_order) {
-    Block& b = blocks_[block];
+  const std::span<const BlockId> blocks = blocks_in_release_order;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (i + kPrefetchDistance < blocks.size()) {
+      __builtin_prefetch(&blocks_[blocks[i + kPrefetchDistance]]);
+      free_.Prefetch(blocks[i + kPrefetchDistance]);
+    }
+    Block& b = blocks_[blocks[i]];
     EFIMSIM_CHECK(b.ref_count > 0, "releasing a block that is not referenced");
     --b.ref_count;
   }
@@ -93,38 +116,9 @@ void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
     Block& b = blocks_[block];
     if (b.ref_count == 0 && b.state == BlockState::kInUse) {
       Transition(block, b.has_key ? BlockState::kFreeCached : BlockState::kFree);
-      AppendFree(block);
+      free_.Append(block);
     }
   }
-}
-
-void KvBlockPool::UnlinkFree(BlockId block) {
-  Block& b = blocks_[block];
-  if (b.prev_free != kNoBlock) {
-    blocks_[b.prev_free].next_free = b.next_free;
-  } else {
-    free_head_ = b.next_free;
-  }
-  if (b.next_free != kNoBlock) {
-    blocks_[b.next_free].prev_free = b.prev_free;
-  } else {
-    free_tail_ = b.prev_free;
-  }
-  b.prev_free = b.next_free = kNoBlock;
-  --free_count_;
-}
-
-void KvBlockPool::AppendFree(BlockId block) {
-  Block& b = blocks_[block];
-  b.prev_free = free_tail_;
-  b.next_free = kNoBlock;
-  if (free_tail_ != kNoBlock) {
-    blocks_[free_tail_].next_free = block;
-  } else {
-    free_head_ = block;
-  }
-  free_tail_ = block;
-  ++free_count_;
 }
 
 void KvBlockPool::DropKey(BlockId block) {
@@ -150,26 +144,21 @@ void KvBlockPool::DropKey(BlockId block) {
   b.key = 0;
 }
 
-std::vector<BlockId> KvBlockPool::FreeQueueOrder() const {
-  std::vector<BlockId> order;
-  order.reserve(static_cast<size_t>(free_count_));
-  for (BlockId b = free_head_; b != kNoBlock; b = blocks_[b].next_free) order.push_back(b);
-  return order;
-}
+std::vector<BlockId> KvBlockPool::FreeQueueOrder() const { return free_.Order(); }
 
 void KvBlockPool::CheckInvariants() const {
   std::vector<char> in_queue(blocks_.size(), 0);
   int32_t walked = 0;
-  BlockId previous = kNoBlock;
-  for (BlockId b = free_head_; b != kNoBlock; b = blocks_[b].next_free) {
+  for (const BlockId b : free_.Order()) {
     EFIMSIM_CHECK(!in_queue[b], "block twice in the free queue");
-    EFIMSIM_CHECK(blocks_[b].prev_free == previous, "free-queue back link broken");
+    EFIMSIM_CHECK(free_.contains(b), "free-queue membership broken");
     in_queue[b] = 1;
-    previous = b;
     ++walked;
   }
-  EFIMSIM_CHECK(walked == free_count_, "free count does not match the free queue");
-  EFIMSIM_CHECK(free_tail_ == previous, "free-queue tail broken");
+  EFIMSIM_CHECK(walked == free_.size(), "free count does not match the free queue");
+  for (BlockId b = 0; b < num_blocks(); ++b) {
+    EFIMSIM_CHECK(free_.contains(b) == (in_queue[b] != 0), "free-queue membership broken");
+  }
   size_t keyed = 0;
   for (BlockId b = 0; b < num_blocks(); ++b) {
     const Block& block = blocks_[b];

@@ -22,13 +22,12 @@
 #include <span>
 #include <vector>
 
+#include "sim/cache/block_id.h"
 #include "sim/cache/block_key.h"
 #include "sim/cache/block_key_index.h"
+#include "sim/cache/free_block_queue.h"
 
 namespace efimsim {
-
-using BlockId = int32_t;
-inline constexpr BlockId kNoBlock = -1;
 
 // Lifecycle of one block; every change goes through KvBlockPool::Transition.
 enum class BlockState : uint8_t {
@@ -43,11 +42,15 @@ class KvBlockPool {
   explicit KvBlockPool(int32_t num_blocks);
 
   int32_t num_blocks() const { return static_cast<int32_t>(blocks_.size()); }
-  int32_t num_free_blocks() const { return free_count_; }
-  int32_t num_used_blocks() const { return num_blocks() - free_count_; }
+  int32_t num_free_blocks() const { return free_.size(); }
+  int32_t num_used_blocks() const { return num_blocks() - free_.size(); }
 
   // The earliest-registered block holding `key`, or kNoBlock.
   BlockId FindCached(BlockKey key) const;
+  // Starts loading what FindCached(key) or Register(_, key) will read. A
+  // hint for loops over many keys (the key index is larger than a core's
+  // cache and each key lands on a random slot); it changes nothing.
+  void PrefetchKey(BlockKey key) const { key_map_.Prefetch(key); }
 
   // Takes a reference on each block (a cache hit); a free block leaves the
   // free queue.
@@ -80,23 +83,22 @@ class KvBlockPool {
   struct Block {
     BlockKey key = 0;
     int32_t ref_count = 0;
-    BlockId prev_free = kNoBlock;  // free-queue links
-    BlockId next_free = kNoBlock;
     BlockId prev_same_key = kNoBlock;  // blocks sharing a key, registration order
     BlockId next_same_key = kNoBlock;
     BlockState state = BlockState::kFree;
     bool has_key = false;
   };
+  // How many blocks ahead the loops over block lists start loading memory:
+  // enough misses in flight to hide a last-level-cache latency, few enough
+  // that prefetched lines are still in L1 when used.
+  static constexpr int32_t kPrefetchDistance = 8;
+
   void Transition(BlockId block, BlockState to);
-  void UnlinkFree(BlockId block);
-  void AppendFree(BlockId block);
   void DropKey(BlockId block);
 
   std::vector<Block> blocks_;
   BlockKeyIndex key_map_;
-  BlockId free_head_ = kNoBlock;
-  BlockId free_tail_ = kNoBlock;
-  int32_t free_count_ = 0;
+  FreeBlockQueue free_;
   int64_t evictions_ = 0;
 };
 

@@ -5,6 +5,11 @@
 #include "sim/base/check.h"
 
 namespace efimsim {
+namespace {
+// Keys ahead of the one being looked up or registered whose key-index slot
+// is loaded early (see KvBlockPool::PrefetchKey).
+constexpr int64_t kPrefetchDistance = 8;
+}  // namespace
 
 PrefixCacheManager::PrefixCacheManager(int32_t num_blocks, int32_t block_tokens,
                                        bool caching_enabled)
@@ -20,6 +25,7 @@ int64_t PrefixCacheManager::FindLongestHit(std::span<const BlockKey> keys, int64
   const int64_t max_hit_blocks = std::max<int64_t>(0, (num_tokens - 1) / block_tokens_);
   const int64_t limit = std::min<int64_t>(max_hit_blocks, static_cast<int64_t>(keys.size()));
   for (int64_t i = 0; i < limit; ++i) {
+    if (i + kPrefetchDistance < limit) pool_.PrefetchKey(keys[i + kPrefetchDistance]);
     const BlockId block = pool_.FindCached(keys[i]);
     if (block == kNoBlock) break;
     hit_blocks.push_back(block);
@@ -62,6 +68,7 @@ bool PrefixCacheManager::Allocate(KvSequence& sequence, int64_t num_computed_tok
     EFIMSIM_CHECK(full_blocks <= static_cast<int64_t>(keys.size()),
                   "keys missing for blocks about to be full");
     for (int64_t i = sequence.num_registered_blocks; i < full_blocks; ++i) {
+      if (i + kPrefetchDistance < full_blocks) pool_.PrefetchKey(keys[static_cast<size_t>(i + kPrefetchDistance)]);
       pool_.Register(sequence.blocks[static_cast<size_t>(i)], keys[static_cast<size_t>(i)]);
     }
     sequence.num_registered_blocks =
