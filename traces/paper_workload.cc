@@ -12,15 +12,16 @@ namespace efimsim {
 void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, TokenVector& tokens) {
   const uint64_t span = static_cast<uint64_t>(last - first) + 1;
   const uint64_t threshold = (uint64_t{1} << 32) % span;  // 2^32 mod span
-  size_t i = 0;
-  while (i < tokens.size()) {
+  constexpr uint64_t kLow32 = 0xffffffff;
+  TokenId* out = tokens.data();
+  TokenId* const end = out + tokens.size();
+  while (out != end) {
     const uint64_t draw = stream.NextU64();
-    const uint64_t halves[2] = {draw >> 32, draw & uint64_t{0xffffffff}};
-    for (const uint64_t half : halves) {
-      const uint64_t product = half * span;
-      if ((product & uint64_t{0xffffffff}) < threshold) continue;  // rejected: exact uniformity
-      if (i < tokens.size()) tokens[i++] = static_cast<TokenId>(first + static_cast<TokenId>(product >> 32));
-    }
+    // High half first, then low half; a rejected half is skipped.
+    const uint64_t high = (draw >> 32) * span;
+    const uint64_t low = (draw & kLow32) * span;
+    if ((high & kLow32) >= threshold) *out++ = first + static_cast<TokenId>(high >> 32);
+    if (out != end && (low & kLow32) >= threshold) *out++ = first + static_cast<TokenId>(low >> 32);
   }
 }
 

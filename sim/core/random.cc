@@ -7,8 +7,6 @@
 namespace efimsim {
 namespace {
 
-uint64_t RotateLeft(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
 __extension__ typedef unsigned __int128 Uint128;
 
 }  // namespace
@@ -40,18 +38,6 @@ RandomStream::RandomStream(uint64_t seed_material) {
     word = x;
   }
   if ((state_[0] | state_[1] | state_[2] | state_[3]) == 0) state_[0] = 1;
-}
-
-uint64_t RandomStream::NextU64() {
-  const uint64_t result = RotateLeft(state_[1] * 5, 7) * 9;
-  const uint64_t t = state_[1] << 17;
-  state_[2] ^= state_[0];
-  state_[3] ^= state_[1];
-  state_[1] ^= state_[2];
-  state_[0] ^= state_[3];
-  state_[2] ^= t;
-  state_[3] = RotateLeft(state_[3], 45);
-  return result;
 }
 
 int64_t RandomStream::UniformInt(int64_t lo, int64_t hi) {

@@ -17,7 +17,19 @@ class RandomStream {
   // A stream for `name` in run `run` of experiment seed `seed`.
   static RandomStream Derive(uint64_t seed, uint64_t run, std::string_view name);
 
-  uint64_t NextU64();
+  // The next 64 random bits (xoshiro256**). Inline: synthetic documents
+  // draw millions of these.
+  uint64_t NextU64() {
+    const uint64_t result = RotateLeft(state_[1] * 5, 7) * 9;
+    const uint64_t t = state_[1] << 17;
+    state_[2] ^= state_[0];
+    state_[3] ^= state_[1];
+    state_[1] ^= state_[2];
+    state_[0] ^= state_[3];
+    state_[2] ^= t;
+    state_[3] = RotateLeft(state_[3], 45);
+    return result;
+  }
   // Uniform integer in [lo, hi] (inclusive), unbiased. Requires lo <= hi.
   int64_t UniformInt(int64_t lo, int64_t hi);
   // Uniform double in [0, 1) with 53 random bits.
@@ -26,6 +38,7 @@ class RandomStream {
   double Exponential(double mean);
 
  private:
+  static uint64_t RotateLeft(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   explicit RandomStream(uint64_t seed_material);
   uint64_t state_[4];
 };
