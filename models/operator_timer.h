@@ -4,9 +4,11 @@
 // between the roofline model and the profile model.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "models/latency_model.h"
 #include "models/operator_work.h"
 
 namespace efimsim {
@@ -17,6 +19,11 @@ struct OperatorTime {
   std::string_view source;    // static text: "profile", "profile+fit", "roofline", ...
 };
 
+// Adds `weight` launches priced `part` to `into`: seconds add up, the
+// result is extrapolated if any part is, and it names the first part's
+// source, or the first extrapolated one's.
+void AccumulateLaunch(OperatorTime& into, const OperatorTime& part, double weight);
+
 class OperatorTimer {
  public:
   virtual ~OperatorTimer() = default;
@@ -26,6 +33,13 @@ class OperatorTimer {
   virtual OperatorTime PrefillAttention(int64_t new_tokens, int64_t context_tokens) const = 0;
   // Decode attention of `batch` sequences all at `context_tokens` (the whole kernel).
   virtual OperatorTime DecodeAttention(int64_t batch, int64_t context_tokens) const = 0;
+  // Decode attention of a step's `decodes` one-token sequences (those of
+  // `step` with new_tokens == 1; decodes >= 1): each is 1/decodes of a
+  // decodes-wide kernel at its own context, and the shares are combined in
+  // `step` order by AccumulateLaunch. The default calls DecodeAttention per
+  // sequence; an override must return the same bits, only sooner.
+  virtual OperatorTime DecodeAttentionShares(std::span<const SequenceWork> step,
+                                             int64_t decodes) const;
   virtual OperatorTime Elementwise(ElementwiseId id, int64_t tokens) const = 0;
   // One all-reduce of the hidden state of `tokens` rows across the TP group.
   virtual OperatorTime AllReduce(int64_t tokens) const = 0;

@@ -84,22 +84,6 @@ OperatorWork GemmWork(const ShardShapes& s, GemmId id, double m) {
   return {2.0 * m * n * k, (k * n + m * k + m * n) * dtype};
 }
 
-// Two matrix products (QK^T and PV) of 2 FLOPs per multiply-add; query i of
-// the chunk sees context + i + 1 keys. Bytes: the whole K and V once, plus
-// queries read and outputs written.
-OperatorWork PrefillAttentionWork(const ShardShapes& s, double n, double c) {
-  const double q_width = static_cast<double>(s.QWidth());
-  const double kv_width = static_cast<double>(s.KvWidth());
-  const double dtype = static_cast<double>(s.dtype_bytes);
-  return {4.0 * q_width * n * (c + (n + 1.0) / 2.0),
-          ((c + n) * 2.0 * kv_width + 2.0 * n * q_width) * dtype};
-}
-
-OperatorWork DecodeAttentionWork(const ShardShapes& s, double batch, double c) {
-  const OperatorWork one = PrefillAttentionWork(s, 1.0, c);
-  return {batch * one.flops, batch * one.bytes};
-}
-
 // Elements read plus written per token (FLOPs are negligible: memory-bound).
 OperatorWork ElementwiseWork(const ShardShapes& s, ElementwiseId id, double tokens) {
   const double h = static_cast<double>(s.hidden);

@@ -64,11 +64,22 @@ std::string_view ElementwiseName(ElementwiseId id, bool gated_mlp);
 
 OperatorWork GemmWork(const ShardShapes& shapes, GemmId id, double m);
 // One sequence: `new_tokens` queries attend causally over `context_tokens`
-// cached tokens plus their own earlier new tokens.
-OperatorWork PrefillAttentionWork(const ShardShapes& shapes, double new_tokens,
-                                  double context_tokens);
+// cached tokens plus their own earlier new tokens. Two matrix products (QK^T
+// and PV) of 2 FLOPs per multiply-add; query i of the chunk sees context +
+// i + 1 keys. Bytes: the whole K and V once, plus queries read and outputs
+// written. (Inline: the roofline model prices every decode sequence.)
+inline OperatorWork PrefillAttentionWork(const ShardShapes& s, double n, double c) {
+  const double q_width = static_cast<double>(s.QWidth());
+  const double kv_width = static_cast<double>(s.KvWidth());
+  const double dtype = static_cast<double>(s.dtype_bytes);
+  return {4.0 * q_width * n * (c + (n + 1.0) / 2.0),
+          ((c + n) * 2.0 * kv_width + 2.0 * n * q_width) * dtype};
+}
 // `batch` sequences, one query each, each over `context_tokens` cached tokens.
-OperatorWork DecodeAttentionWork(const ShardShapes& shapes, double batch, double context_tokens);
+inline OperatorWork DecodeAttentionWork(const ShardShapes& s, double batch, double c) {
+  const OperatorWork one = PrefillAttentionWork(s, 1.0, c);
+  return {batch * one.flops, batch * one.bytes};
+}
 // `tokens` rows (for kSampling: emitting sequences).
 OperatorWork ElementwiseWork(const ShardShapes& shapes, ElementwiseId id, double tokens);
 // Bytes one GPU contributes to a layer's all-reduce of the hidden state.

@@ -47,6 +47,20 @@ OperatorTime RooflineOperatorTimer::DecodeAttention(int64_t batch, int64_t conte
           false, "roofline"};
 }
 
+OperatorTime RooflineOperatorTimer::DecodeAttentionShares(std::span<const SequenceWork> step,
+                                                          int64_t decodes) const {
+  // The default's arithmetic, in the same order, without a virtual call and
+  // an OperatorTime per sequence: bit-identical (tests/models check it).
+  const double weight = 1.0 / static_cast<double>(decodes);
+  const double batch = static_cast<double>(decodes);
+  double seconds = 0.0;
+  for (const SequenceWork& seq : step) {
+    if (seq.new_tokens != 1) continue;
+    seconds += weight * Seconds(DecodeAttentionWork(shapes_, batch, static_cast<double>(seq.context_tokens)));
+  }
+  return {seconds, false, "roofline"};
+}
+
 OperatorTime RooflineOperatorTimer::Elementwise(ElementwiseId id, int64_t tokens) const {
   return {Seconds(ElementwiseWork(shapes_, id, static_cast<double>(tokens))), false, "roofline"};
 }

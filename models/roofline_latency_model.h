@@ -25,6 +25,8 @@ class RooflineOperatorTimer : public OperatorTimer {
   OperatorTime Gemm(GemmId id, int64_t m) const override;
   OperatorTime PrefillAttention(int64_t new_tokens, int64_t context_tokens) const override;
   OperatorTime DecodeAttention(int64_t batch, int64_t context_tokens) const override;
+  OperatorTime DecodeAttentionShares(std::span<const SequenceWork> step,
+                                     int64_t decodes) const override;
   OperatorTime Elementwise(ElementwiseId id, int64_t tokens) const override;
   OperatorTime AllReduce(int64_t tokens) const override;
 

@@ -110,9 +110,18 @@ CriticalPath StepGraph::Evaluate(std::span<const double> seconds_by_op) const {
   // both give bit-identical results (tests/models check it).
   CriticalPath path;
   for (const StepOp op : node_op_) path.seconds += seconds_by_op[static_cast<size_t>(op)];
+  // Each operator's own sum is a chain of additions of one value; the
+  // chains are independent, so round k of every chain goes together (the
+  // CPU overlaps them), leaving each chain's additions and order unchanged.
+  int64_t rounds = 0;
   for (size_t op = 0; op < kStepOpCount; ++op) {
     path.count_by_op[op] = chain_count_by_op_[op];
-    for (int64_t k = 0; k < chain_count_by_op_[op]; ++k) path.seconds_by_op[op] += seconds_by_op[op];
+    rounds = std::max(rounds, chain_count_by_op_[op]);
+  }
+  for (int64_t k = 0; k < rounds; ++k) {
+    for (size_t op = 0; op < kStepOpCount; ++op) {
+      if (k < chain_count_by_op_[op]) path.seconds_by_op[op] += seconds_by_op[op];
+    }
   }
   return path;
 }

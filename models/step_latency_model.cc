@@ -55,17 +55,6 @@ std::string StepLatencyModel::OverheadText() const {
   return text;
 }
 
-namespace {
-
-// Combines the prices of several launches of one operator kind.
-void Accumulate(OperatorTime& into, const OperatorTime& part, double weight) {
-  if (into.source.empty() || (part.extrapolated && !into.extrapolated)) into.source = part.source;
-  into.seconds += weight * part.seconds;
-  into.extrapolated = into.extrapolated || part.extrapolated;
-}
-
-}  // namespace
-
 StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const SequenceWork> batch) const {
   EFIMSIM_CHECK(!batch.empty(), "Predict on an empty batch");
   int64_t total_tokens = 0;
@@ -85,18 +74,16 @@ StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const Sequence
 
   auto set = [&](StepOp op, OperatorTime time) { e.per_launch[static_cast<size_t>(op)] = time; };
   auto add = [&](StepOp op, OperatorTime time, double weight) {
-    Accumulate(e.per_launch[static_cast<size_t>(op)], time, weight);
+    AccumulateLaunch(e.per_launch[static_cast<size_t>(op)], time, weight);
   };
   set(StepOp::kInputNorm, timer_->Elementwise(ElementwiseId::kRmsnorm, m));
   set(StepOp::kQkvProj, timer_->Gemm(GemmId::kQkvProj, m));
   set(StepOp::kRope, timer_->Elementwise(ElementwiseId::kRope, m));
   set(StepOp::kKvCacheWrite, timer_->Elementwise(ElementwiseId::kKvCacheWrite, m));
+  // Decode sequences: 1/B of a B-decode kernel each, at its own context.
+  if (decodes > 0) set(StepOp::kDecodeAttention, timer_->DecodeAttentionShares(batch, decodes));
   for (const SequenceWork& seq : batch) {
-    if (seq.new_tokens == 1) {
-      // 1/B of a B-decode kernel at this sequence's own context.
-      add(StepOp::kDecodeAttention, timer_->DecodeAttention(decodes, seq.context_tokens),
-          1.0 / static_cast<double>(decodes));
-    } else {
+    if (seq.new_tokens != 1) {
       add(StepOp::kPrefillAttention, timer_->PrefillAttention(seq.new_tokens, seq.context_tokens),
           1.0);
     }

@@ -4,6 +4,7 @@
 
 #include "models/spec_catalog.h"
 #include "sim/base/errors.h"
+#include "sim/core/random.h"
 
 namespace efimsim {
 namespace {
@@ -123,6 +124,37 @@ TEST(Roofline, LargePrefillApproachesTheComputeCeiling) {
   const StepCost cost = m.Predict(std::vector<SequenceWork>{{8192, 0, true}});
   const double flops = 2.0 * 8192 * static_cast<double>(spec.LinearParamsPerLayer() * spec.layers);
   EXPECT_NEAR(ToSeconds(cost.gemm), flops / 790e12, 0.02 * flops / 790e12);
+}
+
+}  // namespace
+}  // namespace efimsim
+
+namespace efimsim {
+namespace {
+
+// The roofline timer prices a step's decode sequences in one loop; the
+// base class's per-sequence loop is the reference, to the bit.
+TEST(RooflineOperatorTimer, DecodeSharesEqualThePerSequenceLoopExactly) {
+  const ModelSpec model = LoadModelSpec("llama-3.1-8b");
+  for (const int64_t tp : {1, 2}) {
+    const RooflineOperatorTimer timer(ShardModel(model, tp), LoadGpuSpec("h100-sxm"));
+    RandomStream rng = RandomStream::Derive(3, static_cast<uint64_t>(tp), "test.decode_shares");
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<SequenceWork> step(static_cast<size_t>(rng.UniformInt(1, 300)));
+      int64_t decodes = 0;
+      for (SequenceWork& seq : step) {
+        seq.new_tokens = rng.UniformInt(0, 3) == 0 ? rng.UniformInt(2, 2048) : 1;
+        seq.context_tokens = rng.UniformInt(0, 130000);
+        decodes += seq.new_tokens == 1 ? 1 : 0;
+      }
+      if (decodes == 0) continue;
+      const OperatorTime fast = timer.DecodeAttentionShares(step, decodes);
+      const OperatorTime reference = timer.OperatorTimer::DecodeAttentionShares(step, decodes);
+      ASSERT_EQ(fast.seconds, reference.seconds) << "trial " << trial;  // bitwise, not near
+      EXPECT_EQ(fast.extrapolated, reference.extrapolated);
+      EXPECT_EQ(fast.source, reference.source);
+    }
+  }
 }
 
 }  // namespace
