@@ -56,7 +56,8 @@ void Replica::Submit(ClientRequest client_request) {
   request->num_tokens = prompt;
   request->max_output_tokens = client_request.max_output_tokens;
   request->arrival = simulator_.Now();
-  FillPrompt(client_request, *request);
+  request->tracks_block_keys = config_.prefix_caching;
+  if (request->tracks_block_keys) FillPrompt(client_request, *request);
   scheduler_.AddWaiting(request.get());
   const uint64_t id = request->id;
   EFIMSIM_CHECK(live_.emplace(id, std::move(request)).second, "request id submitted twice");

@@ -36,8 +36,13 @@ struct Request {
   int64_t cached_tokens = -1;       // hit at first admission; -1 before it
   int64_t preemptions = 0;
 
-  std::vector<BlockKey> block_keys;  // keys of full blocks of the token sequence
-  TokenVector tail_tokens;           // tokens after the last full block
+  // Keys of the token sequence's full blocks, and the tokens after the last
+  // full block: kept only while tracks_block_keys, that is, for a cache with
+  // prefix caching on. With it off (the baseline) nothing reads them, so
+  // they stay empty and no block is hashed.
+  bool tracks_block_keys = true;
+  std::vector<BlockKey> block_keys;
+  TokenVector tail_tokens;
   KvSequence kv;                     // the cache manager's state for this request
 
   TimePoint arrival;
@@ -47,7 +52,7 @@ struct Request {
 
   void TransitionTo(RequestState next);
   // Appends one token to the sequence, extending block keys when a block
-  // fills.
+  // fills (if tracked).
   void AppendToken(TokenId token, int32_t block_tokens);
   RequestRecord ToRecord() const;
 };

@@ -216,3 +216,53 @@ TEST_F(SchedulerTest, ReadmissionAfterPreemptionLooksUpAgainButKeepsFirstCachedT
 
 }  // namespace
 }  // namespace efimsim
+
+namespace efimsim {
+namespace {
+
+// With prefix caching off (the baseline) requests keep no block keys: the
+// scheduler and cache never read them. Chunked prefill, decode across block
+// boundaries, preemption and completion all work without them.
+TEST(SchedulerWithoutCaching, RequestsWithoutBlockKeysRunToCompletion) {
+  PrefixCacheManager cache(12, kBlock, /*caching_enabled=*/false);
+  VllmV1Scheduler scheduler({64, 8}, cache);
+  std::vector<std::unique_ptr<Request>> requests;
+  for (int i = 0; i < 3; ++i) {
+    auto r = std::make_unique<Request>();
+    r->id = static_cast<uint64_t>(i);
+    r->tracks_block_keys = false;
+    r->prompt_tokens = r->num_tokens = 50;
+    r->max_output_tokens = 40;  // 50 + 40 tokens: 6 blocks each, 18 > 12 in the pool
+    scheduler.AddWaiting(r.get());
+    requests.push_back(std::move(r));
+  }
+  int64_t preemptions = 0;
+  for (int step = 0; step < 1000 && !(scheduler.running().empty() && scheduler.waiting().empty()); ++step) {
+    StepPlan plan;
+    scheduler.Schedule(plan);
+    ASSERT_FALSE(plan.empty());
+    preemptions += plan.preempted;
+    for (const ScheduledSequence& seq : plan.sequences) {
+      Request& r = *seq.request;
+      if (r.num_computed_tokens != r.num_tokens) continue;
+      r.AppendToken(7, kBlock);
+      if (++r.output_tokens >= r.max_output_tokens) {
+        r.TransitionTo(RequestState::kFinished);
+        cache.Free(r.kv);
+      }
+    }
+    scheduler.RemoveFinished();
+  }
+  EXPECT_GT(preemptions, 0);
+  for (const auto& r : requests) {
+    EXPECT_EQ(r->state, RequestState::kFinished);
+    EXPECT_EQ(r->num_tokens, 90);
+    EXPECT_TRUE(r->block_keys.empty());
+    EXPECT_TRUE(r->tail_tokens.empty());
+  }
+  EXPECT_EQ(cache.pool().num_free_blocks(), 12);
+  EXPECT_EQ(cache.stats().hit_tokens, 0);
+}
+
+}  // namespace
+}  // namespace efimsim
