@@ -1,3 +1,4 @@
+#include <charconv>
 #include <cstdio>
 #include <string>
 
@@ -20,16 +21,37 @@ constexpr const char* kRequestsCsvHeader =
     "prompt_tokens,cached_tokens,output_tokens,preemptions,queueing_delay_ms,ttft_ms,"
     "tpot_ms,e2e_ms,cancelled\n";
 
+// Rows are built with std::to_chars, which allocates nothing and is
+// specified to print as printf does ("%d", "%.6f").
+template <class Integer>
+void AppendInteger(Integer value, std::string& out) {
+  char buffer[24];
+  const std::to_chars_result result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
+}
+
+// The same text as FormatFixed(value, 6) (tested).
+void AppendFixed6(double value, std::string& out) {
+  char buffer[400];  // fixed notation of any finite double fits
+  const std::to_chars_result result =
+      std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, 6);
+  if (result.ec != std::errc{}) {
+    out += FormatFixed(value, 6);
+    return;
+  }
+  out.append(buffer, result.ptr);
+}
+
 // Appends `ns` as milliseconds with six decimals, digit by digit from the
 // integer: the same text as FormatFixed(ToMilliseconds(ns), 6) (tested),
-// without printf's floating-point formatting, the costliest part of a row.
+// without floating-point formatting.
 void AppendMilliseconds(int64_t ns, std::string& out) {
   uint64_t magnitude = static_cast<uint64_t>(ns);
   if (ns < 0) {
     out += '-';
     magnitude = 0 - magnitude;
   }
-  out += std::to_string(magnitude / 1000000);
+  AppendInteger(magnitude / 1000000, out);
   char fraction[8];
   uint64_t rest = magnitude % 1000000;
   for (int i = 6; i >= 1; --i) {
@@ -44,7 +66,7 @@ void AppendMilliseconds(int64_t ns, std::string& out) {
 // token) are empty, and so are spans that need them.
 void AppendRequestRow(const RequestRecord& r, std::string& out) {
   auto instant = [&](TimePoint t) {
-    if (t != TimePoint::max()) out += std::to_string(ToNanoseconds(t));
+    if (t != TimePoint::max()) AppendInteger(ToNanoseconds(t), out);
     out += ',';
   };
   auto span_ms = [&](TimePoint from, TimePoint to) {
@@ -54,7 +76,7 @@ void AppendRequestRow(const RequestRecord& r, std::string& out) {
     out += ',';
   };
   auto integer = [&](auto value) {
-    out += std::to_string(value);
+    AppendInteger(value, out);
     out += ',';
   };
   integer(r.request_id);
@@ -70,7 +92,7 @@ void AppendRequestRow(const RequestRecord& r, std::string& out) {
   integer(r.preemptions);
   span_ms(r.arrival, r.first_scheduled);
   span_ms(r.arrival, r.first_token);
-  if (!r.cancelled && r.has_tpot()) out += FormatFixed(r.tpot_ms(), 6);
+  if (!r.cancelled && r.has_tpot()) AppendFixed6(r.tpot_ms(), out);
   out += ',';
   span_ms(r.arrival, r.finish);
   out += r.cancelled ? "1\n" : "0\n";

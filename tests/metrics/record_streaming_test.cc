@@ -145,3 +145,37 @@ TEST(RecordStreaming, AnUncommittedWriterLeavesNoFile) {
 
 }  // namespace
 }  // namespace efimsim
+
+namespace efimsim {
+namespace {
+
+TEST(RequestsCsv, TpotIsTheSameTextAsPrintf) {
+  // The tpot column is printed with std::to_chars; it must read as
+  // FormatFixed (snprintf "%.6f") of the same double.
+  RandomStream rng = RandomStream::Derive(9, 0, "test.csv_tpot");
+  std::vector<RequestRecord> records;
+  for (int i = 0; i < 20000; ++i) {
+    RequestRecord r;
+    r.request_id = static_cast<uint64_t>(i);
+    r.arrival = TimePoint{Nanoseconds(0)};
+    r.first_scheduled = r.arrival;
+    r.first_token = TimePoint{Nanoseconds(rng.UniformInt(0, 1000000))};
+    r.finish = r.first_token + Nanoseconds(rng.UniformInt(0, int64_t{1} << rng.UniformInt(0, 49)));
+    r.output_tokens = rng.UniformInt(2, 5000);
+    records.push_back(r);
+  }
+  std::istringstream csv(RenderRequestsCsv(records));
+  std::string line;
+  std::getline(csv, line);  // header
+  for (const RequestRecord& r : records) {
+    ASSERT_TRUE(std::getline(csv, line));
+    std::vector<std::string> fields;
+    std::stringstream row(line);
+    for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
+    ASSERT_GE(fields.size(), 14u);
+    EXPECT_EQ(fields[13], FormatFixed(r.tpot_ms(), 6));
+  }
+}
+
+}  // namespace
+}  // namespace efimsim
