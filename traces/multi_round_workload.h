@@ -13,9 +13,11 @@
 
 namespace efimsim {
 
+// Views into the workload's own storage: valid for the workload's lifetime
+// (so building a prompt copies each token once, into the prompt).
 struct InfillContext {
-  TokenVector prefix;  // text before the cursor
-  TokenVector suffix;  // text after the cursor
+  TokenSpan prefix;  // text before the cursor
+  TokenSpan suffix;  // text after the cursor
 };
 
 class MultiRoundWorkload {

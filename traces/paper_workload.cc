@@ -75,10 +75,9 @@ InfillContext PaperWorkload::Round(int64_t user, int64_t round) const {
   EFIMSIM_CHECK(round >= 0 && round < config_.rounds, "round out of range");
   const TokenVector& doc = documents_.at(static_cast<size_t>(user));
   const PaperRoundLayout& layout = layouts_[user];
-  InfillContext context;
-  context.prefix.assign(doc.begin(), doc.begin() + layout.middle_end[round]);
-  context.suffix.assign(doc.begin() + layout.half, doc.end());
-  return context;
+  const TokenSpan text(doc);
+  return InfillContext{text.first(static_cast<size_t>(layout.middle_end[round])),
+                       text.subspan(static_cast<size_t>(layout.half))};
 }
 
 std::string PaperWorkload::Description() const {

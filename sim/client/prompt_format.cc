@@ -61,7 +61,7 @@ class EfimFormat : public PromptFormat {
                          std::equal(state.prefix0.begin(), state.prefix0.end(),
                                     context.prefix.begin());
     if (!appends) {
-      state.prefix0 = context.prefix;
+      state.prefix0.assign(context.prefix.begin(), context.prefix.end());
       ++state.rebases;
     }
     const auto increment_begin = context.prefix.begin() + static_cast<int64_t>(state.prefix0.size());

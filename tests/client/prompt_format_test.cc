@@ -19,6 +19,10 @@ SpecialTokens Sentinels() {
   return t;
 }
 
+// A context over two token lists; the lists (often temporaries) live until
+// the end of the caller's full expression, which covers the Build call.
+InfillContext Ctx(const TokenVector& prefix, const TokenVector& suffix) { return {prefix, suffix}; }
+
 TokenVector Build(const std::string& format, const InfillContext& context,
                   FormatSessionState& state) {
   TokenVector prompt;
@@ -28,12 +32,12 @@ TokenVector Build(const std::string& format, const InfillContext& context,
 
 TEST(PromptFormat, PsmIsBosPrePrefixSufSuffixMid) {
   FormatSessionState state;
-  EXPECT_EQ(Build("psm", {{10, 11}, {20, 21}}, state), (TokenVector{1, 2, 10, 11, 3, 20, 21, 4}));
+  EXPECT_EQ(Build("psm", Ctx({10, 11}, {20, 21}), state), (TokenVector{1, 2, 10, 11, 3, 20, 21, 4}));
 }
 
 TEST(PromptFormat, SpmIsBosSufSuffixPrePrefixMid) {
   FormatSessionState state;
-  EXPECT_EQ(Build("spm", {{10, 11}, {20, 21}}, state), (TokenVector{1, 3, 20, 21, 2, 10, 11, 4}));
+  EXPECT_EQ(Build("spm", Ctx({10, 11}, {20, 21}), state), (TokenVector{1, 3, 20, 21, 2, 10, 11, 4}));
 }
 
 TEST(PromptFormat, EfimPutsTextTypedSincePrefix0AfterMid) {
@@ -41,7 +45,7 @@ TEST(PromptFormat, EfimPutsTextTypedSincePrefix0AfterMid) {
   FormatSessionState state;
   efim->BeginSession(TokenVector{10, 11}, state);
   TokenVector prompt;
-  efim->Build({{10, 11, 12, 13}, {20, 21}}, state, prompt);
+  efim->Build(Ctx({10, 11, 12, 13}, {20, 21}), state, prompt);
   EXPECT_EQ(prompt, (TokenVector{1, 2, 10, 11, 3, 20, 21, 4, 12, 13}));
   EXPECT_EQ(state.rebases, 0);
 }
@@ -51,8 +55,8 @@ TEST(PromptFormat, EfimPromptOfTheNextRoundExtendsThePreviousOne) {
   FormatSessionState state;
   efim->BeginSession(TokenVector{10}, state);
   TokenVector first, second;
-  efim->Build({{10, 12}, {20}}, state, first);
-  efim->Build({{10, 12, 13, 14}, {20}}, state, second);
+  efim->Build(Ctx({10, 12}, {20}), state, first);
+  efim->Build(Ctx({10, 12, 13, 14}, {20}), state, second);
   ASSERT_LT(first.size(), second.size());
   EXPECT_TRUE(std::equal(first.begin(), first.end(), second.begin()));
 }
@@ -62,10 +66,10 @@ TEST(PromptFormat, EfimRebasesWhenAnEditIsNotAnAppend) {
   FormatSessionState state;
   efim->BeginSession(TokenVector{10, 11}, state);
   TokenVector prompt;
-  efim->Build({{10, 55, 12}, {20}}, state, prompt);  // token 11 was edited
+  efim->Build(Ctx({10, 55, 12}, {20}), state, prompt);  // token 11 was edited
   EXPECT_EQ(state.rebases, 1);
   EXPECT_EQ(prompt, (TokenVector{1, 2, 10, 55, 12, 3, 20, 4}));  // empty increment
-  efim->Build({{10, 55, 12, 13}, {20}}, state, prompt);
+  efim->Build(Ctx({10, 55, 12, 13}, {20}), state, prompt);
   EXPECT_EQ(state.rebases, 1);
   EXPECT_EQ(prompt.back(), 13);
 }
@@ -75,7 +79,7 @@ TEST(PromptFormat, ModelWithoutBosStartsWithTheFirstSentinel) {
   t.bos = -1;
   FormatSessionState state;
   TokenVector prompt;
-  MakePromptFormat("psm", t)->Build({{10}, {20}}, state, prompt);
+  MakePromptFormat("psm", t)->Build(Ctx({10}, {20}), state, prompt);
   EXPECT_EQ(prompt.front(), 2);
 }
 

@@ -108,7 +108,8 @@ TEST_F(CodeCorpusTest, WholePrefixTokenizationMatchesEncodingThePrefixText) {
   config.tokenization = PrefixTokenization::kWhole;
   const TextPaperWorkload workload(config, *corpus_, *tokenizer_);
   for (int64_t round = 0; round < 3; ++round) {
-    EXPECT_EQ(workload.Round(1, round).prefix,
+    const TokenSpan prefix = workload.Round(1, round).prefix;
+    EXPECT_EQ(TokenVector(prefix.begin(), prefix.end()),
               tokenizer_->Encode(workload.PrefixText(1, round),
                                  tokenizer::AddedTokenText::kAsPlainText));
   }
