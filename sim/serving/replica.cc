@@ -57,7 +57,14 @@ void Replica::Submit(ClientRequest client_request) {
   request->max_output_tokens = client_request.max_output_tokens;
   request->arrival = simulator_.Now();
   request->tracks_block_keys = config_.prefix_caching;
-  if (request->tracks_block_keys) FillPrompt(client_request, *request);
+  // Room for the longest sequence the request can reach (prompt + every
+  // output token), so its vectors never regrow.
+  request->kv.blocks.reserve(static_cast<size_t>(blocks_needed));
+  if (request->tracks_block_keys) {
+    request->block_keys.reserve(static_cast<size_t>(blocks_needed));
+    request->tail_tokens.reserve(static_cast<size_t>(config_.block_tokens));
+    FillPrompt(client_request, *request);
+  }
   scheduler_.AddWaiting(request.get());
   const uint64_t id = request->id;
   EFIMSIM_CHECK(live_.emplace(id, std::move(request)).second, "request id submitted twice");
