@@ -17,10 +17,16 @@ inline uint64_t Mix(uint64_t x) {
 }  // namespace
 
 BlockKey HashBlock(BlockKey parent, TokenSpan block_tokens, uint64_t extra) {
-  // One multiply-xorshift round per pair of tokens (each round is a
-  // bijection of the state for a fixed input), then a full finalizer.
+  // The tokens are hashed on their own, one multiply-xorshift round per
+  // pair (each round a bijection of the state for a fixed input), and the
+  // parent's key joins only in the final mix. So a block's rounds do not
+  // wait for the previous block's key: consecutive blocks of a prompt
+  // overlap in the CPU, and only the final Mix is a chain along the prompt.
+  // Equal keys still mean equal (parent, tokens, extra): Mix is a bijection,
+  // so keys collide only when parent ^ hash does, as likely as for any two
+  // 64-bit hashes.
   constexpr uint64_t kMultiplier = 0x9e3779b97f4a7c15ULL;
-  uint64_t hash = parent ^ Mix(extra + block_tokens.size());
+  uint64_t hash = Mix(extra + block_tokens.size());
   size_t i = 0;
   for (; i + 1 < block_tokens.size(); i += 2) {
     const uint64_t pair = (static_cast<uint64_t>(static_cast<uint32_t>(block_tokens[i])) << 32) |
@@ -32,7 +38,7 @@ BlockKey HashBlock(BlockKey parent, TokenSpan block_tokens, uint64_t extra) {
     hash = (hash ^ static_cast<uint32_t>(block_tokens[i])) * kMultiplier;
     hash ^= hash >> 29;
   }
-  return Mix(hash);
+  return Mix(hash ^ parent);
 }
 
 void AppendBlockKeys(TokenSpan tokens, int32_t block_tokens, uint64_t extra,

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 namespace efimsim {
@@ -43,6 +44,37 @@ TEST(BlockKey, EqualKeyAtBlockIImpliesEqualBlocksBeforeIt) {
 TEST(BlockKey, ExtraKeysSeparateOtherwiseEqualBlocks) {
   const TokenVector a = Tokens(16, 1);
   EXPECT_NE(HashBlock(kRootBlockKey, a, 0), HashBlock(kRootBlockKey, a, 1));
+}
+
+TEST(BlockKey, ParentOrderAndLengthAllChangeTheKey) {
+  const TokenVector a = Tokens(16, 1);
+  TokenVector swapped = a;
+  std::swap(swapped[3], swapped[4]);
+  const TokenVector shorter(a.begin(), a.end() - 1);
+  const BlockKey key = HashBlock(kRootBlockKey, a);
+  EXPECT_NE(key, HashBlock(kRootBlockKey + 1, a));
+  EXPECT_NE(key, HashBlock(kRootBlockKey, swapped));
+  EXPECT_NE(key, HashBlock(kRootBlockKey, shorter));
+}
+
+// No collisions among 2^18 keys of near-identical blocks: every block
+// differs from another in one token by one, or sits under a parent that
+// differs in one bit; the structured inputs a weak mix fails on first.
+TEST(BlockKey, NoCollisionsAmongStructuredBlocks) {
+  std::vector<BlockKey> keys;
+  TokenVector tokens(16, 0);
+  for (int32_t position = 0; position < 16; ++position) {
+    for (TokenId value = 0; value < 8192; ++value) {
+      tokens.assign(16, 0);
+      tokens[static_cast<size_t>(position)] = value;
+      keys.push_back(HashBlock(kRootBlockKey, tokens));
+    }
+  }
+  tokens.assign(16, 7);
+  for (int bit = 0; bit < 64; ++bit) keys.push_back(HashBlock(BlockKey{1} << bit, tokens));
+  std::sort(keys.begin(), keys.end());
+  // Value 0 at every position is the same all-zero block: 15 repeats.
+  EXPECT_EQ(std::unique(keys.begin(), keys.end()) - keys.begin(), 16 * 8192 - 15 + 64);
 }
 
 TEST(PrefixCacheManager, OnlyFullBlocksAreCached) {
