@@ -1,6 +1,7 @@
 #include "sim/cache/prefix_cache_manager.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "sim/base/check.h"
 
@@ -15,6 +16,7 @@ PrefixCacheManager::PrefixCacheManager(int32_t num_blocks, int32_t block_tokens,
                                        bool caching_enabled)
     : pool_(num_blocks), block_tokens_(block_tokens), caching_enabled_(caching_enabled) {
   EFIMSIM_CHECK(block_tokens > 0, "block size must be positive");
+  if ((block_tokens & (block_tokens - 1)) == 0) block_shift_ = std::countr_zero(static_cast<uint32_t>(block_tokens));
 }
 
 int64_t PrefixCacheManager::FindLongestHit(std::span<const BlockKey> keys, int64_t num_tokens,
@@ -22,7 +24,7 @@ int64_t PrefixCacheManager::FindLongestHit(std::span<const BlockKey> keys, int64
   hit_blocks.clear();
   if (!caching_enabled_) return 0;
   // At least one token is always computed, to produce logits.
-  const int64_t max_hit_blocks = std::max<int64_t>(0, (num_tokens - 1) / block_tokens_);
+  const int64_t max_hit_blocks = num_tokens > 0 ? FullBlocks(num_tokens - 1) : 0;
   const int64_t limit = std::min<int64_t>(max_hit_blocks, static_cast<int64_t>(keys.size()));
   for (int64_t i = 0; i < limit; ++i) {
     if (i + kPrefetchDistance < limit) pool_.PrefetchKey(keys[i + kPrefetchDistance]);
@@ -46,11 +48,11 @@ bool PrefixCacheManager::Allocate(KvSequence& sequence, int64_t num_computed_tok
   const int64_t computed =
       num_computed_tokens + static_cast<int64_t>(hit_blocks.size()) * block_tokens_;
   const int64_t total = computed + num_new_tokens;
-  const int64_t required_blocks = (total + block_tokens_ - 1) / block_tokens_;
+  const int64_t required_blocks = FullBlocks(total + block_tokens_ - 1);
   const int64_t new_blocks = required_blocks - static_cast<int64_t>(sequence.blocks.size()) -
                              static_cast<int64_t>(hit_blocks.size());
   if (hit_blocks.empty() && new_blocks <= 0 &&
-      (!caching_enabled_ || total / block_tokens_ <= sequence.num_registered_blocks)) {
+      (!caching_enabled_ || FullBlocks(total) <= sequence.num_registered_blocks)) {
     return true;  // a decode step inside the last block: nothing to take or register
   }
   int64_t evictable_hits = 0;
@@ -64,7 +66,7 @@ bool PrefixCacheManager::Allocate(KvSequence& sequence, int64_t num_computed_tok
   if (new_blocks > 0) pool_.AllocateNew(static_cast<int32_t>(new_blocks), sequence.blocks);
 
   if (caching_enabled_) {
-    const int64_t full_blocks = total / block_tokens_;
+    const int64_t full_blocks = FullBlocks(total);
     EFIMSIM_CHECK(full_blocks <= static_cast<int64_t>(keys.size()),
                   "keys missing for blocks about to be full");
     for (int64_t i = sequence.num_registered_blocks; i < full_blocks; ++i) {

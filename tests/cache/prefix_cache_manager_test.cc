@@ -204,3 +204,31 @@ TEST(PrefixCacheManager, CachingOffFindsNothingCountsNothingRegistersNothing) {
 
 }  // namespace
 }  // namespace efimsim
+
+namespace efimsim {
+namespace {
+
+// Block arithmetic for any block size: powers of two take a shift, others a
+// division; both must give ceil for blocks needed and floor for full blocks
+// (and the lookup cap of (n - 1) / size full blocks).
+TEST(PrefixCacheManager, BlockCountsForAnyBlockSize) {
+  for (const int32_t size : {1, 3, 12, 16, 32, 48}) {
+    for (const int64_t n : {1, 2, 15, 16, 17, 47, 48, 49, 100}) {
+      PrefixCacheManager cache(400, size, true);
+      const TokenVector tokens = Tokens(n, 500);
+      std::vector<BlockKey> keys;
+      AppendBlockKeys(tokens, size, 0, keys);
+      ASSERT_EQ(static_cast<int64_t>(keys.size()), n / size);
+      KvSequence first;
+      ASSERT_TRUE(cache.Allocate(first, 0, n, {}, keys));
+      EXPECT_EQ(static_cast<int64_t>(first.blocks.size()), (n + size - 1) / size) << size << " " << n;
+      EXPECT_EQ(first.num_registered_blocks, n / size) << size << " " << n;
+      std::vector<BlockId> hits;
+      EXPECT_EQ(cache.FindLongestHit(keys, n, hits), (n - 1) / size * size) << size << " " << n;
+      cache.Free(first);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace efimsim
