@@ -1,6 +1,5 @@
 #include "sim/cache/kv_block_pool.h"
 
-#include <algorithm>
 #include <string>
 
 #include "sim/base/check.h"
@@ -56,9 +55,9 @@ void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
   EFIMSIM_CHECK(count >= 0 && count <= free_.size(), "AllocateNew beyond the free blocks");
   // Under cache pressure every block taken evicts a key: one random block
   // record and one random key-index slot per block, each likely a cache
-  // miss. The free queue says which blocks come next, so their records are
-  // (and free-queue positions) loaded 2 * kPrefetchDistance blocks ahead
-  // and, once there, their key slots kPrefetchDistance ahead.
+  // miss. The free queue says which blocks come next, so their records and
+  // free-queue positions are loaded 2 * kPrefetchDistance blocks ahead and,
+  // once there, their key slots kPrefetchDistance ahead.
   for (int32_t i = 0; i < count; ++i) {
     if (i + 2 * kPrefetchDistance < count) {
       const BlockId far = free_.Ahead(2 * kPrefetchDistance);
@@ -112,7 +111,7 @@ void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
     EFIMSIM_CHECK(b.ref_count > 0, "releasing a block that is not referenced");
     --b.ref_count;
   }
-  for (const BlockId block : blocks_in_release_order) {
+  for (const BlockId block : blocks) {
     Block& b = blocks_[block];
     if (b.ref_count == 0 && b.state == BlockState::kInUse) {
       Transition(block, b.has_key ? BlockState::kFreeCached : BlockState::kFree);
@@ -151,16 +150,13 @@ void KvBlockPool::CheckInvariants() const {
   int32_t walked = 0;
   for (const BlockId b : free_.Order()) {
     EFIMSIM_CHECK(!in_queue[b], "block twice in the free queue");
-    EFIMSIM_CHECK(free_.contains(b), "free-queue membership broken");
     in_queue[b] = 1;
     ++walked;
   }
   EFIMSIM_CHECK(walked == free_.size(), "free count does not match the free queue");
-  for (BlockId b = 0; b < num_blocks(); ++b) {
-    EFIMSIM_CHECK(free_.contains(b) == (in_queue[b] != 0), "free-queue membership broken");
-  }
   size_t keyed = 0;
   for (BlockId b = 0; b < num_blocks(); ++b) {
+    EFIMSIM_CHECK(free_.contains(b) == (in_queue[b] != 0), "free-queue membership broken");
     const Block& block = blocks_[b];
     if (block.ref_count > 0) {
       EFIMSIM_CHECK(!in_queue[b] && block.state == BlockState::kInUse, "used block in free queue");

@@ -51,6 +51,11 @@ class KvBlockPool {
   // hint for loops over many keys (the key index is larger than a core's
   // cache and each key lands on a random slot); it changes nothing.
   void PrefetchKey(BlockKey key) const { key_map_.Prefetch(key); }
+  // How many blocks ahead loops over block or key lists start loading
+  // memory (here and in PrefixCacheManager): enough misses in flight to
+  // hide a last-level-cache latency, few enough that prefetched lines are
+  // still in L1 when used.
+  static constexpr int32_t kPrefetchDistance = 8;
 
   // Takes a reference on each block (a cache hit); a free block leaves the
   // free queue.
@@ -88,11 +93,6 @@ class KvBlockPool {
     BlockState state = BlockState::kFree;
     bool has_key = false;
   };
-  // How many blocks ahead the loops over block lists start loading memory:
-  // enough misses in flight to hide a last-level-cache latency, few enough
-  // that prefetched lines are still in L1 when used.
-  static constexpr int32_t kPrefetchDistance = 8;
-
   void Transition(BlockId block, BlockState to);
   void DropKey(BlockId block);
 

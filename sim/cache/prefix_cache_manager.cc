@@ -7,16 +7,15 @@
 
 namespace efimsim {
 namespace {
-// Keys ahead of the one being looked up or registered whose key-index slot
-// is loaded early (see KvBlockPool::PrefetchKey).
-constexpr int64_t kPrefetchDistance = 8;
+constexpr int64_t kPrefetchDistance = KvBlockPool::kPrefetchDistance;
 }  // namespace
 
 PrefixCacheManager::PrefixCacheManager(int32_t num_blocks, int32_t block_tokens,
                                        bool caching_enabled)
     : pool_(num_blocks), block_tokens_(block_tokens), caching_enabled_(caching_enabled) {
   EFIMSIM_CHECK(block_tokens > 0, "block size must be positive");
-  if ((block_tokens & (block_tokens - 1)) == 0) block_shift_ = std::countr_zero(static_cast<uint32_t>(block_tokens));
+  const auto size = static_cast<uint32_t>(block_tokens);
+  if (std::has_single_bit(size)) block_shift_ = std::countr_zero(size);
 }
 
 int64_t PrefixCacheManager::FindLongestHit(std::span<const BlockKey> keys, int64_t num_tokens,
