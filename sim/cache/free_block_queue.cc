@@ -19,37 +19,6 @@ FreeBlockQueue::FreeBlockQueue(int32_t num_blocks) {
   size_ = num_blocks;
 }
 
-BlockId FreeBlockQueue::PopFront() {
-  EFIMSIM_CHECK(size_ > 0, "taking a block from an empty free queue");
-  // Skip stale entries; a live one is pending because size_ > 0.
-  while (position_[ring_[head_]] != static_cast<int32_t>(head_)) {
-    head_ = (head_ + 1) & mask_;
-    --pending_;
-  }
-  const BlockId block = ring_[head_];
-  head_ = (head_ + 1) & mask_;
-  --pending_;
-  position_[block] = kAbsent;
-  --size_;
-  return block;
-}
-
-void FreeBlockQueue::Append(BlockId block) {
-  EFIMSIM_CHECK(position_[block] == kAbsent, "appending a block already in the free queue");
-  if (pending_ == ring_.size()) Compact();
-  const size_t index = (head_ + pending_) & mask_;
-  ring_[index] = block;
-  position_[block] = static_cast<int32_t>(index);
-  ++pending_;
-  ++size_;
-}
-
-void FreeBlockQueue::Remove(BlockId block) {
-  EFIMSIM_CHECK(position_[block] != kAbsent, "removing a block that is not in the free queue");
-  position_[block] = kAbsent;  // its entry is now stale
-  --size_;
-}
-
 void FreeBlockQueue::Compact() {
   // The ring is full and at most num_blocks entries are live, so at least
   // half of it is stale: at least num_blocks Appends pass before the next

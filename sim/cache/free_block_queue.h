@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/base/check.h"
 #include "sim/cache/block_id.h"
 
 namespace efimsim {
@@ -38,11 +39,36 @@ class FreeBlockQueue {
   bool contains(BlockId block) const { return position_[block] != kAbsent; }
 
   // Removes and returns the head block. Precondition: size() > 0.
-  BlockId PopFront();
+  BlockId PopFront() {
+    EFIMSIM_CHECK(size_ > 0, "taking a block from an empty free queue");
+    // Skip stale entries; a live one is pending because size_ > 0.
+    while (position_[ring_[head_]] != static_cast<int32_t>(head_)) {
+      head_ = (head_ + 1) & mask_;
+      --pending_;
+    }
+    const BlockId block = ring_[head_];
+    head_ = (head_ + 1) & mask_;
+    --pending_;
+    position_[block] = kAbsent;
+    --size_;
+    return block;
+  }
   // Appends `block` at the tail. Precondition: not in the queue.
-  void Append(BlockId block);
+  void Append(BlockId block) {
+    EFIMSIM_CHECK(position_[block] == kAbsent, "appending a block already in the free queue");
+    if (pending_ == ring_.size()) [[unlikely]] Compact();
+    const size_t index = (head_ + pending_) & mask_;
+    ring_[index] = block;
+    position_[block] = static_cast<int32_t>(index);
+    ++pending_;
+    ++size_;
+  }
   // Removes `block` from wherever it is. Precondition: in the queue.
-  void Remove(BlockId block);
+  void Remove(BlockId block) {
+    EFIMSIM_CHECK(position_[block] != kAbsent, "removing a block that is not in the free queue");
+    position_[block] = kAbsent;  // its entry is now stale
+    --size_;
+  }
 
   // The block of the entry `distance` places after the head, or kNoBlock
   // past the end. The entry may be stale, so this is a hint for loading memory

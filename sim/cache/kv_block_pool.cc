@@ -21,16 +21,10 @@ KvBlockPool::KvBlockPool(int32_t num_blocks)
   blocks_.resize(static_cast<size_t>(num_blocks));
 }
 
-void KvBlockPool::Transition(BlockId block, BlockState to) {
-  Block& b = blocks_[block];
-  const BlockState from = b.state;
-  const bool legal = (from == BlockState::kFree && to == BlockState::kInUse) ||
-                     (from == BlockState::kFreeCached && to == BlockState::kInUse) ||
-                     (from == BlockState::kInUse && to == BlockState::kFree && !b.has_key) ||
-                     (from == BlockState::kInUse && to == BlockState::kFreeCached && b.has_key);
-  EFIMSIM_CHECK(legal, std::string("illegal block transition ") + BlockStateName(from) + " -> " +
-                           BlockStateName(to) + " for block " + std::to_string(block));
-  b.state = to;
+void KvBlockPool::FailTransition(BlockId block, BlockState to) const {
+  FailCheck(__FILE__, __LINE__, "legal transition",
+            std::string("illegal block transition ") + BlockStateName(blocks_[block].state) +
+                " -> " + BlockStateName(to) + " for block " + std::to_string(block));
 }
 
 BlockId KvBlockPool::FindCached(BlockKey key) const {

@@ -93,7 +93,19 @@ class KvBlockPool {
     BlockState state = BlockState::kFree;
     bool has_key = false;
   };
-  void Transition(BlockId block, BlockState to);
+  // The one place a block's state changes. Legal: to kInUse from either
+  // free state; from kInUse to kFreeCached when the block holds a key, to
+  // kFree when it does not. Inline: it runs twice per block under churn.
+  void Transition(BlockId block, BlockState to) {
+    Block& b = blocks_[block];
+    const bool legal = to == BlockState::kInUse
+                           ? b.state != BlockState::kInUse
+                           : b.state == BlockState::kInUse &&
+                                 (to == BlockState::kFreeCached) == b.has_key;
+    if (!legal) [[unlikely]] FailTransition(block, to);
+    b.state = to;
+  }
+  [[noreturn]] void FailTransition(BlockId block, BlockState to) const;
   void DropKey(BlockId block);
 
   std::vector<Block> blocks_;

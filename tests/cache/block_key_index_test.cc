@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <vector>
 
 #include "sim/base/check.h"
 #include "sim/core/random.h"
@@ -38,6 +39,43 @@ TEST(BlockKeyIndex, MatchesAMapUnderRandomInsertsAndErases) {
     ++visited;
   });
   EXPECT_EQ(visited, index.size());
+}
+
+// Pool-like churn: the index stays near full while keys are replaced, with
+// full-width keys and small integers (imported hash ids) mixed, so probe
+// runs are long and erasures shift many of them; every key must stay
+// findable throughout, and absent keys absent.
+TEST(BlockKeyIndex, StaysExactUnderNearFullChurn) {
+  constexpr int64_t kMaxKeys = 1000;
+  BlockKeyIndex index(kMaxKeys);
+  std::map<BlockKey, int32_t> reference;
+  RandomStream rng = RandomStream::Derive(6, 0, "test.key_index_churn");
+  std::vector<BlockKey> present;
+  for (int i = 0; i < 300000; ++i) {
+    if (static_cast<int64_t>(present.size()) == kMaxKeys || (!present.empty() && rng.UniformInt(0, 3) == 0)) {
+      const size_t victim = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(present.size()) - 1));
+      index.Erase(present[victim]);
+      reference.erase(present[victim]);
+      present[victim] = present.back();
+      present.pop_back();
+    } else {
+      const BlockKey key = rng.UniformInt(0, 1) == 0 ? static_cast<BlockKey>(rng.UniformInt(0, 1 << 20))
+                                                     : rng.NextU64();
+      if (reference.count(key) > 0) continue;
+      index.FindOrInsert(key).head = i;
+      reference[key] = i;
+      present.push_back(key);
+    }
+    if (i % 997 == 0) {
+      for (const auto& [key, head] : reference) {
+        const BlockKeyChain* found = index.Find(key);
+        ASSERT_NE(found, nullptr) << "key " << key << " lost at operation " << i;
+        ASSERT_EQ(found->head, head);
+      }
+      ASSERT_EQ(index.Find(rng.NextU64() | (BlockKey{1} << 63)), nullptr);
+    }
+  }
+  EXPECT_EQ(index.size(), static_cast<int64_t>(reference.size()));
 }
 
 TEST(BlockKeyIndex, RefusesMoreKeysThanItsCapacity) {
