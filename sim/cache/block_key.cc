@@ -1,5 +1,7 @@
 #include "sim/cache/block_key.h"
 
+#include <cstring>
+
 #include "sim/base/check.h"
 
 namespace efimsim {
@@ -14,29 +16,53 @@ inline uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// 64 x 64 -> 128-bit multiply, halves folded (wyhash's "mum"): every
+// input bit reaches the middle of the product. A zero factor would erase
+// the other; see the secrets below.
+__extension__ typedef unsigned __int128 Uint128;  // GCC and Clang, 64-bit targets
+inline uint64_t FoldedMultiply(uint64_t a, uint64_t b) {
+  const Uint128 product = static_cast<Uint128>(a) * b;
+  return static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);
+}
+
+// Two token ids, as stored (little- or big-endian: keys stay inside one run).
+inline uint64_t LoadPair(const TokenId* tokens) {
+  uint64_t pair;
+  std::memcpy(&pair, tokens, sizeof(pair));
+  return pair;
+}
+
 }  // namespace
 
 BlockKey HashBlock(BlockKey parent, TokenSpan block_tokens, uint64_t extra) {
-  // The tokens are hashed on their own, one multiply-xorshift round per
-  // pair (each round a bijection of the state for a fixed input), and the
-  // parent's key joins only in the final mix. So a block's rounds do not
-  // wait for the previous block's key: consecutive blocks of a prompt
-  // overlap in the CPU, and only the final Mix is a chain along the prompt.
-  // Equal keys still mean equal (parent, tokens, extra): Mix is a bijection,
-  // so keys collide only when parent ^ hash does, as likely as for any two
-  // 64-bit hashes.
-  constexpr uint64_t kMultiplier = 0x9e3779b97f4a7c15ULL;
-  uint64_t hash = Mix(extra + block_tokens.size());
+  // Each stripe of 4 tokens is one folded multiply of its two token pairs,
+  // each xored with a secret that also encodes the stripe's position, so
+  // reordering stripes changes the key. The products of a block are
+  // independent of each other and of the parent, so they all run at once
+  // (a 16-token block is 4 multiplies wide, not 8 rounds deep), and only
+  // the final Mix with the parent is a chain along the prompt. Equal keys
+  // still mean equal (parent, tokens, extra) but for 64-bit collisions:
+  // Mix is a bijection, so keys collide only when parent ^ hash does.
+  //
+  // Both halves of both secrets have their top bit set and the position
+  // only flips low bits, so a pair of token ids in [0, 2^31) never cancels
+  // a secret: no factor is zero for real token ids.
+  constexpr uint64_t kSecretLow = 0xa0761d64f8bd642fULL;
+  constexpr uint64_t kSecretHigh = 0xe7037ed1a0b428dbULL;
+  const TokenId* tokens = block_tokens.data();
+  const size_t size = block_tokens.size();
+  uint64_t hash = Mix(extra + size);
+  uint64_t stripe = 0;
   size_t i = 0;
-  for (; i + 1 < block_tokens.size(); i += 2) {
-    const uint64_t pair = (static_cast<uint64_t>(static_cast<uint32_t>(block_tokens[i])) << 32) |
-                          static_cast<uint32_t>(block_tokens[i + 1]);
-    hash = (hash ^ pair) * kMultiplier;
-    hash ^= hash >> 29;
+  for (; i + 4 <= size; i += 4, ++stripe) {
+    hash += FoldedMultiply(LoadPair(tokens + i) ^ kSecretLow ^ stripe,
+                           LoadPair(tokens + i + 2) ^ kSecretHigh ^ stripe);
   }
-  if (i < block_tokens.size()) {
-    hash = (hash ^ static_cast<uint32_t>(block_tokens[i])) * kMultiplier;
-    hash ^= hash >> 29;
+  if (i < size) {  // 1 to 3 tokens left: zero-padded (the size is in the hash)
+    TokenId last[4] = {0, 0, 0, 0};
+    std::memcpy(last, tokens + i, (size - i) * sizeof(TokenId));
+    hash += FoldedMultiply(LoadPair(last) ^ kSecretLow ^ stripe,
+                           LoadPair(last + 2) ^ kSecretHigh ^ stripe);
   }
   return Mix(hash ^ parent);
 }
