@@ -32,48 +32,73 @@ inline uint64_t LoadPair(const TokenId* tokens) {
   return pair;
 }
 
-}  // namespace
+// 1 to 3 tokens after the last full stripe, zero-padded (the block's size
+// is in the seed). Out of line: the common block sizes never get here, and
+// its buffer would cost every call a stack frame.
+[[gnu::noinline]] uint64_t HashPartialStripe(const TokenId* tokens, size_t count,
+                                             uint64_t stripe);
 
-BlockKey HashBlock(BlockKey parent, TokenSpan block_tokens, uint64_t extra) {
-  // Each stripe of 4 tokens is one folded multiply of its two token pairs,
-  // each xored with a secret that also encodes the stripe's position, so
-  // reordering stripes changes the key. The products of a block are
-  // independent of each other and of the parent, so they all run at once
-  // (a 16-token block is 4 multiplies wide, not 8 rounds deep), and only
-  // the final Mix with the parent is a chain along the prompt. Equal keys
-  // still mean equal (parent, tokens, extra) but for 64-bit collisions:
-  // Mix is a bijection, so keys collide only when parent ^ hash does.
-  //
-  // Both halves of both secrets have their top bit set and the position
-  // only flips low bits, so a pair of token ids in [0, 2^31) never cancels
-  // a secret: no factor is zero for real token ids.
-  constexpr uint64_t kSecretLow = 0xa0761d64f8bd642fULL;
-  constexpr uint64_t kSecretHigh = 0xe7037ed1a0b428dbULL;
+// Each stripe of 4 tokens is one folded multiply of its two token pairs,
+// each xored with a secret that also encodes the stripe's position, so
+// reordering stripes changes the key. The products of a block are
+// independent of each other and of the parent, so they all run at once (a
+// 16-token block is 4 multiplies wide, not 8 rounds deep), and only the
+// final Mix with the parent is a chain along the prompt. Equal keys still
+// mean equal (parent, tokens, extra) but for 64-bit collisions: Mix is a
+// bijection, so keys collide only when parent ^ hash does.
+//
+// Both halves of both secrets have their top bit set and the position only
+// flips low bits, so a pair of token ids in [0, 2^31) never cancels a
+// secret: no factor is zero for real token ids.
+constexpr uint64_t kSecretLow = 0xa0761d64f8bd642fULL;
+constexpr uint64_t kSecretHigh = 0xe7037ed1a0b428dbULL;
+
+// `seed` is Mix(extra + size): the same for every block of one size, so a
+// loop over a prompt's blocks computes it once.
+inline uint64_t HashStripe(const TokenId* tokens, uint64_t stripe) {
+  return FoldedMultiply(LoadPair(tokens) ^ kSecretLow ^ stripe,
+                        LoadPair(tokens + 2) ^ kSecretHigh ^ stripe);
+}
+
+inline BlockKey HashBlockSeeded(BlockKey parent, TokenSpan block_tokens, uint64_t seed) {
   const TokenId* tokens = block_tokens.data();
   const size_t size = block_tokens.size();
-  uint64_t hash = Mix(extra + size);
+  if (size == 16) {  // the default block size, unrolled: the same value as the loop below
+    return Mix((seed + HashStripe(tokens, 0) + HashStripe(tokens + 4, 1) +
+                HashStripe(tokens + 8, 2) + HashStripe(tokens + 12, 3)) ^
+               parent);
+  }
+  uint64_t hash = seed;
   uint64_t stripe = 0;
   size_t i = 0;
   for (; i + 4 <= size; i += 4, ++stripe) {
-    hash += FoldedMultiply(LoadPair(tokens + i) ^ kSecretLow ^ stripe,
-                           LoadPair(tokens + i + 2) ^ kSecretHigh ^ stripe);
+    hash += HashStripe(tokens + i, stripe);
   }
-  if (i < size) {  // 1 to 3 tokens left: zero-padded (the size is in the hash)
-    TokenId last[4] = {0, 0, 0, 0};
-    std::memcpy(last, tokens + i, (size - i) * sizeof(TokenId));
-    hash += FoldedMultiply(LoadPair(last) ^ kSecretLow ^ stripe,
-                           LoadPair(last + 2) ^ kSecretHigh ^ stripe);
-  }
+  if (i < size) [[unlikely]] hash += HashPartialStripe(tokens + i, size - i, stripe);
   return Mix(hash ^ parent);
+}
+
+uint64_t HashPartialStripe(const TokenId* tokens, size_t count, uint64_t stripe) {
+  TokenId last[4] = {0, 0, 0, 0};
+  std::memcpy(last, tokens, count * sizeof(TokenId));
+  return HashStripe(last, stripe);
+}
+
+}  // namespace
+
+BlockKey HashBlock(BlockKey parent, TokenSpan block_tokens, uint64_t extra) {
+  return HashBlockSeeded(parent, block_tokens, Mix(extra + block_tokens.size()));
 }
 
 void AppendBlockKeys(TokenSpan tokens, int32_t block_tokens, uint64_t extra,
                      std::vector<BlockKey>& keys) {
   EFIMSIM_CHECK(block_tokens > 0, "block size must be positive");
   BlockKey parent = keys.empty() ? kRootBlockKey : keys.back();
-  const size_t full_blocks = tokens.size() / static_cast<size_t>(block_tokens);
+  const size_t size = static_cast<size_t>(block_tokens);
+  const size_t full_blocks = tokens.size() / size;
+  const uint64_t seed = Mix(extra + size);
   for (size_t b = keys.size(); b < full_blocks; ++b) {
-    parent = HashBlock(parent, tokens.subspan(b * block_tokens, block_tokens), extra);
+    parent = HashBlockSeeded(parent, tokens.subspan(b * size, size), seed);
     keys.push_back(parent);
   }
 }

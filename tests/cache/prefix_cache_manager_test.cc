@@ -57,6 +57,41 @@ TEST(BlockKey, ParentOrderAndLengthAllChangeTheKey) {
   EXPECT_NE(key, HashBlock(kRootBlockKey, shorter));
 }
 
+// Every block size (the 16-token path is unrolled, others loop over 4-token
+// stripes and pad a partial one): any one token changed, two neighbours
+// swapped, or a zero token appended changes the key, and AppendBlockKeys
+// gives the keys HashBlock chains block by block.
+TEST(BlockKey, EveryBlockSizeSeesEveryTokenAndItsPlace) {
+  for (int32_t size = 1; size <= 40; ++size) {
+    const TokenVector block = Tokens(size, 300);
+    const BlockKey key = HashBlock(kRootBlockKey, block);
+    for (int32_t i = 0; i < size; ++i) {
+      TokenVector changed = block;
+      changed[static_cast<size_t>(i)] += 1;
+      EXPECT_NE(HashBlock(kRootBlockKey, changed), key) << "size " << size << " token " << i;
+      if (i + 1 < size) {
+        TokenVector swapped = block;
+        std::swap(swapped[static_cast<size_t>(i)], swapped[static_cast<size_t>(i) + 1]);
+        EXPECT_NE(HashBlock(kRootBlockKey, swapped), key) << "size " << size << " swap " << i;
+      }
+    }
+    TokenVector padded = block;
+    padded.push_back(0);
+    EXPECT_NE(HashBlock(kRootBlockKey, padded), key) << "size " << size;
+
+    const TokenVector prompt = Tokens(3 * size + 1, 7);
+    std::vector<BlockKey> keys;
+    AppendBlockKeys(prompt, size, 0, keys);
+    ASSERT_EQ(keys.size(), size == 1 ? 4u : 3u);  // the extra token fills a block at size 1
+    BlockKey parent = kRootBlockKey;
+    for (size_t b = 0; b < keys.size(); ++b) {
+      const size_t width = static_cast<size_t>(size);
+      parent = HashBlock(parent, TokenSpan(prompt).subspan(b * width, width));
+      EXPECT_EQ(keys[b], parent) << "size " << size << " block " << b;
+    }
+  }
+}
+
 // No collisions among 2^18 keys of near-identical blocks: every block
 // differs from another in one token by one, or sits under a parent that
 // differs in one bit; the structured inputs a weak mix fails on first.
