@@ -7,7 +7,7 @@ namespace efimsim {
 BlockKeyIndex::BlockKeyIndex(int64_t max_keys) : max_keys_(max_keys) {
   EFIMSIM_CHECK(max_keys >= 1, "a key index needs room for a key");
   size_t capacity = 4;
-  while (capacity < static_cast<size_t>(max_keys) * 2) capacity *= 2;
+  while (capacity < static_cast<size_t>(max_keys) * 4) capacity *= 2;
   slots_.resize(capacity);
   mask_ = capacity - 1;
 }
