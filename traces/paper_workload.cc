@@ -15,14 +15,19 @@ void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, TokenV
   constexpr uint64_t kLow32 = 0xffffffff;
   TokenId* out = tokens.data();
   TokenId* const end = out + tokens.size();
+  // A local copy of the generator, written back at the end: the compiler
+  // cannot prove the token stores leave the stream's state alone, and would
+  // store its four words on every draw.
+  RandomStream local = stream;
   while (out != end) {
-    const uint64_t draw = stream.NextU64();
+    const uint64_t draw = local.NextU64();
     // High half first, then low half; a rejected half is skipped.
     const uint64_t high = (draw >> 32) * span;
     const uint64_t low = (draw & kLow32) * span;
     if ((high & kLow32) >= threshold) *out++ = first + static_cast<TokenId>(high >> 32);
     if (out != end && (low & kLow32) >= threshold) *out++ = first + static_cast<TokenId>(low >> 32);
   }
+  stream = local;
 }
 
 PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds) {
