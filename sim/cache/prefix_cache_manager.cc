@@ -38,10 +38,10 @@ int64_t PrefixCacheManager::FindLongestHit(std::span<const BlockKey> keys, int64
   return hit_tokens;
 }
 
-bool PrefixCacheManager::Allocate(KvSequence& sequence, int64_t num_computed_tokens,
-                                  int64_t num_new_tokens, std::span<const BlockId> hit_blocks,
-                                  std::span<const BlockKey> keys) {
-  EFIMSIM_CHECK(num_new_tokens > 0, "Allocate needs at least one new token");
+bool PrefixCacheManager::AllocateSlots(KvSequence& sequence, int64_t num_computed_tokens,
+                                       int64_t num_new_tokens,
+                                       std::span<const BlockId> hit_blocks,
+                                       std::span<const BlockKey> keys) {
   EFIMSIM_CHECK(hit_blocks.empty() || sequence.blocks.empty(),
                 "cache hits are only taken at admission");
   const int64_t computed =
@@ -50,10 +50,6 @@ bool PrefixCacheManager::Allocate(KvSequence& sequence, int64_t num_computed_tok
   const int64_t required_blocks = FullBlocks(total + block_tokens_ - 1);
   const int64_t new_blocks = required_blocks - static_cast<int64_t>(sequence.blocks.size()) -
                              static_cast<int64_t>(hit_blocks.size());
-  if (hit_blocks.empty() && new_blocks <= 0 &&
-      (!caching_enabled_ || FullBlocks(total) <= sequence.num_registered_blocks)) {
-    return true;  // a decode step inside the last block: nothing to take or register
-  }
   int64_t evictable_hits = 0;
   for (const BlockId block : hit_blocks) evictable_hits += pool_.ref_count(block) == 0 ? 1 : 0;
   if (new_blocks > pool_.num_free_blocks() - evictable_hits) return false;

@@ -21,6 +21,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/base/check.h"
 #include "sim/cache/kv_block_pool.h"
 
 namespace efimsim {
@@ -52,8 +53,22 @@ class PrefixCacheManager {
   // only at admission). Returns false, changing nothing, if the pool lacks
   // free blocks. On success, registers every block that will be full after
   // the step, using `keys` (keys of the sequence's full blocks).
+  // Inline for the common decode step, which takes and registers nothing:
+  // it runs for every running request in every step.
   bool Allocate(KvSequence& sequence, int64_t num_computed_tokens, int64_t num_new_tokens,
-                std::span<const BlockId> hit_blocks, std::span<const BlockKey> keys);
+                std::span<const BlockId> hit_blocks, std::span<const BlockKey> keys) {
+    EFIMSIM_CHECK(num_new_tokens > 0, "Allocate needs at least one new token");
+    if (hit_blocks.empty()) {
+      const int64_t total = num_computed_tokens + num_new_tokens;
+      const bool fits_in_held_blocks =
+          FullBlocks(total + block_tokens_ - 1) <= static_cast<int64_t>(sequence.blocks.size());
+      if (fits_in_held_blocks &&
+          (!caching_enabled_ || FullBlocks(total) <= sequence.num_registered_blocks)) {
+        return true;  // nothing to take or register
+      }
+    }
+    return AllocateSlots(sequence, num_computed_tokens, num_new_tokens, hit_blocks, keys);
+  }
 
   // Releases every block of `sequence` (last-first) and resets it.
   void Free(KvSequence& sequence);
@@ -71,6 +86,9 @@ class PrefixCacheManager {
   int64_t FullBlocks(int64_t tokens) const {
     return block_shift_ >= 0 ? tokens >> block_shift_ : tokens / block_tokens_;
   }
+  // Allocate when it may take or register blocks.
+  bool AllocateSlots(KvSequence& sequence, int64_t num_computed_tokens, int64_t num_new_tokens,
+                     std::span<const BlockId> hit_blocks, std::span<const BlockKey> keys);
 
   KvBlockPool pool_;
   int32_t block_tokens_;
