@@ -1,5 +1,6 @@
 #include "sim/cache/kv_block_pool.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/base/check.h"
@@ -51,19 +52,17 @@ void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
   // record and one random key-index slot per block, each likely a cache
   // miss. The free queue says which blocks come next, so their records and
   // free-queue positions are loaded 2 * kPrefetchDistance blocks ahead and,
-  // once there, their key slots kPrefetchDistance ahead.
+  // once there, their key slots kPrefetchDistance ahead. Also past `count`:
+  // a call takes ~16 blocks (a prefill chunk's worth), so the next call,
+  // usually within the same step, finds its first blocks loaded too.
   for (int32_t i = 0; i < count; ++i) {
-    if (i + 2 * kPrefetchDistance < count) {
-      const BlockId far = free_.Ahead(2 * kPrefetchDistance);
-      if (far != kNoBlock) {
-        __builtin_prefetch(&blocks_[far]);
-        free_.Prefetch(far);
-      }
+    const BlockId far = free_.Ahead(2 * kPrefetchDistance);
+    if (far != kNoBlock) {
+      __builtin_prefetch(&blocks_[far]);
+      free_.Prefetch(far);
     }
-    if (i + kPrefetchDistance < count) {
-      const BlockId near = free_.Ahead(kPrefetchDistance);
-      if (near != kNoBlock && blocks_[near].has_key) key_map_.Prefetch(blocks_[near].key);
-    }
+    const BlockId near = free_.Ahead(kPrefetchDistance);
+    if (near != kNoBlock && blocks_[near].has_key) key_map_.Prefetch(blocks_[near].key);
     const BlockId block = free_.PopFront();
     Block& b = blocks_[block];
     EFIMSIM_CHECK(b.ref_count == 0, "a free block was referenced");
@@ -96,6 +95,10 @@ void KvBlockPool::Register(BlockId block, BlockKey key) {
 
 void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
   const std::span<const BlockId> blocks = blocks_in_release_order;
+  for (size_t i = 0; i < std::min<size_t>(blocks.size(), kPrefetchDistance); ++i) {
+    __builtin_prefetch(&blocks_[blocks[i]]);
+    free_.Prefetch(blocks[i]);
+  }
   for (size_t i = 0; i < blocks.size(); ++i) {
     if (i + kPrefetchDistance < blocks.size()) {
       __builtin_prefetch(&blocks_[blocks[i + kPrefetchDistance]]);

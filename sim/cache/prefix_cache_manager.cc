@@ -25,6 +25,7 @@ int64_t PrefixCacheManager::FindLongestHit(std::span<const BlockKey> keys, int64
   // At least one token is always computed, to produce logits.
   const int64_t max_hit_blocks = num_tokens > 0 ? FullBlocks(num_tokens - 1) : 0;
   const int64_t limit = std::min<int64_t>(max_hit_blocks, static_cast<int64_t>(keys.size()));
+  for (int64_t i = 0; i < std::min(limit, kPrefetchDistance); ++i) pool_.PrefetchKey(keys[i]);
   for (int64_t i = 0; i < limit; ++i) {
     if (i + kPrefetchDistance < limit) pool_.PrefetchKey(keys[i + kPrefetchDistance]);
     const BlockId block = pool_.FindCached(keys[i]);
@@ -58,14 +59,23 @@ bool PrefixCacheManager::AllocateSlots(KvSequence& sequence, int64_t num_compute
   pool_.Touch(hit_blocks);
   sequence.blocks.insert(sequence.blocks.end(), hit_blocks.begin(), hit_blocks.end());
   if (admitting) sequence.num_registered_blocks = static_cast<int32_t>(hit_blocks.size());
+  // Blocks [first, full_blocks) are registered below. Their first
+  // kPrefetchDistance key slots start loading now, so that the misses
+  // overlap each other and AllocateNew; the loop then loads ahead.
+  const int64_t first = sequence.num_registered_blocks;
+  const int64_t full_blocks = caching_enabled_ ? FullBlocks(total) : 0;
+  for (int64_t i = first; i < std::min(full_blocks, first + kPrefetchDistance); ++i) {
+    if (i < static_cast<int64_t>(keys.size())) pool_.PrefetchKey(keys[static_cast<size_t>(i)]);
+  }
   if (new_blocks > 0) pool_.AllocateNew(static_cast<int32_t>(new_blocks), sequence.blocks);
 
   if (caching_enabled_) {
-    const int64_t full_blocks = FullBlocks(total);
     EFIMSIM_CHECK(full_blocks <= static_cast<int64_t>(keys.size()),
                   "keys missing for blocks about to be full");
-    for (int64_t i = sequence.num_registered_blocks; i < full_blocks; ++i) {
-      if (i + kPrefetchDistance < full_blocks) pool_.PrefetchKey(keys[static_cast<size_t>(i + kPrefetchDistance)]);
+    for (int64_t i = first; i < full_blocks; ++i) {
+      if (i + kPrefetchDistance < full_blocks) {
+        pool_.PrefetchKey(keys[static_cast<size_t>(i + kPrefetchDistance)]);
+      }
       pool_.Register(sequence.blocks[static_cast<size_t>(i)], keys[static_cast<size_t>(i)]);
     }
     sequence.num_registered_blocks =
