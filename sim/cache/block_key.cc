@@ -53,13 +53,14 @@ inline uint64_t LoadPair(const TokenId* tokens) {
 constexpr uint64_t kSecretLow = 0xa0761d64f8bd642fULL;
 constexpr uint64_t kSecretHigh = 0xe7037ed1a0b428dbULL;
 
-// `seed` is Mix(extra + size): the same for every block of one size, so a
-// loop over a prompt's blocks computes it once.
+// One stripe of 4 tokens; `stripe` is its index in the block.
 inline uint64_t HashStripe(const TokenId* tokens, uint64_t stripe) {
   return FoldedMultiply(LoadPair(tokens) ^ kSecretLow ^ stripe,
                         LoadPair(tokens + 2) ^ kSecretHigh ^ stripe);
 }
 
+// `seed` is Mix(extra + size): the same for every block of one size, so a
+// loop over a prompt's blocks computes it once.
 inline BlockKey HashBlockSeeded(BlockKey parent, TokenSpan block_tokens, uint64_t seed) {
   const TokenId* tokens = block_tokens.data();
   const size_t size = block_tokens.size();
