@@ -14,7 +14,20 @@ namespace {
 // anything far larger cannot be in range and is not read.
 constexpr int64_t kMaxBytesPerToken = 64;
 
+// The corpus directory: the configured one, or the Python standard library.
+std::string ResolveDirectory(const CodeCorpusConfig& config) {
+  const std::string directory = config.directory.empty() ? DefaultPythonLibDir() : config.directory;
+  if (directory.empty()) {
+    throw UsageError("corpus: no directory given and no /usr/lib/python3.* found");
+  }
+  return directory;
+}
+
 }  // namespace
+
+int64_t CodeCorpus::CountCandidateFiles(const CodeCorpusConfig& config) {
+  return static_cast<int64_t>(ListSourceFiles(ResolveDirectory(config), config.extensions).size());
+}
 
 CodeCorpus CodeCorpus::Build(const CodeCorpusConfig& config,
                              const tokenizer::BpeTokenizer& tokenizer) {
@@ -24,10 +37,7 @@ CodeCorpus CodeCorpus::Build(const CodeCorpusConfig& config,
   }
   CodeCorpus corpus;
   corpus.config_ = config;
-  corpus.directory_ = config.directory.empty() ? DefaultPythonLibDir() : config.directory;
-  if (corpus.directory_.empty()) {
-    throw UsageError("corpus: no directory given and no /usr/lib/python3.* found");
-  }
+  corpus.directory_ = ResolveDirectory(config);
   const std::vector<std::string> files = ListSourceFiles(corpus.directory_, config.extensions);
   corpus.files_scanned_ = static_cast<int64_t>(files.size());
   for (const std::string& path : files) {

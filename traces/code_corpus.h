@@ -33,6 +33,11 @@ class CodeCorpus {
   // no directory, InputError when the directory cannot be listed.
   static CodeCorpus Build(const CodeCorpusConfig& config,
                           const tokenizer::BpeTokenizer& tokenizer);
+  // How many source files Build would read: an upper bound on
+  // documents().size(), found by listing the directory alone, so a caller
+  // can tell that a corpus is too small before loading a tokenizer. Throws
+  // as Build does for a missing or unlistable directory.
+  static int64_t CountCandidateFiles(const CodeCorpusConfig& config);
 
   // Kept documents, sorted by path.
   const std::vector<CodeDocument>& documents() const { return documents_; }

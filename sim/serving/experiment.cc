@@ -156,6 +156,18 @@ void SetUpPaper(const ExperimentConfig& config, const PolicySpec& policy, const 
     documents = std::filesystem::exists(tokenizer_path) ? "text" : "synthetic";
     if (documents == "synthetic") auto_reason = " (no tokenizer at " + tokenizer_path + ")";
   }
+  if (documents == "text" && config.documents == "auto") {
+    // Fewer source files than users cannot give a document per user: say
+    // so without loading the tokenizer and tokenizing the corpus (~1.3 s).
+    CodeCorpusConfig probe;
+    probe.directory = config.corpus_dir;
+    const int64_t files = CodeCorpus::CountCandidateFiles(probe);
+    if (files < config.workload_paper.users) {
+      documents = "synthetic";
+      auto_reason = " (the corpus directory has " + std::to_string(files) + " source files for " +
+                    std::to_string(config.workload_paper.users) + " users)";
+    }
+  }
   if (documents == "text") {
     setup.bpe.emplace(LoadTokenizer(tokenizer_path));
     CodeCorpusConfig corpus_config;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "sim/metrics/output_writers.h"
 #include "traces/tokenizer/default_tokenizer_path.h"
@@ -158,6 +159,32 @@ TEST(PaperExperiment, RealTextRunsReportWhatBpeBoundariesCost) {
     // A boundary shifts a few tokens at most: 4 users x 2 round pairs x 3.
     EXPECT_GE(by_tokens, by_characters - 4 * 2 * 3) << policy;
     EXPECT_NE(SettingText(r.info, "workload", "documents", 0).find("real code"), std::string::npos);
+  }
+}
+
+// --documents auto with fewer source files than users falls back to
+// synthetic documents and says why, without loading the tokenizer (whose
+// absence is the other reason it may give).
+TEST(PaperExperiment, AutoDocumentsFallBackWhenTheCorpusHasTooFewFiles) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "efimsim_auto_documents_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"a.py", "b.py", "notes.txt"}) {
+    std::ofstream(dir / name) << "print('hello')\n";
+  }
+  ExperimentConfig config = Config("efim", 3);
+  config.workload_paper.users = 4;
+  config.documents = "auto";
+  config.corpus_dir = dir.string();
+  const ExperimentResult r = RunExperiment(config);
+  std::filesystem::remove_all(dir);
+  const std::string documents = SettingText(r.info, "workload", "documents", 0);
+  EXPECT_EQ(documents.rfind("synthetic tokens (", 0), 0u) << documents;
+  if (std::filesystem::exists(tokenizer::DefaultTokenizerPath())) {
+    EXPECT_NE(documents.find("(the corpus directory has 2 source files for 4 users)"),
+              std::string::npos)
+        << documents;
   }
 }
 

@@ -56,6 +56,10 @@ TEST_F(CodeCorpusTest, KeepsOnlyDocumentsInTheOpenTokenRangeSortedByPath) {
             doc.num_tokens);
 }
 
+TEST_F(CodeCorpusTest, CountsTheFilesBuildReadsWithoutATokenizer) {
+  EXPECT_EQ(CodeCorpus::CountCandidateFiles(CodeCorpusConfig{}), corpus_->files_scanned());
+}
+
 TEST_F(CodeCorpusTest, SamplingIsDeterministicAndPrefixStable) {
   const std::vector<size_t> five = corpus_->Sample(5, 7);
   const std::vector<size_t> ten = corpus_->Sample(10, 7);
