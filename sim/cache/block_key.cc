@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "sim/base/check.h"
+#include "sim/base/uint128.h"
 
 namespace efimsim {
 namespace {
@@ -19,7 +20,6 @@ inline uint64_t Mix(uint64_t x) {
 // 64 x 64 -> 128-bit multiply, halves folded (wyhash's "mum"): every
 // input bit reaches the middle of the product. A zero factor would erase
 // the other; see the secrets below.
-__extension__ typedef unsigned __int128 Uint128;  // GCC and Clang, 64-bit targets
 inline uint64_t FoldedMultiply(uint64_t a, uint64_t b) {
   const Uint128 product = static_cast<Uint128>(a) * b;
   return static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);

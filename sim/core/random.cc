@@ -1,15 +1,12 @@
 #include "sim/core/random.h"
 
+#include <bit>
 #include <cmath>
 
 #include "sim/base/check.h"
+#include "sim/base/uint128.h"
 
 namespace efimsim {
-namespace {
-
-__extension__ typedef unsigned __int128 Uint128;
-
-}  // namespace
 
 uint64_t Mix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -28,7 +25,7 @@ uint64_t HashName(std::string_view name) {
 }
 
 RandomStream RandomStream::Derive(uint64_t seed, uint64_t run, std::string_view name) {
-  return RandomStream(Mix64(Mix64(seed) ^ RotateLeft(Mix64(run), 17)) ^ HashName(name));
+  return RandomStream(Mix64(Mix64(seed) ^ std::rotl(Mix64(run), 17)) ^ HashName(name));
 }
 
 RandomStream::RandomStream(uint64_t seed_material) {

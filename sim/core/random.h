@@ -7,6 +7,7 @@
 // not taken from <random>, whose distributions differ between standard
 // libraries: the same seed gives the same bytes on every platform.
 
+#include <bit>
 #include <cstdint>
 #include <string_view>
 
@@ -20,14 +21,14 @@ class RandomStream {
   // The next 64 random bits (xoshiro256**). Inline: synthetic documents
   // draw millions of these.
   uint64_t NextU64() {
-    const uint64_t result = RotateLeft(state_[1] * 5, 7) * 9;
+    const uint64_t result = std::rotl(state_[1] * 5, 7) * 9;
     const uint64_t t = state_[1] << 17;
     state_[2] ^= state_[0];
     state_[3] ^= state_[1];
     state_[1] ^= state_[2];
     state_[0] ^= state_[3];
     state_[2] ^= t;
-    state_[3] = RotateLeft(state_[3], 45);
+    state_[3] = std::rotl(state_[3], 45);
     return result;
   }
   // Uniform integer in [lo, hi] (inclusive), unbiased. Requires lo <= hi.
@@ -38,7 +39,6 @@ class RandomStream {
   double Exponential(double mean);
 
  private:
-  static uint64_t RotateLeft(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   explicit RandomStream(uint64_t seed_material);
   uint64_t state_[4];
 };
