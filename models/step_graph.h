@@ -49,6 +49,13 @@ class StepGraph {
   // predecessor added first.
   // On a chain (every layer today) it sums without a per-node pass.
   CriticalPath Evaluate(std::span<const double> seconds_by_op) const;
+  // The same, except for `seconds` when the path is certainly at least
+  // `exact_below_seconds` long: it is then an estimate, within a relative
+  // 1e-12 of the exact length and itself >= exact_below_seconds. For
+  // callers that need only max(0, t - path), with t = exact_below_seconds:
+  // that is 0 either way, and the ~420 dependent additions of the exact
+  // sum are skipped. seconds_by_op and count_by_op are always exact.
+  CriticalPath Evaluate(std::span<const double> seconds_by_op, double exact_below_seconds) const;
   // The general longest-path pass over any DAG; Evaluate's result equals it
   // bit for bit (public so tests can compare).
   CriticalPath EvaluateDag(std::span<const double> seconds_by_op) const;
@@ -59,6 +66,10 @@ class StepGraph {
   // critical path is then every node, and Evaluate needs no per-node pass.
   bool is_chain_ = false;
   std::array<int64_t, kStepOpCount> chain_count_by_op_{};
+  // On a chain: the distinct positive values of chain_count_by_op_,
+  // ascending. Rounds [previous end, end) of the per-kind sums add the same
+  // set of kinds.
+  std::vector<int64_t> round_run_ends_;
   // Nodes in topological order; node_op_[i] and predecessors_[i] for node i.
   std::vector<StepOp> node_op_;
   std::vector<std::vector<int32_t>> predecessors_;

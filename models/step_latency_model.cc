@@ -27,6 +27,8 @@ int64_t PadToCaptureSize(int64_t batch) {
 
 struct StepLatencyModel::Evaluation {
   std::array<OperatorTime, kStepOpCount> per_launch{};  // one instance of each operator
+  // path.seconds is exact only where the launch time may exceed it
+  // (StepGraph::Evaluate with a threshold); use launch_exposed_seconds.
   CriticalPath path;
   double step_seconds = 0;          // CPU: per-step constant
   double sequences_seconds = 0;     // CPU: per-sequence term
@@ -113,11 +115,13 @@ StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const Sequence
 
   std::array<double, kStepOpCount> seconds{};
   for (size_t i = 0; i < seconds.size(); ++i) seconds[i] = e.per_launch[i].seconds;
-  e.path = graph_.Evaluate(seconds);
-
   const double launch_seconds =
       1e-6 * (e.graph_step ? overhead_.graph_launch_us
                            : overhead_.eager_launch_per_layer_us * static_cast<double>(shapes_.layers));
+  // Only max(0, launch - path) is used, so the exact path length is needed
+  // only when it may be shorter than the launch time.
+  e.path = graph_.Evaluate(seconds, launch_seconds);
+
   e.step_seconds = 1e-6 * overhead_.step_us;
   e.sequences_seconds = 1e-6 * overhead_.per_sequence_us * static_cast<double>(batch.size());
   e.launch_exposed_seconds = std::max(0.0, launch_seconds - e.path.seconds);

@@ -1,5 +1,6 @@
 #include "models/profile_latency_model.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -229,18 +230,49 @@ TEST(StepGraph, CriticalPathOfAChainIsTheSumOfItsOperators) {
   EXPECT_EQ(StepGraph(2, true).Operators().size(), graph.Operators().size() + 2);
 }
 
+// One duration per operator kind, with awkward binary fractions, so that a
+// different order of additions would show in the last bits.
+std::vector<double> AwkwardDurations() {
+  std::vector<double> seconds(kStepOpCount);
+  for (size_t i = 0; i < seconds.size(); ++i) seconds[i] = 1e-6 * (0.1 + 0.37 * static_cast<double>(i * i % 7));
+  return seconds;
+}
+
 TEST(StepGraph, ChainShortcutEqualsTheGeneralPassBitForBit) {
-  // Durations with awkward binary fractions, so that a different order of
-  // additions would show in the last bits.
   for (const bool tensor_parallel : {false, true}) {
     const StepGraph graph(32, tensor_parallel);
-    std::vector<double> seconds(kStepOpCount);
-    for (size_t i = 0; i < seconds.size(); ++i) seconds[i] = 1e-6 * (0.1 + 0.37 * static_cast<double>(i * i % 7));
+    const std::vector<double> seconds = AwkwardDurations();
     const CriticalPath fast = graph.Evaluate(seconds);
     const CriticalPath general = graph.EvaluateDag(seconds);
     EXPECT_EQ(fast.seconds, general.seconds);
     EXPECT_EQ(fast.seconds_by_op, general.seconds_by_op);
     EXPECT_EQ(fast.count_by_op, general.count_by_op);
+  }
+}
+
+TEST(StepGraph, ThresholdedEvaluateGivesTheSameShortfallAsTheExactPath) {
+  for (const bool tensor_parallel : {false, true}) {
+    const StepGraph graph(32, tensor_parallel);
+    const std::vector<double> seconds = AwkwardDurations();
+    const CriticalPath exact = graph.Evaluate(seconds);
+    // Thresholds well below, near (a few ulps either side) and above the
+    // path: max(0, t - path) must come out bit-identical, and the per-kind
+    // sums always exact.
+    std::vector<double> thresholds = {0.0, exact.seconds * 0.5, exact.seconds * (1 - 1e-9),
+                                      exact.seconds, exact.seconds * 2.0};
+    double t = exact.seconds;
+    for (int i = 0; i < 4; ++i) t = std::nextafter(t, 0.0);
+    for (int i = 0; i < 8; ++i, t = std::nextafter(t, 1.0)) thresholds.push_back(t);
+    for (const double threshold : thresholds) {
+      const CriticalPath path = graph.Evaluate(seconds, threshold);
+      EXPECT_EQ(std::max(0.0, threshold - path.seconds), std::max(0.0, threshold - exact.seconds))
+          << "threshold " << threshold;
+      EXPECT_EQ(path.seconds_by_op, exact.seconds_by_op);
+      EXPECT_EQ(path.count_by_op, exact.count_by_op);
+      if (threshold > exact.seconds) EXPECT_EQ(path.seconds, exact.seconds);
+    }
+    // Far below the path, the estimate is what comes back: close, not exact.
+    EXPECT_NEAR(graph.Evaluate(seconds, 0.0).seconds, exact.seconds, 1e-12 * exact.seconds);
   }
 }
 
