@@ -1,60 +1,47 @@
 #include "sim/cache/block_key_index.h"
 
-#include "sim/base/check.h"
-
 namespace efimsim {
 
 BlockKeyIndex::BlockKeyIndex(int64_t max_keys) : max_keys_(max_keys) {
   EFIMSIM_CHECK(max_keys >= 1, "a key index needs room for a key");
-  size_t capacity = 4;
-  while (capacity < static_cast<size_t>(max_keys) * 4) capacity *= 2;
-  slots_.resize(capacity);
-  mask_ = capacity - 1;
+  // At least two buckets, so that the home shift stays below 64.
+  size_t buckets = 2;
+  while (buckets * kSlotsPerBucket < static_cast<size_t>(max_keys) * 4) buckets *= 2;
+  buckets_.resize(buckets);
+  overflow_.assign(buckets, 0);
+  bucket_mask_ = buckets - 1;
+  home_shift_ = 64 - std::countr_zero(buckets);
 }
 
-size_t BlockKeyIndex::SlotOf(BlockKey key) const {
-  size_t i = Home(key);
-  while (slots_[i].chain.head != -1 && slots_[i].key != key) i = (i + 1) & mask_;
-  return i;
-}
-
-const BlockKeyChain* BlockKeyIndex::Find(BlockKey key) const {
-  const Slot& slot = slots_[SlotOf(key)];
-  return slot.chain.head == -1 ? nullptr : &slot.chain;
-}
-
-BlockKeyChain* BlockKeyIndex::Find(BlockKey key) {
-  Slot& slot = slots_[SlotOf(key)];
-  return slot.chain.head == -1 ? nullptr : &slot.chain;
-}
-
-BlockKeyChain& BlockKeyIndex::FindOrInsert(BlockKey key) {
-  Slot& slot = slots_[SlotOf(key)];
-  if (slot.chain.head == -1) {
-    EFIMSIM_CHECK(size_ < max_keys_, "key index full");
-    slot.key = key;
-    ++size_;
+BlockKeyChain& BlockKeyIndex::FindOrInsertSlow(BlockKey key) {
+  if (BlockKeyChain* chain = Find(key); chain != nullptr) return *chain;
+  // Absent: the first bucket from home with an empty slot takes it, and
+  // each full bucket passed counts one more key overflowing it.
+  EFIMSIM_CHECK(size_ < max_keys_, "key index full");
+  size_t bucket = Home(key);
+  unsigned empty = EmptyMask(buckets_[bucket]);
+  while (empty == 0) {
+    if (overflow_[bucket] != kSaturated) ++overflow_[bucket];
+    bucket = Next(bucket);
+    empty = EmptyMask(buckets_[bucket]);
   }
-  return slot.chain;
+  return Claim(buckets_[bucket], static_cast<unsigned>(std::countr_zero(empty)), key);
 }
 
-void BlockKeyIndex::Erase(BlockKey key) {
-  size_t hole = SlotOf(key);
-  EFIMSIM_CHECK(slots_[hole].chain.head != -1, "erasing a key that is not present");
-  // Backward-shift deletion: move later members of the probe run into the
-  // hole while that keeps them reachable from their home slot.
-  size_t next = (hole + 1) & mask_;
-  while (slots_[next].chain.head != -1) {
-    const size_t home = Home(slots_[next].key);
-    const bool movable = ((next - home) & mask_) >= ((next - hole) & mask_);
-    if (movable) {
-      slots_[hole] = slots_[next];
-      hole = next;
-    }
-    next = (next + 1) & mask_;
+void BlockKeyIndex::EraseSlow(BlockKey key) {
+  const size_t home = Home(key);
+  size_t bucket = home;
+  unsigned match = MatchMask(buckets_[bucket], key);
+  while (match == 0) {
+    EFIMSIM_CHECK(overflow_[bucket] != 0, "erasing a key that is not present");
+    bucket = Next(bucket);
+    match = MatchMask(buckets_[bucket], key);
   }
-  slots_[hole] = Slot{};
-  --size_;
+  Clear(buckets_[bucket], static_cast<unsigned>(std::countr_zero(match)));
+  // Its insertion passed every bucket from home up to its own.
+  for (size_t passed = home; passed != bucket; passed = Next(passed)) {
+    if (overflow_[passed] != kSaturated) --overflow_[passed];
+  }
 }
 
 }  // namespace efimsim

@@ -78,6 +78,65 @@ TEST(BlockKeyIndex, StaysExactUnderNearFullChurn) {
   EXPECT_EQ(index.size(), static_cast<int64_t>(reference.size()));
 }
 
+// Keys whose home is bucket 0 of any index: the multiply that picks a
+// bucket is inverted, so the product's top 20 bits are zero.
+std::vector<BlockKey> KeysHomedAtBucketZero(int count) {
+  constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+  uint64_t inverse = kGolden;  // Newton's iteration for the inverse mod 2^64
+  for (int i = 0; i < 5; ++i) inverse *= 2 - kGolden * inverse;
+  std::vector<BlockKey> keys;
+  for (int i = 1; i <= count; ++i) keys.push_back(static_cast<uint64_t>(i) * inverse);
+  return keys;
+}
+
+// Many keys with one home bucket overflow into the buckets after it, past
+// the point where the overflow count saturates (255), and every one of
+// them stays findable as they are erased in an interleaved order and
+// inserted again; keys of other buckets are unaffected.
+TEST(BlockKeyIndex, KeysSharingAHomeOverflowAndStayExact) {
+  constexpr int kColliding = 1200;  // 300 buckets' worth
+  BlockKeyIndex index(2000);
+  const std::vector<BlockKey> colliding = KeysHomedAtBucketZero(kColliding);
+  std::map<BlockKey, int32_t> reference;
+  for (int i = 0; i < kColliding; ++i) {
+    index.FindOrInsert(colliding[static_cast<size_t>(i)]).head = i;
+    reference[colliding[static_cast<size_t>(i)]] = i;
+  }
+  for (BlockKey other = 1; other <= 500; ++other) {
+    index.FindOrInsert(other).head = static_cast<int32_t>(other) + 100000;
+    reference[other] = static_cast<int32_t>(other) + 100000;
+  }
+  auto check_all = [&](const char* when) {
+    for (const auto& [key, head] : reference) {
+      const BlockKeyChain* found = index.Find(key);
+      ASSERT_NE(found, nullptr) << "key " << key << " lost " << when;
+      ASSERT_EQ(found->head, head);
+    }
+    ASSERT_EQ(index.size(), static_cast<int64_t>(reference.size()));
+  };
+  check_all("after inserting");
+  // Erase every third colliding key, the earliest (home bucket) first.
+  for (int i = 0; i < kColliding; i += 3) {
+    index.Erase(colliding[static_cast<size_t>(i)]);
+    reference.erase(colliding[static_cast<size_t>(i)]);
+    ASSERT_EQ(index.Find(colliding[static_cast<size_t>(i)]), nullptr);
+  }
+  check_all("after erasing a third");
+  // Re-insert them: they fill the freed slots, nearest their home first.
+  for (int i = 0; i < kColliding; i += 3) {
+    index.FindOrInsert(colliding[static_cast<size_t>(i)]).head = 200000 + i;
+    reference[colliding[static_cast<size_t>(i)]] = 200000 + i;
+  }
+  check_all("after re-inserting");
+  // Erase all colliding keys, last first: the other keys stay.
+  for (int i = kColliding - 1; i >= 0; --i) {
+    index.Erase(colliding[static_cast<size_t>(i)]);
+    reference.erase(colliding[static_cast<size_t>(i)]);
+  }
+  check_all("after erasing the colliding keys");
+  EXPECT_THROW(index.Erase(colliding[0]), InternalError);
+}
+
 TEST(BlockKeyIndex, RefusesMoreKeysThanItsCapacity) {
   BlockKeyIndex index(2);
   index.FindOrInsert(1).head = 0;
