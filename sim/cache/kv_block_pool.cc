@@ -76,23 +76,6 @@ void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
   }
 }
 
-void KvBlockPool::Register(BlockId block, BlockKey key) {
-  Block& b = blocks_[block];
-  EFIMSIM_CHECK(b.state == BlockState::kInUse && !b.has_key,
-                "only an in-use block without a key can be registered");
-  b.key = key;
-  b.has_key = true;
-  BlockKeyChain& chain = key_map_.FindOrInsert(key);
-  b.prev_same_key = chain.tail;
-  b.next_same_key = kNoBlock;
-  if (chain.tail != kNoBlock) {
-    blocks_[chain.tail].next_same_key = block;
-  } else {
-    chain.head = block;
-  }
-  chain.tail = block;
-}
-
 void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
   const std::span<const BlockId> blocks = blocks_in_release_order;
   for (size_t i = 0; i < std::min<size_t>(blocks.size(), kPrefetchDistance); ++i) {
@@ -117,27 +100,24 @@ void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
   }
 }
 
-void KvBlockPool::DropKey(BlockId block) {
-  Block& b = blocks_[block];
-  if (b.prev_same_key == kNoBlock && b.next_same_key == kNoBlock) {
-    key_map_.Erase(b.key);  // the key's only holder
+void KvBlockPool::UnlinkFromChain(Block& b) {
+  BlockKeyChain* chain = key_map_.Find(b.key);
+  EFIMSIM_CHECK(chain != nullptr, "a keyed block missing from the key map");
+  if (b.prev_same_key != kNoBlock) {
+    blocks_[b.prev_same_key].next_same_key = b.next_same_key;
   } else {
-    BlockKeyChain* chain = key_map_.Find(b.key);
-    EFIMSIM_CHECK(chain != nullptr, "a keyed block missing from the key map");
-    if (b.prev_same_key != kNoBlock) {
-      blocks_[b.prev_same_key].next_same_key = b.next_same_key;
-    } else {
-      chain->head = b.next_same_key;
-    }
-    if (b.next_same_key != kNoBlock) {
-      blocks_[b.next_same_key].prev_same_key = b.prev_same_key;
-    } else {
-      chain->tail = b.prev_same_key;
-    }
+    chain->head = b.next_same_key;
   }
-  b.prev_same_key = b.next_same_key = kNoBlock;
-  b.has_key = false;
-  b.key = 0;
+  if (b.next_same_key != kNoBlock) {
+    blocks_[b.next_same_key].prev_same_key = b.prev_same_key;
+  } else {
+    chain->tail = b.prev_same_key;
+  }
+}
+
+void KvBlockPool::FailRegister() const {
+  FailCheck(__FILE__, __LINE__, "state == kInUse && !has_key",
+            "only an in-use block without a key can be registered");
 }
 
 std::vector<BlockId> KvBlockPool::FreeQueueOrder() const { return free_.Order(); }

@@ -66,8 +66,23 @@ class KvBlockPool {
   void AllocateNew(int32_t count, std::vector<BlockId>& out);
 
   // Registers `block` (in use, no key yet) under `key` (caching at schedule
-  // time: the block's KV may still be being computed).
-  void Register(BlockId block, BlockKey key);
+  // time: the block's KV may still be being computed). Inline: it runs for
+  // every block a prompt fills.
+  void Register(BlockId block, BlockKey key) {
+    Block& b = blocks_[block];
+    if (b.state != BlockState::kInUse || b.has_key) [[unlikely]] FailRegister();
+    b.key = key;
+    b.has_key = true;
+    BlockKeyChain& chain = key_map_.FindOrInsert(key);
+    b.prev_same_key = chain.tail;
+    b.next_same_key = kNoBlock;
+    if (chain.tail != kNoBlock) {
+      blocks_[chain.tail].next_same_key = block;
+    } else {
+      chain.head = block;
+    }
+    chain.tail = block;
+  }
 
   // Drops one reference from each block, then appends those that reached
   // zero to the free-queue tail in the given order.
@@ -106,7 +121,22 @@ class KvBlockPool {
     b.state = to;
   }
   [[noreturn]] void FailTransition(BlockId block, BlockState to) const;
-  void DropKey(BlockId block);
+  [[noreturn]] void FailRegister() const;
+  // Forgets the key of `block` (it has one): erased from the key index when
+  // the block is its only holder, else unlinked from the key's chain.
+  // Inline: under thrash every block taken evicts a key.
+  void DropKey(BlockId block) {
+    Block& b = blocks_[block];
+    if (b.prev_same_key == kNoBlock && b.next_same_key == kNoBlock) [[likely]] {
+      key_map_.Erase(b.key);  // the key's only holder
+    } else {
+      UnlinkFromChain(b);
+    }
+    b.prev_same_key = b.next_same_key = kNoBlock;
+    b.has_key = false;
+    b.key = 0;
+  }
+  void UnlinkFromChain(Block& b);  // DropKey for a key other blocks also hold
 
   std::vector<Block> blocks_;
   BlockKeyIndex key_map_;
