@@ -17,7 +17,7 @@ void EventQueue::FailPushBeforeLastPop() {
             "event pushed before the last popped time");
 }
 
-std::vector<EventQueue::Node>* EventQueue::AdvanceToNextInstant() {
+bool EventQueue::AdvanceToNextInstant(Node& only) {
   while (true) {
     // Buckets of a lower level, and of a lower digit within a level, hold
     // earlier times, so the first non-empty one holds the minimum.
@@ -31,14 +31,34 @@ std::vector<EventQueue::Node>* EventQueue::AdvanceToNextInstant() {
       word_bits &= word_bits - 1;
       if (word_bits == 0) nonempty_levels_ &= ~(uint32_t{1} << level);
     }
-    std::vector<Node>& from = buckets_[static_cast<size_t>(level * kDigits + digit)];
 
-    if (level == 0 || from.size() == 1) {
-      // A level-0 bucket agrees with last_time_ns_ on every bit above its
-      // digit: all its events are at one time, the next instant. A bucket
-      // of one event holds the earliest event.
+    if (level == 0) {
+      // A level-0 digit agrees with last_time_ns_ on every bit above it:
+      // its events are at one time, the next instant.
+      const Node& first = level_zero_[static_cast<size_t>(digit)];
+      last_time_ns_ = first.time_ns;
+      uint64_t& more = level_zero_has_more_[static_cast<size_t>(word)];
+      const uint64_t bit = uint64_t{1} << (digit % 64);
+      if ((more & bit) == 0) [[likely]] {
+        only = first;
+        return true;
+      }
+      more &= ~bit;
+      current_.push_back(first);
+      std::erase_if(level_zero_more_, [&](const Node& node) {
+        if (node.time_ns != last_time_ns_) return false;
+        current_.push_back(node);
+        return true;
+      });
+      return false;
+    }
+    std::vector<Node>& from = buckets_[static_cast<size_t>(level * kDigits + digit)];
+    if (from.size() == 1) {
+      // A bucket of one event holds the earliest event.
       last_time_ns_ = from.front().time_ns;
-      return &from;
+      only = from.front();
+      from.clear();
+      return true;
     }
     // Move the clock to the bucket's first possible time (the digits above
     // `level` unchanged, this digit, zeros below): no event is earlier, and
@@ -53,29 +73,23 @@ std::vector<EventQueue::Node>* EventQueue::AdvanceToNextInstant() {
     for (const Node& node : from) {
       if (node.time_ns == last_time_ns_) {
         current_.push_back(node);
+      } else if ((node.time_ns ^ last_time_ns_) >> kDigitBits == 0) {
+        PushLevelZero(node);
       } else {
         PushBucket(node);
       }
     }
     from.clear();
-    if (!current_.empty()) return &current_;
+    if (!current_.empty()) return false;
   }
 }
 
-Event EventQueue::Pop() {
+Event EventQueue::PopSlow() {
   EFIMSIM_CHECK(size_ > 0, "Pop on an empty event queue");
   if (current_.empty()) {
-    std::vector<Node>* next = AdvanceToNextInstant();
-    if (next->size() == 1) {
-      // The common case: one event at the next instant, popped in place.
-      const Node only = next->back();
-      next->pop_back();
-      return TakeNode(only);
-    }
-    if (next != &current_) {
-      current_.assign(next->begin(), next->end());
-      next->clear();
-    }
+    Node only;
+    // The common case: one event at the next instant, popped in place.
+    if (AdvanceToNextInstant(only)) return TakeNode(only);
     std::make_heap(current_.begin(), current_.end(), PopsAfterAtSameTime);
   }
   std::pop_heap(current_.begin(), current_.end(), PopsAfterAtSameTime);
@@ -84,15 +98,5 @@ Event EventQueue::Pop() {
   return TakeNode(top);
 }
 
-Event EventQueue::TakeNode(const Node& node) {
-  --size_;
-  Event event;
-  event.time = TimePoint{Nanoseconds(static_cast<int64_t>(node.time_ns))};
-  event.event_class = static_cast<EventClass>(node.order >> kSequenceBits);
-  event.sequence = node.order & ((uint64_t{1} << kSequenceBits) - 1);
-  event.handler = node.handler;
-  event.payload = node.payload;
-  return event;
-}
 
 }  // namespace efimsim

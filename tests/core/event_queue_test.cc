@@ -5,6 +5,7 @@
 #include "sim/base/check.h"
 
 #include <algorithm>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/random.h"
@@ -50,34 +51,60 @@ TEST(EventQueue, EarlierTimeBeatsClassAndSameClassIsFifo) {
   EXPECT_EQ(order, (std::vector<uint64_t>{3, 4, 5, 2, 1}));
 }
 
-TEST(EventQueue, MatchesASortedReferenceUnderRandomInterleaving) {
-  RandomStream rng = RandomStream::Derive(7, 0, "test.event_queue");
+// Interleaves `operations` pushes and pops (a push with probability
+// push_percent, always when empty), then drains, checking every pop against
+// a sorted reference. `offset(rng)`: how far after the last popped time a
+// pushed event lies (the queue's precondition: never before it).
+template <class Offset>
+void CheckAgainstSortedReference(std::string_view stream, int operations, int64_t push_percent,
+                                 Offset offset) {
+  RandomStream rng = RandomStream::Derive(7, 0, stream);
   EventQueue queue;
   std::vector<Event> reference;
   uint64_t sequence = 0;
-  int64_t last_popped_ns = 0;
-  for (int i = 0; i < 20000; ++i) {
-    if (reference.empty() || rng.UniformInt(0, 2) > 0) {
-      // Times from the last popped instant onwards (the queue's precondition),
-      // over spans from one nanosecond to about 2^40, so that both the
-      // current-instant heap and every radix bucket are exercised.
+  int64_t last_popped_ns = 1000;
+  auto pop_and_check = [&](int operation) {
+    auto best = std::min_element(reference.begin(), reference.end(), EventPopsBefore);
+    const Event popped = queue.Pop();
+    ASSERT_EQ(popped.payload, best->payload) << "operation " << operation;
+    last_popped_ns = ToNanoseconds(popped.time);
+    reference.erase(best);
+  };
+  for (int i = 0; i < operations; ++i) {
+    if (reference.empty() || rng.UniformInt(0, 99) < push_percent) {
       Event e;
-      const int64_t span = int64_t{1} << rng.UniformInt(0, 40);
-      e.time = TimePoint{Nanoseconds(last_popped_ns + rng.UniformInt(0, 3) * rng.UniformInt(0, span) / 3)};
+      e.time = TimePoint{Nanoseconds(last_popped_ns + offset(rng))};
       e.event_class = static_cast<EventClass>(rng.UniformInt(0, kEventClassCount - 1));
       e.payload = sequence;
       e.sequence = sequence++;
       queue.Push(e);
       reference.push_back(e);
     } else {
-      auto best = std::min_element(reference.begin(), reference.end(), EventPopsBefore);
-      const Event popped = queue.Pop();
-      ASSERT_EQ(popped.payload, best->payload);
-      last_popped_ns = ToNanoseconds(popped.time);
-      reference.erase(best);
+      pop_and_check(i);
     }
+    ASSERT_EQ(queue.size(), reference.size());
   }
-  EXPECT_EQ(queue.size(), reference.size());
+  while (!reference.empty()) pop_and_check(operations);
+  EXPECT_TRUE(queue.empty());
+}
+
+TEST(EventQueue, MatchesASortedReferenceUnderRandomInterleaving) {
+  // Spans from one nanosecond to about 2^40, so that both the
+  // current-instant heap and every radix bucket are exercised.
+  CheckAgainstSortedReference("test.event_queue", 20000, 67, [](RandomStream& rng) {
+    const int64_t span = int64_t{1} << rng.UniformInt(0, 40);
+    return rng.UniformInt(0, 3) * rng.UniformInt(0, span) / 3;
+  });
+}
+
+// Times packed into a few hundred nanoseconds ahead of the clock: many
+// events share a nanosecond, both in the lowest level's slots and its side
+// list, while others cross into the next digit's buckets and are split back
+// down, onto slots already taken.
+TEST(EventQueue, DenseNanosecondsMatchASortedReference) {
+  CheckAgainstSortedReference("test.event_queue_dense", 30000, 50, [](RandomStream& rng) {
+    return rng.UniformInt(0, 3) * rng.UniformInt(0, 300);
+  });
 }
 
 TEST(EventQueue, PushBeforeTheLastPoppedTimeIsAnInternalError) {
