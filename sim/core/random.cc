@@ -8,13 +8,6 @@
 
 namespace efimsim {
 
-uint64_t Mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 uint64_t HashName(std::string_view name) {
   uint64_t hash = 0xcbf29ce484222325ULL;
   for (const char c : name) {

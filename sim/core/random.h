@@ -44,8 +44,14 @@ class RandomStream {
 };
 
 // A 64-bit mix (splitmix64 finalizer); a bijection, used for seeding and
-// for hashing small integer tuples.
-uint64_t Mix64(uint64_t x);
+// for hashing small integer tuples. Inline: replicas draw one per generated
+// token.
+inline uint64_t Mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 // FNV-1a over bytes, then mixed; stable across platforms.
 uint64_t HashName(std::string_view name);
 

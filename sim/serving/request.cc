@@ -31,15 +31,10 @@ void Request::TransitionTo(RequestState next) {
   state = next;
 }
 
-void Request::AppendToken(TokenId token, int32_t block_tokens) {
-  ++num_tokens;
-  if (!tracks_block_keys) return;
-  tail_tokens.push_back(token);
-  if (static_cast<int32_t>(tail_tokens.size()) == block_tokens) {
-    const BlockKey parent = block_keys.empty() ? kRootBlockKey : block_keys.back();
-    block_keys.push_back(HashBlock(parent, tail_tokens));
-    tail_tokens.clear();
-  }
+void Request::CloseTailBlock() {
+  const BlockKey parent = block_keys.empty() ? kRootBlockKey : block_keys.back();
+  block_keys.push_back(HashBlock(parent, tail_tokens));
+  tail_tokens.clear();
 }
 
 RequestRecord Request::ToRecord() const {

@@ -52,8 +52,15 @@ struct Request {
 
   void TransitionTo(RequestState next);
   // Appends one token to the sequence, extending block keys when a block
-  // fills (if tracked).
-  void AppendToken(TokenId token, int32_t block_tokens);
+  // fills (if tracked). Inline: it runs for every generated token.
+  void AppendToken(TokenId token, int32_t block_tokens) {
+    ++num_tokens;
+    if (!tracks_block_keys) return;
+    tail_tokens.push_back(token);
+    if (static_cast<int32_t>(tail_tokens.size()) == block_tokens) CloseTailBlock();
+  }
+  // Turns the full tail into the next block key.
+  void CloseTailBlock();
   RequestRecord ToRecord() const;
 };
 
