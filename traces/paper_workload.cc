@@ -9,7 +9,7 @@ namespace efimsim {
 // Uniform token ids in [first, last], two per 64-bit draw: each 32-bit half
 // is mapped by Lemire's multiply-shift with rejection, so the ids are
 // exactly uniform (the range is far below 2^32).
-void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, TokenVector& tokens) {
+void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, std::span<TokenId> tokens) {
   const uint64_t span = static_cast<uint64_t>(last - first) + 1;
   const uint64_t threshold = (uint64_t{1} << 32) % span;  // 2^32 mod span
   constexpr uint64_t kLow32 = 0xffffffff;
@@ -55,32 +55,49 @@ PaperWorkload::PaperWorkload(PaperWorkloadConfig config) : config_(config) {
                      std::to_string(config_.rounds) + " rounds");
   }
   EFIMSIM_CHECK(config_.text_first <= config_.text_last, "empty synthetic token range");
-  documents_.resize(static_cast<size_t>(config_.users));
+  // Each user's length first (the first draw of the user's stream), so
+  // that one allocation holds every document; then the tokens, continuing
+  // each user's stream.
+  std::vector<RandomStream> streams;
+  streams.reserve(static_cast<size_t>(config_.users));
+  document_begin_.reserve(static_cast<size_t>(config_.users) + 1);
+  document_begin_.push_back(0);
   layouts_.resize(static_cast<size_t>(config_.users));
   for (int64_t user = 0; user < config_.users; ++user) {
     // One stream per user: a user's document does not depend on how many
     // other users the run has.
-    RandomStream stream = RandomStream::Derive(static_cast<uint64_t>(config_.seed), static_cast<uint64_t>(user),
-                                               "efim-paper.document");
+    streams.push_back(RandomStream::Derive(static_cast<uint64_t>(config_.seed),
+                                           static_cast<uint64_t>(user), "efim-paper.document"));
     const int64_t length =
-        stream.UniformInt(config_.doc_min_tokens + 1, config_.doc_max_tokens - 1);
-    TokenVector& doc = documents_[user];
-    doc.resize(static_cast<size_t>(length));
-    FillUniformTokens(stream, config_.text_first, config_.text_last, doc);
-    layouts_[user] = ComputePaperLayout(length, config_.rounds);
+        streams.back().UniformInt(config_.doc_min_tokens + 1, config_.doc_max_tokens - 1);
+    document_begin_.push_back(document_begin_.back() + length);
+    layouts_[static_cast<size_t>(user)] = ComputePaperLayout(length, config_.rounds);
+  }
+  tokens_.reset(new TokenId[static_cast<size_t>(document_begin_.back())]);
+  for (int64_t user = 0; user < config_.users; ++user) {
+    const size_t begin = static_cast<size_t>(document_begin_[static_cast<size_t>(user)]);
+    const size_t end = static_cast<size_t>(document_begin_[static_cast<size_t>(user) + 1]);
+    FillUniformTokens(streams[static_cast<size_t>(user)], config_.text_first, config_.text_last,
+                      std::span<TokenId>(tokens_.get() + begin, end - begin));
   }
 }
 
+TokenSpan PaperWorkload::document(int64_t user) const {
+  EFIMSIM_CHECK(user >= 0 && user < config_.users, "user out of range");
+  const size_t begin = static_cast<size_t>(document_begin_[static_cast<size_t>(user)]);
+  const size_t end = static_cast<size_t>(document_begin_[static_cast<size_t>(user) + 1]);
+  return TokenSpan(tokens_.get() + begin, end - begin);
+}
+
 TokenVector PaperWorkload::InitialPrefix(int64_t user) const {
-  const TokenVector& doc = documents_.at(static_cast<size_t>(user));
-  return TokenVector(doc.begin(), doc.begin() + layouts_[user].chunk);
+  const TokenSpan doc = document(user);
+  return TokenVector(doc.begin(), doc.begin() + layouts_[static_cast<size_t>(user)].chunk);
 }
 
 InfillContext PaperWorkload::Round(int64_t user, int64_t round) const {
   EFIMSIM_CHECK(round >= 0 && round < config_.rounds, "round out of range");
-  const TokenVector& doc = documents_.at(static_cast<size_t>(user));
-  const PaperRoundLayout& layout = layouts_[user];
-  const TokenSpan text(doc);
+  const TokenSpan text = document(user);
+  const PaperRoundLayout& layout = layouts_[static_cast<size_t>(user)];
   return InfillContext{text.first(static_cast<size_t>(layout.middle_end[round])),
                        text.subspan(static_cast<size_t>(layout.half))};
 }

@@ -12,6 +12,8 @@
 // (doc_min_tokens, doc_max_tokens), exclusive, and the paper's character
 // arithmetic is applied to token positions.
 
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "sim/core/random.h"
@@ -36,7 +38,7 @@ struct PaperRoundLayout {
   std::vector<int64_t> middle_end;  // round i's middle is [chunk, middle_end[i])
 };
 // Fills `tokens` with ids uniform in [first, last] from `stream`.
-void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, TokenVector& tokens);
+void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, std::span<TokenId> tokens);
 
 // Pure arithmetic of the paper, for a document of `length` units.
 PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds);
@@ -53,11 +55,15 @@ class PaperWorkload : public MultiRoundWorkload {
   std::string Name() const override { return "efim-paper"; }
   std::string Description() const override;
 
-  const TokenVector& document(int64_t user) const { return documents_[user]; }
+  TokenSpan document(int64_t user) const;
 
  private:
   PaperWorkloadConfig config_;
-  std::vector<TokenVector> documents_;
+  // Every user's document, back to back: user u's is
+  // [document_begin_[u], document_begin_[u + 1]). One allocation, not
+  // zero-filled first (tokens are written once); 24 MB for 2,000 users.
+  std::unique_ptr<TokenId[]> tokens_;
+  std::vector<int64_t> document_begin_;
   std::vector<PaperRoundLayout> layouts_;
 };
 
