@@ -168,7 +168,12 @@ void Replica::StartStep() {
     return;
   }
   work_.clear();
-  for (const ScheduledSequence& seq : plan_.sequences) {
+  const std::vector<ScheduledSequence>& sequences = plan_.sequences;
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    if (i + kRequestPrefetchDistance < sequences.size()) {
+      sequences[i + kRequestPrefetchDistance].request->Prefetch();
+    }
+    const ScheduledSequence& seq = sequences[i];
     const Request& r = *seq.request;
     const bool emits = r.num_computed_tokens == r.num_tokens;
     work_.push_back({seq.new_tokens, seq.context_tokens, emits});
@@ -216,8 +221,12 @@ void Replica::CompleteStep() {
   const TimePoint now = simulator_.Now();
   std::vector<uint64_t>& finished_ids = finished_ids_scratch_;
   finished_ids.clear();
-  for (const ScheduledSequence& seq : plan_.sequences) {
-    Request& r = *seq.request;
+  const std::vector<ScheduledSequence>& sequences = plan_.sequences;
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    if (i + kRequestPrefetchDistance < sequences.size()) {
+      sequences[i + kRequestPrefetchDistance].request->Prefetch();
+    }
+    Request& r = *sequences[i].request;
     if (r.num_computed_tokens != r.num_tokens) continue;  // a prefill chunk: no token yet
     r.AppendToken(GeneratedToken(r), config_.block_tokens);
     ++r.output_tokens;

@@ -3,6 +3,7 @@
 // kept as block keys of its full blocks plus the tokens of the partial last
 // block, so memory per request is O(tokens / block_tokens).
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -22,20 +23,21 @@ namespace efimsim {
 enum class RequestState : uint8_t { kWaiting, kRunning, kPreempted, kFinished, kCancelled };
 const char* RequestStateName(RequestState state);
 
-struct Request {
-  uint64_t id = 0;
-  int64_t user = 0;
-  int64_t round = 0;
-  RequestState state = RequestState::kWaiting;
+// How many requests ahead loops over running requests call Prefetch.
+inline constexpr size_t kRequestPrefetchDistance = 4;
 
-  int64_t prompt_tokens = 0;
-  int64_t max_output_tokens = 0;
-  int64_t output_tokens = 0;
+// The fields that every step reads or writes for every running request
+// come first (the first 144 bytes, which Prefetch loads): the scheduler,
+// the step start and the step completion each walk all running requests,
+// and a request's first touch in a step is usually a cache miss. (Aligning
+// the struct to a cache line measured slower: aligned allocation.)
+struct Request {
   int64_t num_tokens = 0;           // prompt + output so far
   int64_t num_computed_tokens = 0;  // tokens whose KV is (being) computed
-  int64_t cached_tokens = -1;       // hit at first admission; -1 before it
-  int64_t preemptions = 0;
-
+  KvSequence kv;                    // the cache manager's state for this request
+  int64_t output_tokens = 0;
+  int64_t max_output_tokens = 0;
+  RequestState state = RequestState::kWaiting;
   // Keys of the token sequence's full blocks, and the tokens after the last
   // full block: kept only while tracks_block_keys, that is, for a cache with
   // prefix caching on. With it off (the baseline) nothing reads them, so
@@ -43,12 +45,28 @@ struct Request {
   bool tracks_block_keys = true;
   std::vector<BlockKey> block_keys;
   TokenVector tail_tokens;
-  KvSequence kv;                     // the cache manager's state for this request
-
-  TimePoint arrival;
+  int64_t prompt_tokens = 0;
   TimePoint first_scheduled = TimePoint::max();
   TimePoint first_token = TimePoint::max();
+
+  uint64_t id = 0;
+  int64_t user = 0;
+  int64_t round = 0;
+  int64_t cached_tokens = -1;       // hit at first admission; -1 before it
+  int64_t preemptions = 0;
+  TimePoint arrival;
   TimePoint finish = TimePoint::max();
+
+  // Starts loading the fields a step touches (a hint; changes nothing):
+  // bytes [0, 144) lie in the three lines from `this` on, as the heap
+  // aligns objects to 16 bytes. Loops over running requests call it a few
+  // requests ahead.
+  void Prefetch() const {
+    const char* base = reinterpret_cast<const char*>(this);
+    __builtin_prefetch(base);
+    __builtin_prefetch(base + 64);
+    __builtin_prefetch(base + 128);
+  }
 
   void TransitionTo(RequestState next);
   // Appends one token to the sequence, extending block keys when a block

@@ -31,6 +31,9 @@ void VllmV1Scheduler::Schedule(StepPlan& plan) {
   // 1. Running requests.
   size_t index = 0;
   while (index < running_.size() && budget > 0) {
+    if (index + kRequestPrefetchDistance < running_.size()) {
+      running_[index + kRequestPrefetchDistance]->Prefetch();
+    }
     Request* request = running_[index];
     const int64_t new_tokens =
         std::min(request->num_tokens - request->num_computed_tokens, budget);
