@@ -1,6 +1,7 @@
 #include "sim/serving/replica.h"
 
 #include <algorithm>
+#include <span>
 #include <string>
 
 #include "sim/base/check.h"
@@ -167,24 +168,30 @@ void Replica::StartStep() {
                   "no step could be scheduled although requests are pending");
     return;
   }
-  work_.clear();
-  const std::vector<ScheduledSequence>& sequences = plan_.sequences;
-  for (size_t i = 0; i < sequences.size(); ++i) {
-    if (i + kRequestPrefetchDistance < sequences.size()) {
-      sequences[i + kRequestPrefetchDistance].request->Prefetch();
-    }
+  // Locals, not members, inside the loop: its stores through request
+  // pointers would otherwise make the compiler reload every member.
+  const std::span<const ScheduledSequence> sequences = plan_.sequences;
+  const size_t count = sequences.size();
+  const TimePoint now = simulator_.Now();
+  work_.resize(count);
+  SequenceWork* const work = work_.data();
+  int64_t decode_tokens = 0;
+  int64_t prefill_tokens = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (i + kRequestPrefetchDistance < count) sequences[i + kRequestPrefetchDistance].request->Prefetch();
     const ScheduledSequence& seq = sequences[i];
-    const Request& r = *seq.request;
-    const bool emits = r.num_computed_tokens == r.num_tokens;
-    work_.push_back({seq.new_tokens, seq.context_tokens, emits});
+    Request& r = *seq.request;
+    work[i] = {seq.new_tokens, seq.context_tokens, r.num_computed_tokens == r.num_tokens};
     // Positions [context, context + new): those before the prompt's end are
     // prefill (first time or recompute), the rest generated-token positions.
     const int64_t end = seq.context_tokens + seq.new_tokens;
     const int64_t generated = std::max<int64_t>(0, end - std::max(seq.context_tokens, r.prompt_tokens));
-    decode_tokens_ += generated;
-    prefill_tokens_ += seq.new_tokens - generated;
-    if (r.first_scheduled == TimePoint::max()) seq.request->first_scheduled = simulator_.Now();
+    decode_tokens += generated;
+    prefill_tokens += seq.new_tokens - generated;
+    if (r.first_scheduled == TimePoint::max()) r.first_scheduled = now;
   }
+  decode_tokens_ += decode_tokens;
+  prefill_tokens_ += prefill_tokens;
   peak_used_blocks_ = std::max<int64_t>(peak_used_blocks_, cache_.pool().num_used_blocks());
   const StepCost cost = latency_.Predict(work_);
   const Duration duration = cost.Total();

@@ -54,10 +54,10 @@ void VllmV1Scheduler::Schedule(StepPlan& plan) {
     if (!scheduled) break;
     plan.sequences.push_back({request, new_tokens, request->num_computed_tokens});
     request->num_computed_tokens += new_tokens;
-    plan.total_tokens += new_tokens;
     budget -= new_tokens;
     ++index;
   }
+  plan.total_tokens = limits_.max_num_batched_tokens - budget;
 
   // 2. Waiting requests, only in a step that preempted nothing.
   if (plan.preempted == 0) {
