@@ -1,5 +1,7 @@
 #include "sim/cache/block_key_index.h"
 
+#include <algorithm>
+
 namespace efimsim {
 
 BlockKeyIndex::BlockKeyIndex(int64_t max_keys) : max_keys_(max_keys) {
@@ -19,12 +21,15 @@ BlockKeyChain& BlockKeyIndex::FindOrInsertSlow(BlockKey key) {
   // each full bucket passed counts one more key overflowing it.
   EFIMSIM_CHECK(size_ < max_keys_, "key index full");
   size_t bucket = Home(key);
+  size_t distance = 0;
   unsigned empty = EmptyMask(buckets_[bucket]);
   while (empty == 0) {
     if (overflow_[bucket] != kSaturated) ++overflow_[bucket];
     bucket = Next(bucket);
+    ++distance;
     empty = EmptyMask(buckets_[bucket]);
   }
+  max_distance_ = std::max(max_distance_, distance);
   return Claim(buckets_[bucket], static_cast<unsigned>(std::countr_zero(empty)), key);
 }
 
@@ -32,8 +37,9 @@ void BlockKeyIndex::EraseSlow(BlockKey key) {
   const size_t home = Home(key);
   size_t bucket = home;
   unsigned match = MatchMask(buckets_[bucket], key);
-  while (match == 0) {
-    EFIMSIM_CHECK(overflow_[bucket] != 0, "erasing a key that is not present");
+  for (size_t distance = 0; match == 0; ++distance) {
+    EFIMSIM_CHECK(overflow_[bucket] != 0 && distance < max_distance_,
+                  "erasing a key that is not present");
     bucket = Next(bucket);
     match = MatchMask(buckets_[bucket], key);
   }

@@ -17,6 +17,9 @@
 //    of the buckets its insertion passed.
 //  - A count that reaches 255 stays there (it is never decremented again):
 //    lookups then always look past that bucket. Slower, still exact.
+//  - No lookup goes further from the home bucket than the farthest any key
+//    was ever stored (max_distance_), so it ends even if every bucket's
+//    count is non-zero.
 //
 // Why this layout: under cache thrash every block taken erases one key and
 // registers another. With linear probing and backward-shift deletion the
@@ -159,10 +162,10 @@ class BlockKeyIndex {
   // The chain of `key`, or nullptr; any bucket.
   const BlockKeyChain* FindChain(BlockKey key) const {
     size_t bucket = Home(key);
-    while (true) {
+    for (size_t distance = 0;; ++distance) {
       const unsigned match = MatchMask(buckets_[bucket], key);
       if (match != 0) return &buckets_[bucket].chains[static_cast<size_t>(std::countr_zero(match))];
-      if (overflow_[bucket] == 0) return nullptr;
+      if (overflow_[bucket] == 0 || distance == max_distance_) return nullptr;
       bucket = Next(bucket);
     }
   }
@@ -172,6 +175,12 @@ class BlockKeyIndex {
 
   std::vector<Bucket> buckets_;
   std::vector<uint8_t> overflow_;  // per bucket; see the laws above
+  // The farthest, in buckets, any key was ever stored from its home.
+  // Lookups go no further: overflow counts alone can be non-zero in every
+  // bucket at once (keys that passed full buckets outlive the keys that
+  // filled them; a saturated count never drops), and an absent key would
+  // then be looked for forever.
+  size_t max_distance_ = 0;
   size_t bucket_mask_ = 0;         // buckets_.size() - 1 (a power of two)
   int home_shift_ = 0;             // 64 - log2(buckets_.size())
   int64_t size_ = 0;

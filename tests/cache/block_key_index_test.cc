@@ -78,14 +78,21 @@ TEST(BlockKeyIndex, StaysExactUnderNearFullChurn) {
   EXPECT_EQ(index.size(), static_cast<int64_t>(reference.size()));
 }
 
-// Keys whose home is bucket 0 of any index: the multiply that picks a
-// bucket is inverted, so the product's top 20 bits are zero.
-std::vector<BlockKey> KeysHomedAtBucketZero(int count) {
+// The key whose bucket-picking product is `product`: the index multiplies
+// keys by a fixed odd constant and takes the top bits, so inverting the
+// multiply crafts keys with any home.
+BlockKey KeyWithProduct(uint64_t product) {
   constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
   uint64_t inverse = kGolden;  // Newton's iteration for the inverse mod 2^64
   for (int i = 0; i < 5; ++i) inverse *= 2 - kGolden * inverse;
+  return product * inverse;
+}
+
+// Keys whose home is bucket 0 of any index (the product's top 20 bits are
+// zero).
+std::vector<BlockKey> KeysHomedAtBucketZero(int count) {
   std::vector<BlockKey> keys;
-  for (int i = 1; i <= count; ++i) keys.push_back(static_cast<uint64_t>(i) * inverse);
+  for (int i = 1; i <= count; ++i) keys.push_back(KeyWithProduct(static_cast<uint64_t>(i)));
   return keys;
 }
 
@@ -135,6 +142,41 @@ TEST(BlockKeyIndex, KeysSharingAHomeOverflowAndStayExact) {
   }
   check_all("after erasing the colliding keys");
   EXPECT_THROW(index.Erase(colliding[0]), InternalError);
+}
+
+// Overflow counts can be non-zero in every bucket at once, within the
+// index's load limit: five keys each pass 14 full buckets of 64, and the
+// keys that filled them are erased. A lookup of an absent key must still
+// end (it may go no further than any key was ever stored from its home).
+TEST(BlockKeyIndex, AbsentKeyLookupEndsWhenEveryBucketHasOverflowed) {
+  constexpr int kBuckets = 64;  // an index for 64 keys has 64 buckets of 4 slots
+  constexpr int kSpan = 14;     // buckets each passing key goes past
+  BlockKeyIndex index(kBuckets);
+  uint64_t serial = 1;
+  auto key_homed_at = [&](int bucket) {
+    return KeyWithProduct((static_cast<uint64_t>(bucket % kBuckets) << 58) | serial++);
+  };
+  std::vector<int> passers_in(kBuckets, 0);  // passing keys stored in each bucket
+  std::vector<BlockKey> passers;
+  for (int home = 0; home < kBuckets; home += kSpan) {
+    std::vector<BlockKey> fillers;
+    for (int bucket = home; bucket < home + kSpan; ++bucket) {
+      for (int slot = passers_in[bucket % kBuckets]; slot < 4; ++slot) {
+        fillers.push_back(key_homed_at(bucket));
+        index.FindOrInsert(fillers.back()).head = 1;
+      }
+    }
+    passers.push_back(key_homed_at(home));
+    index.FindOrInsert(passers.back()).head = 2;
+    ++passers_in[(home + kSpan) % kBuckets];
+    for (const BlockKey filler : fillers) index.Erase(filler);
+  }
+  ASSERT_EQ(index.size(), static_cast<int64_t>(passers.size()));
+  for (const BlockKey passer : passers) ASSERT_NE(index.Find(passer), nullptr);
+  for (int bucket = 0; bucket < kBuckets; ++bucket) {
+    EXPECT_EQ(index.Find(key_homed_at(bucket)), nullptr) << "bucket " << bucket;
+  }
+  EXPECT_THROW(index.Erase(key_homed_at(3)), InternalError);
 }
 
 TEST(BlockKeyIndex, RefusesMoreKeysThanItsCapacity) {
