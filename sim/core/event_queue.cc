@@ -44,12 +44,10 @@ bool EventQueue::AdvanceToNextInstant(Node& only) {
         return true;
       }
       more &= ~bit;
+      std::vector<Node>& rest = level_zero_more_[static_cast<size_t>(digit)];
       current_.push_back(first);
-      std::erase_if(level_zero_more_, [&](const Node& node) {
-        if (node.time_ns != last_time_ns_) return false;
-        current_.push_back(node);
-        return true;
-      });
+      current_.insert(current_.end(), rest.begin(), rest.end());
+      rest.clear();
       return false;
     }
     std::vector<Node>& from = buckets_[static_cast<size_t>(level * kDigits + digit)];

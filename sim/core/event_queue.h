@@ -24,9 +24,10 @@
 //
 // Level 0 (one nanosecond per digit) is one contiguous array of 256 events,
 // one per digit, with the rare further events at the same nanosecond in a
-// side list: a bucket there holds 0 or 1 events in the common case, and 256
-// separate vectors scattered them over memory, so pops waited on cache
-// misses (BM_EventQueuePushPop at 10^5 pending).
+// side list per digit. A level-0 digit holds 0 or 1 events in the common
+// case, and when each was a vector of its own, the 256 vectors scattered
+// those events over memory and pops waited on cache misses
+// (BM_EventQueuePushPop at 10^5 pending).
 
 #include <array>
 #include <bit>
@@ -111,8 +112,8 @@ class EventQueue {
     nonempty_words_[static_cast<size_t>(level)] |= uint64_t{1} << (digit / 64);
   }
   // Precondition: time_ns > last_time_ns_, and they agree above the lowest
-  // digit. The digit's slot takes the event, or the side list if the slot
-  // holds one already (then both are at the same nanosecond).
+  // digit. The digit's slot takes the event, or the digit's side list if
+  // the slot holds one already (then both are at the same nanosecond).
   void PushLevelZero(const Node& node) {
     const int digit = static_cast<int>(node.time_ns) & (kDigits - 1);
     uint64_t& word = nonempty_digits_[0][static_cast<size_t>(digit / 64)];
@@ -121,7 +122,7 @@ class EventQueue {
       level_zero_[static_cast<size_t>(digit)] = node;
       MarkNonEmpty(0, digit);
     } else {
-      level_zero_more_.push_back(node);
+      level_zero_more_[static_cast<size_t>(digit)].push_back(node);
       level_zero_has_more_[static_cast<size_t>(digit / 64)] |= bit;
     }
   }
@@ -169,10 +170,11 @@ class EventQueue {
   // Bucket (L, d) at index L * kDigits + d, for L >= 1.
   std::array<std::vector<Node>, kLevels * kDigits> buckets_;
   // Level 0: the event of digit d, valid where bit d of nonempty_digits_[0]
-  // is set; further events of digit d (same nanosecond) in level_zero_more_,
-  // flagged by bit d of level_zero_has_more_.
+  // is set; further events of digit d (same nanosecond) in
+  // level_zero_more_[d], flagged by bit d of level_zero_has_more_. Those
+  // lists are rarely used, so their scattered memory costs nothing.
   std::array<Node, kDigits> level_zero_{};
-  std::vector<Node> level_zero_more_;
+  std::array<std::vector<Node>, kDigits> level_zero_more_;
   std::array<uint64_t, kWordsPerLevel> level_zero_has_more_{};
 };
 
