@@ -1,7 +1,9 @@
 #include "model_spec.h"
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 namespace efimsim::kernels {
 namespace {
@@ -31,6 +33,20 @@ ModelSpec model_spec_from_json(const json::Value& doc) {
   if (doc.at("dtype").as_string() != "bfloat16") throw json::Error("model spec: only \"dtype\": \"bfloat16\" is calibrated");
   if (m.q_heads % m.kv_heads != 0) throw json::Error("model spec: q_heads must be a multiple of kv_heads");
   if (m.name.empty()) throw json::Error("model spec: empty \"name\"");
+  // The GEMM widths gemm_shapes derives are ints (kernel arguments): each
+  // must fit, computed here in 64 bits.
+  const std::int64_t hq = std::int64_t{m.q_heads} * m.head_dim;
+  const std::int64_t hkv = std::int64_t{m.kv_heads} * m.head_dim;
+  const std::int64_t gate_up = (m.gated_mlp ? 2 : 1) * std::int64_t{m.ffn_size};
+  constexpr std::int64_t kMaxWidth = (std::int64_t{1} << 31) - 1;
+  if (hq + 2 * hkv > kMaxWidth) {
+    throw json::Error("model spec: (q_heads + 2 * kv_heads) * head_dim = " + std::to_string(hq + 2 * hkv) +
+                      " is beyond the kernels' int range");
+  }
+  if (gate_up > kMaxWidth) {
+    throw json::Error("model spec: \"ffn_size\" " + std::to_string(m.ffn_size) +
+                      (m.gated_mlp ? " (x2, gated)" : "") + " is beyond the kernels' int range");
+  }
   return m;
 }
 

@@ -117,6 +117,26 @@ TEST(model_spec_reader_reads_llama_and_derives_profile_gemm_shapes) {
   CHECK_THROWS(read_model_spec("/nonexistent/spec.json"));
 }
 
+TEST(model_spec_reader_rejects_gemm_widths_beyond_int) {
+  // Each field fits an int, their products do not (fuzz finding 8).
+  auto doc = json::parse(kLlamaSpec);
+  doc.set("q_heads", json::Value(65536));
+  doc.set("kv_heads", json::Value(1));
+  doc.set("head_dim", json::Value(65536));
+  CHECK_THROWS(model_spec_from_json(doc));
+  doc = json::parse(kLlamaSpec);
+  doc.set("ffn_size", json::Value(1 << 30));  // x2 for the gated MLP
+  CHECK_THROWS(model_spec_from_json(doc));
+  doc.set("mlp", json::Value("plain"));  // one ffn_size wide: fits
+  CHECK(gemm_shapes(model_spec_from_json(doc))[2].n == (1 << 30));
+  // The widest that fits: (32 + 2 * 8) * head_dim <= 2^31 - 1.
+  doc = json::parse(kLlamaSpec);
+  doc.set("head_dim", json::Value(44739242));
+  CHECK(gemm_shapes(model_spec_from_json(doc))[0].n == 48 * 44739242);
+  doc.set("head_dim", json::Value(44739243));
+  CHECK_THROWS(model_spec_from_json(doc));
+}
+
 TEST(sweep_grids_cover_1_to_16384_and_respect_the_context_window) {
   const auto m = model_spec_from_json(json::parse(kLlamaSpec));
   const auto grid = token_grid(false);
