@@ -194,7 +194,44 @@ def tokenizer(out):
     write(out, "tokenizer", "text_spaces_3", b"\x03" + b" " * 200 + b"\t\t\n\n" + b"1" * 40)
 
 
-EXTRA = [edited_document, specs, tokenizer]
+def sweep_inputs(out):
+    """Byte 0 % 4: 0 merge (byte 0 // 4 % 4 + 1 shard files, split at NUL),
+    1 --grid, 2 --shard, 3 --slo (fuzz_sweep_inputs.cc)."""
+    header = ("run_index,run_id,grid_size,policy,users,rounds,seed,documents,"
+              "requests_completed,ttft_p99_ms,throughput_rps\n")
+    rows = ["%d,run-%04d,4,%s,%d,1,1,synthetic,%d,%.3f,%.6f\n"
+            % (i, i, ("fim", "efim")[i % 2], 1 + i // 2, 1 + i // 2, 12.5 * (i + 1), 3.25 / (i + 1))
+            for i in range(4)]
+    whole = header + "".join(rows)
+    write(out, "sweep_inputs", "merge_whole", b"\x00" + whole.encode())
+    shard0 = header + rows[0] + rows[2]
+    shard1 = header + rows[1] + rows[3]
+    write(out, "sweep_inputs", "merge_two_shards", b"\x04" + (shard0 + "\0" + shard1).encode())
+    write(out, "sweep_inputs", "merge_overlap", b"\x08" + (shard0 + "\0" + shard1 + "\0" + shard0).encode())
+    write(out, "sweep_inputs", "merge_missing_run", b"\x04" + (shard0 + "\0" + header).encode())
+    write(out, "sweep_inputs", "merge_crlf", b"\x00" + whole.replace("\n", "\r\n").encode())
+    for name, axis in [("grid_users", "users=1,2,4,8"), ("grid_policy", "policy=baseline,fim,spm,efim"),
+                       ("grid_tokens", "max_num_batched_tokens=512,2048,8192"),
+                       ("grid_double", "think-time-ms=0,0.5,1e3"), ("grid_bool", "cancel_stale=true,false")]:
+        write(out, "sweep_inputs", name, "\x01" + axis)
+    for name, shard in [("shard", "0/4"), ("shard_last", "3/4"), ("shard_one", "0/1")]:
+        write(out, "sweep_inputs", name, "\x02" + shard)
+    for name, slo in [("slo_ttft", "ttft_p99_ms=500"), ("slo_dashes", "tpot-p99-ms=50"),
+                      ("slo_exponent", "e2e_mean_ms=2.5e3")]:
+        write(out, "sweep_inputs", name, "\x03" + slo)
+
+
+def calibrate_json(out):
+    """The model specs, as efimsim-calibrate --model-spec reads them, and a
+    few documents exercising the parser (escapes, nesting, numbers)."""
+    for path in sorted(os.listdir(os.path.join(REPO, "models", "specs"))):
+        write(out, "calibrate_json", "model_" + path[:-5], minified("models/specs/" + path))
+    write(out, "calibrate_json", "escapes_numbers",
+          '{"a":[1,2.5,-3e2,true,false,null],"b":{"c":"x\\n\\u00e9\\ud83d\\ude00\\"\\/"},'
+          '"d":-0,"e":1e-300,"f":[[[]]],"g":{}}')
+
+
+EXTRA = [edited_document, specs, tokenizer, sweep_inputs, calibrate_json]
 
 if __name__ == "__main__":
     main()

@@ -2,7 +2,12 @@
 # tests/fuzz/CMakeLists.txt (libFuzzer binaries, clang) and by
 # tests/fuzz/replay/CMakeLists.txt (corpus replay under ctest, any compiler).
 set(EFIMSIM_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(EFIMSIM_FUZZ_TARGETS efim_trace importers edited_document specs tokenizer)
+set(EFIMSIM_FUZZ_TARGETS efim_trace importers edited_document specs tokenizer sweep_inputs)
+# The calibration harness's reader exists only where kernels/ is built
+# (EFIMSIM_BUILD_KERNELS; its CPU part needs no CUDA).
+if(TARGET efimsim_kernels_calib_io)
+  list(APPEND EFIMSIM_FUZZ_TARGETS calibrate_json)
+endif()
 set(EFIMSIM_FUZZ_efim_trace_SOURCES fuzz_efim_trace.cc trace_round_trip.cc)
 set(EFIMSIM_FUZZ_efim_trace_LIBS efimsim_traces)
 set(EFIMSIM_FUZZ_importers_SOURCES fuzz_importers.cc trace_round_trip.cc)
@@ -13,12 +18,16 @@ set(EFIMSIM_FUZZ_specs_SOURCES fuzz_specs.cc)
 set(EFIMSIM_FUZZ_specs_LIBS efimsim_models)
 set(EFIMSIM_FUZZ_tokenizer_SOURCES fuzz_tokenizer.cc)
 set(EFIMSIM_FUZZ_tokenizer_LIBS efimsim_tokenizer efimsim_base)
+set(EFIMSIM_FUZZ_sweep_inputs_SOURCES fuzz_sweep_inputs.cc)
+set(EFIMSIM_FUZZ_sweep_inputs_LIBS efimsim_app)
+set(EFIMSIM_FUZZ_calibrate_json_SOURCES fuzz_calibrate_json.cc)
+set(EFIMSIM_FUZZ_calibrate_json_LIBS efimsim_kernels_calib_io)
 
 # Bugs found by the fuzzers and not yet fixed in product code (README.md,
 # "Findings"): the targets tolerate their effect so campaigns can go on.
 # Delete a line once its fix has landed: the corpus then replays the
 # reproducer as a regression test.
-set(EFIMSIM_FUZZ_OPEN_BUGS)  # all seven findings are fixed; list new ones here while open
+set(EFIMSIM_FUZZ_OPEN_BUGS)  # all eight findings are fixed; list new ones here while open
 
 # Sources of target `name`, with the shared helper, as absolute paths.
 function(efimsim_fuzz_sources name out)
