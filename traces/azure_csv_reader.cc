@@ -20,8 +20,9 @@ int64_t ParseCount(const std::string& text, const std::string& file, int64_t lin
 
 }  // namespace
 
-AzureCsvReader::AzureCsvReader(const std::string& path, int64_t max_line_bytes)
-    : csv_(path, max_line_bytes) {
+AzureCsvReader::AzureCsvReader(const std::string& path, int64_t max_line_bytes,
+                               LongLinePolicy long_lines)
+    : csv_(path, max_line_bytes), long_lines_(long_lines) {
   if (!csv_.Next(fields_)) throw InputError(path, 1, "", "empty file: expected a CSV header");
   const auto column = [&](const char* name) {
     const int64_t index = CsvColumnIndex(fields_, name);
@@ -36,7 +37,13 @@ AzureCsvReader::AzureCsvReader(const std::string& path, int64_t max_line_bytes)
 }
 
 std::optional<TraceRecord> AzureCsvReader::Next() {
-  if (!csv_.Next(fields_)) return std::nullopt;
+  while (true) {
+    const LineRead read = csv_.Read(fields_);
+    if (read == LineRead::kEndOfFile) return std::nullopt;
+    if (read == LineRead::kLine) break;
+    if (long_lines_ == LongLinePolicy::kFail) throw csv_.TooLongError();
+    NoteSkippedLine(csv_.record_line(), "a request");
+  }
   const std::string& file = csv_.path();
   const int64_t line = csv_.record_line();
   const int64_t needed = std::max({timestamp_column_, context_column_, generated_column_}) + 1;

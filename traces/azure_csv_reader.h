@@ -19,7 +19,10 @@ namespace efimsim {
 class AzureCsvReader : public TraceReader {
  public:
   // Reads the header row; throws InputError naming a missing column.
-  explicit AzureCsvReader(const std::string& path, int64_t max_line_bytes = kDefaultMaxLineBytes);
+  // A row over max_line_bytes with LongLinePolicy::kSkip is one request
+  // skipped (counted in skipped_lines).
+  explicit AzureCsvReader(const std::string& path, int64_t max_line_bytes = kDefaultMaxLineBytes,
+                          LongLinePolicy long_lines = LongLinePolicy::kFail);
 
   const TraceHeader& header() const override { return header_; }
   // Throws InputError(file, line, column, ...) for a bad timestamp or count,
@@ -29,6 +32,7 @@ class AzureCsvReader : public TraceReader {
 
  private:
   CsvRecordReader csv_;
+  LongLinePolicy long_lines_;
   TraceHeader header_;
   int64_t timestamp_column_ = -1;
   int64_t context_column_ = -1;

@@ -1,5 +1,7 @@
 #include "traces/csv_record_reader.h"
 
+#include <algorithm>
+
 #include "sim/base/errors.h"
 
 namespace efimsim {
@@ -8,11 +10,56 @@ CsvRecordReader::CsvRecordReader(std::string path, int64_t max_record_bytes)
     : lines_(std::move(path), max_record_bytes), max_record_bytes_(max_record_bytes) {}
 
 bool CsvRecordReader::Next(std::vector<std::string>& fields) {
+  switch (Read(fields)) {
+    case LineRead::kLine: return true;
+    case LineRead::kEndOfFile: return false;
+    case LineRead::kTooLong: break;
+  }
+  throw TooLongError();
+}
+
+InputError CsvRecordReader::TooLongError() const {
+  return InputError(path(), record_line_, "",
+                    "record longer than the maximum of " + std::to_string(max_record_bytes_) +
+                        " bytes (raise the max line length if the file is right)");
+}
+
+namespace {
+
+// Whether a quoted field is open after a line holding `quotes` '"' bytes,
+// given whether one was open before it: every '"' toggles that (an escaped
+// "" toggles it twice).
+bool QuotesOpenAfter(bool open_before, int64_t quotes) { return open_before != (quotes % 2 != 0); }
+
+}  // namespace
+
+void CsvRecordReader::SkipRestOfRecord(bool in_quotes) {
+  while (in_quotes) {
+    switch (lines_.Read(line_)) {
+      case LineRead::kEndOfFile:
+        throw InputError(path(), record_line_, "", "unterminated quoted field");
+      case LineRead::kTooLong:
+        in_quotes = QuotesOpenAfter(true, lines_.skipped_line_quotes());
+        break;
+      case LineRead::kLine:
+        in_quotes = QuotesOpenAfter(true, std::count(line_.begin(), line_.end(), '"'));
+        break;
+    }
+  }
+}
+
+LineRead CsvRecordReader::Read(std::vector<std::string>& fields) {
   fields.clear();
+  LineRead first;
   do {
-    if (!lines_.Next(line_)) return false;
-  } while (line_.empty() || line_ == "\r");
+    first = lines_.Read(line_);
+    if (first == LineRead::kEndOfFile) return first;
+  } while (first == LineRead::kLine && (line_.empty() || line_ == "\r"));
   record_line_ = lines_.line_number();
+  if (first == LineRead::kTooLong) {
+    SkipRestOfRecord(QuotesOpenAfter(false, lines_.skipped_line_quotes()));
+    return LineRead::kTooLong;
+  }
 
   std::string field;
   int64_t record_bytes = static_cast<int64_t>(line_.size());
@@ -25,21 +72,27 @@ bool CsvRecordReader::Next(std::vector<std::string>& fields) {
       if (in_quotes) {
         // The quoted field goes on on the next line.
         field.push_back('\n');
-        if (!lines_.Next(line_)) {
+        const LineRead next = lines_.Read(line_);
+        if (next == LineRead::kEndOfFile) {
           throw InputError(path(), record_line_, "", "unterminated quoted field");
+        }
+        if (next == LineRead::kTooLong) {
+          fields.clear();
+          SkipRestOfRecord(QuotesOpenAfter(true, lines_.skipped_line_quotes()));
+          return LineRead::kTooLong;
         }
         record_bytes += static_cast<int64_t>(line_.size()) + 1;
         if (record_bytes > max_record_bytes_) {
-          throw InputError(path(), record_line_, "",
-                           "record longer than the maximum of " + std::to_string(max_record_bytes_) +
-                               " bytes");
+          fields.clear();
+          SkipRestOfRecord(QuotesOpenAfter(true, std::count(line_.begin(), line_.end(), '"')));
+          return LineRead::kTooLong;
         }
         i = 0;
         continue;
       }
       if (!field_was_quoted && !field.empty() && field.back() == '\r') field.pop_back();
       fields.push_back(std::move(field));
-      return true;
+      return LineRead::kLine;
     }
     const char c = line_[i++];
     if (in_quotes) {

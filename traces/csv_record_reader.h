@@ -24,11 +24,25 @@ class CsvRecordReader {
   // record longer than the maximum.
   bool Next(std::vector<std::string>& fields);
 
+  // As Next, but a record longer than the maximum (one line of it, or all
+  // its lines together) is skipped: its lines are streamed past, following
+  // the quotes to the record's end, and kTooLong is returned with `fields`
+  // empty and record_line() its first line. A record that opens a quoted
+  // field and never closes it still throws, as in Next.
+  LineRead Read(std::vector<std::string>& fields);
+  // The InputError Next throws for the record of the last kTooLong.
+  InputError TooLongError() const;
+
   // 1-based line on which the record last returned by Next starts.
   int64_t record_line() const { return record_line_; }
   const std::string& path() const { return lines_.path(); }
 
  private:
+  // Skips the rest of a too-long record whose last line read ended inside
+  // a quoted field iff `in_quotes`: reads lines until one ends outside
+  // quotes. Throws for a quoted field left open at end of file.
+  void SkipRestOfRecord(bool in_quotes);
+
   LineReader lines_;
   int64_t max_record_bytes_;
   int64_t record_line_ = 0;

@@ -1,9 +1,11 @@
 #include "traces/efim_trace_reader.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "traces/skipped_line_head.h"
 #include "traces/trace_io.h"
 
 namespace efimsim {
@@ -39,27 +41,74 @@ std::string LoadTextFile(const std::string& trace_path, const SessionStart& sess
 
 }  // namespace
 
-EfimTraceReader::EfimTraceReader(const std::string& path, int64_t max_line_bytes)
-    : lines_(path, max_line_bytes) {
+EfimTraceReader::EfimTraceReader(const std::string& path, int64_t max_line_bytes,
+                                 LongLinePolicy long_lines)
+    : lines_(path, max_line_bytes), long_lines_(long_lines) {
   if (!lines_.Next(line_)) throw InputError(path, 1, "", "empty file: expected a header line");
   header_ = ParseTraceHeaderLine(line_, path, 1);
 }
 
-std::optional<TraceRecord> EfimTraceReader::Next() {
-  do {
-    if (!lines_.Next(line_)) return std::nullopt;
-  } while (IsBlank(line_));
+std::optional<TraceRecord> EfimTraceReader::SkipLine() {
   const int64_t line = lines_.line_number();
-  TraceRecord record = ParseTraceRecordLine(line_, lines_.path(), line);
-  if (auto* session = std::get_if<SessionStart>(&record); session && !session->text_file.empty()) {
-    session->text = LoadTextFile(lines_.path(), *session, lines_.max_line_bytes(), line);
+  const SkippedLineHead head = ReadSkippedLineHead(line_);
+  const bool is_request = head.type == "request";
+  if (!is_request && (!(head.type == "session" || head.type == "edit") || !head.session_id)) {
+    throw InputError(lines_.path(), line, "",
+                     "line longer than the maximum of " + std::to_string(lines_.max_line_bytes()) +
+                         " bytes, and its first " + std::to_string(kSkippedLineHeadBytes) +
+                         " bytes do not say which request or session it belongs to (raise the "
+                         "max line length if the file is right)");
   }
-  if (const std::optional<FieldProblem> problem = ValidateRecord(record)) {
-    throw InputError(lines_.path(), line, problem->field, problem->problem);
+  if (is_request) {
+    NoteSkippedLine(line, "a request");
+    return std::nullopt;
   }
-  order_.Check(RecordTimeNs(record), lines_.path(), line,
-               std::holds_alternative<TraceRequest>(record) ? "arrival_ns" : "time_ns");
-  return record;
+  const std::string& session_id = *head.session_id;
+  const bool already_cut = !cut_sessions_.insert(session_id).second;
+  if (head.type == "session" || already_cut) {
+    NoteSkippedLine(line, "session '" + session_id + "' (its later events dropped)");
+    return std::nullopt;
+  }
+  NoteSkippedLine(line, "an edit of session '" + session_id + "' (the session ends there)");
+  EditEvent end;
+  end.session_id = session_id;
+  end.kind = EditKind::kEnd;
+  end.time_ns = std::max(head.time_ns.value_or(0), order_.last_time_ns());
+  order_.Check(end.time_ns, lines_.path(), line, "time_ns");
+  return end;
+}
+
+std::optional<TraceRecord> EfimTraceReader::Next() {
+  while (true) {
+    const LineRead read = lines_.Read(line_);
+    if (read == LineRead::kEndOfFile) return std::nullopt;
+    if (read == LineRead::kTooLong) {
+      if (long_lines_ == LongLinePolicy::kFail) throw lines_.TooLongError();
+      if (std::optional<TraceRecord> in_place = SkipLine()) return in_place;
+      continue;
+    }
+    if (IsBlank(line_)) continue;
+    const int64_t line = lines_.line_number();
+    TraceRecord record = ParseTraceRecordLine(line_, lines_.path(), line);
+    if (!cut_sessions_.empty() && !std::holds_alternative<TraceRequest>(record)) {
+      const std::string& session_id = std::holds_alternative<SessionStart>(record)
+                                          ? std::get<SessionStart>(record).session_id
+                                          : std::get<EditEvent>(record).session_id;
+      if (cut_sessions_.count(session_id)) {
+        ++skipped_.dependent_records;
+        continue;
+      }
+    }
+    if (auto* session = std::get_if<SessionStart>(&record); session && !session->text_file.empty()) {
+      session->text = LoadTextFile(lines_.path(), *session, lines_.max_line_bytes(), line);
+    }
+    if (const std::optional<FieldProblem> problem = ValidateRecord(record)) {
+      throw InputError(lines_.path(), line, problem->field, problem->problem);
+    }
+    order_.Check(RecordTimeNs(record), lines_.path(), line,
+                 std::holds_alternative<TraceRequest>(record) ? "arrival_ns" : "time_ns");
+    return record;
+  }
 }
 
 }  // namespace efimsim

@@ -9,8 +9,8 @@
 namespace efimsim {
 
 HumanEvalReader::HumanEvalReader(const std::string& path, HumanEvalImportOptions options,
-                                 int64_t max_line_bytes)
-    : lines_(path, max_line_bytes), options_(options) {
+                                 int64_t max_line_bytes, LongLinePolicy long_lines)
+    : lines_(path, max_line_bytes), long_lines_(long_lines), options_(options) {
   if (!(options_.chars_per_second > 0) || !std::isfinite(options_.chars_per_second)) {
     throw UsageError("HumanEval typing speed must be > 0 characters per second");
   }
@@ -26,12 +26,19 @@ HumanEvalReader::HumanEvalReader(const std::string& path, HumanEvalImportOptions
 
 bool HumanEvalReader::LoadTask(Lane& lane, int64_t lane_index) {
   if (file_done_) return false;
-  do {
-    if (!lines_.Next(line_)) {
+  while (true) {
+    const LineRead read = lines_.Read(line_);
+    if (read == LineRead::kEndOfFile) {
       file_done_ = true;
       return false;
     }
-  } while (line_.find_first_not_of(" \t\r") == std::string::npos);
+    if (read == LineRead::kTooLong) {
+      if (long_lines_ == LongLinePolicy::kFail) throw lines_.TooLongError();
+      NoteSkippedLine(lines_.line_number(), "a task");
+      continue;
+    }
+    if (line_.find_first_not_of(" \t\r") != std::string::npos) break;
+  }
   const int64_t line = lines_.line_number();
   const HumanEvalTask task = ParseHumanEvalLine(line_, lines_.path(), line);
   for (const auto& [field, text] : {std::pair{"prompt", &task.prompt}, std::pair{"suffix", &task.suffix},

@@ -45,8 +45,11 @@ struct HumanEvalImportOptions {
 class HumanEvalReader : public TraceReader {
  public:
   // Throws UsageError for bad options, InputError when the file cannot be opened.
+  // A line over max_line_bytes with LongLinePolicy::kSkip is one task
+  // skipped (counted in skipped_lines): its session never starts.
   HumanEvalReader(const std::string& path, HumanEvalImportOptions options = {},
-                  int64_t max_line_bytes = kDefaultMaxLineBytes);
+                  int64_t max_line_bytes = kDefaultMaxLineBytes,
+                  LongLinePolicy long_lines = LongLinePolicy::kFail);
 
   const TraceHeader& header() const override { return header_; }
   std::optional<TraceRecord> Next() override;
@@ -61,6 +64,7 @@ class HumanEvalReader : public TraceReader {
   bool LoadTask(Lane& lane, int64_t lane_index);
 
   LineReader lines_;
+  LongLinePolicy long_lines_;
   TraceHeader header_;
   HumanEvalImportOptions options_;
   int64_t interval_ns_ = 0;

@@ -2,10 +2,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-
-#include "sim/base/errors.h"
 
 namespace efimsim {
 namespace {
@@ -63,31 +62,62 @@ bool LineReader::FillBuffer() {
 }
 
 bool LineReader::Next(std::string& line) {
-  const auto too_long = [&] {
-    return InputError(path_, line_number_ + 1, "",
-                      "line longer than the maximum of " + std::to_string(max_line_bytes_) +
-                          " bytes (raise the max line length if the file is right)");
-  };
+  switch (Read(line)) {
+    case LineRead::kLine: return true;
+    case LineRead::kEndOfFile: return false;
+    case LineRead::kTooLong: break;
+  }
+  throw TooLongError();
+}
+
+InputError LineReader::TooLongError() const {
+  return InputError(path_, line_number_, "",
+                    "line longer than the maximum of " + std::to_string(max_line_bytes_) +
+                        " bytes (raise the max line length if the file is right)");
+}
+
+LineRead LineReader::Read(std::string& line) {
   size_t scan_from = buffer_pos_;
   while (true) {
     const size_t newline = buffer_.find('\n', scan_from);
+    const size_t end = newline != std::string::npos ? newline : buffer_.size();
+    if (static_cast<int64_t>(end - buffer_pos_) > max_line_bytes_) {
+      ++line_number_;
+      line.assign(buffer_, buffer_pos_, std::min<size_t>(end - buffer_pos_, kSkippedLineHeadBytes));
+      SkipRestOfLine();
+      return LineRead::kTooLong;
+    }
     if (newline != std::string::npos) {
-      if (static_cast<int64_t>(newline - buffer_pos_) > max_line_bytes_) throw too_long();
       line.assign(buffer_, buffer_pos_, newline - buffer_pos_);
       buffer_pos_ = newline + 1;
       ++line_number_;
-      return true;
+      return LineRead::kLine;
     }
-    if (static_cast<int64_t>(buffer_.size() - buffer_pos_) > max_line_bytes_) throw too_long();
     const size_t pending = buffer_.size() - buffer_pos_;
     if (!FillBuffer()) {
-      if (pending == 0) return false;
+      if (pending == 0) return LineRead::kEndOfFile;
       line.assign(buffer_, buffer_pos_, pending);
       buffer_pos_ = buffer_.size();
       ++line_number_;
-      return true;
+      return LineRead::kLine;
     }
     scan_from = pending;  // FillBuffer moved the pending bytes to the front
+  }
+}
+
+void LineReader::SkipRestOfLine() {
+  skipped_line_quotes_ = 0;
+  while (true) {
+    const size_t newline = buffer_.find('\n', buffer_pos_);
+    const size_t end = newline != std::string::npos ? newline : buffer_.size();
+    skipped_line_quotes_ += std::count(buffer_.begin() + static_cast<std::ptrdiff_t>(buffer_pos_),
+                                       buffer_.begin() + static_cast<std::ptrdiff_t>(end), '"');
+    if (newline != std::string::npos) {
+      buffer_pos_ = newline + 1;
+      return;
+    }
+    buffer_pos_ = buffer_.size();  // nothing of the line is kept
+    if (!FillBuffer()) return;     // a last line without "\n"
   }
 }
 

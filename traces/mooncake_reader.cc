@@ -5,8 +5,8 @@
 namespace efimsim {
 
 MooncakeReader::MooncakeReader(const std::string& path, int64_t max_line_bytes,
-                               int64_t block_key_tokens)
-    : lines_(path, max_line_bytes), block_key_tokens_(block_key_tokens) {
+                               int64_t block_key_tokens, LongLinePolicy long_lines)
+    : lines_(path, max_line_bytes), long_lines_(long_lines), block_key_tokens_(block_key_tokens) {
   if (block_key_tokens_ < 1 || kMooncakeHashBlockTokens % block_key_tokens_ != 0) {
     throw UsageError("Mooncake block key tokens must divide 512, got " +
                      std::to_string(block_key_tokens_));
@@ -17,9 +17,16 @@ MooncakeReader::MooncakeReader(const std::string& path, int64_t max_line_bytes,
 }
 
 std::optional<TraceRecord> MooncakeReader::Next() {
-  do {
-    if (!lines_.Next(line_)) return std::nullopt;
-  } while (line_.find_first_not_of(" \t\r") == std::string::npos);
+  while (true) {
+    const LineRead read = lines_.Read(line_);
+    if (read == LineRead::kEndOfFile) return std::nullopt;
+    if (read == LineRead::kTooLong) {
+      if (long_lines_ == LongLinePolicy::kFail) throw lines_.TooLongError();
+      NoteSkippedLine(lines_.line_number(), "a request");
+      continue;
+    }
+    if (line_.find_first_not_of(" \t\r") != std::string::npos) break;
+  }
   const std::string& file = lines_.path();
   const int64_t line = lines_.line_number();
   const MooncakeRow row = ParseMooncakeLine(line_, file, line);

@@ -30,8 +30,11 @@ MooncakeRow ParseMooncakeLine(std::string_view line, const std::string& file, in
 class MooncakeReader : public TraceReader {
  public:
   // block_key_tokens: tokens per expanded key (divides 512; default 16).
+  // A line over max_line_bytes with LongLinePolicy::kSkip is one request
+  // skipped (counted in skipped_lines).
   explicit MooncakeReader(const std::string& path, int64_t max_line_bytes = kDefaultMaxLineBytes,
-                          int64_t block_key_tokens = 16);
+                          int64_t block_key_tokens = 16,
+                          LongLinePolicy long_lines = LongLinePolicy::kFail);
 
   const TraceHeader& header() const override { return header_; }
   // Throws InputError for a bad line, too few hash_ids for input_length
@@ -41,6 +44,7 @@ class MooncakeReader : public TraceReader {
 
  private:
   LineReader lines_;
+  LongLinePolicy long_lines_;
   TraceHeader header_;
   int64_t block_key_tokens_;
   TimeOrderCheck order_;

@@ -25,8 +25,12 @@ namespace efimsim {
 class TaskTrackerCsvReader : public TraceReader {
  public:
   // Reads the header row; throws InputError when `date` or `fragment` is missing.
+  // A row over max_line_bytes with LongLinePolicy::kSkip is one snapshot
+  // skipped (counted in skipped_lines): the next snapshot is diffed against
+  // the one before it.
   explicit TaskTrackerCsvReader(const std::string& path,
-                                int64_t max_line_bytes = kDefaultMaxLineBytes);
+                                int64_t max_line_bytes = kDefaultMaxLineBytes,
+                                LongLinePolicy long_lines = LongLinePolicy::kFail);
 
   const TraceHeader& header() const override { return header_; }
   // Throws InputError(file, line, column, ...) for a bad date, a fragment
@@ -41,6 +45,7 @@ class TaskTrackerCsvReader : public TraceReader {
   bool ReadRow();
 
   CsvRecordReader csv_;
+  LongLinePolicy long_lines_;
   TraceHeader header_;
   int64_t date_column_ = -1;
   int64_t fragment_column_ = -1;

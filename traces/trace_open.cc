@@ -78,16 +78,17 @@ std::unique_ptr<TraceReader> OpenTrace(const std::string& path, const TraceReadO
                                  : options.format;
   switch (format) {
     case TraceFormat::kEfimsim:
-      return std::make_unique<EfimTraceReader>(path, options.max_line_bytes);
+      return std::make_unique<EfimTraceReader>(path, options.max_line_bytes, options.long_lines);
     case TraceFormat::kAzureCsv:
-      return std::make_unique<AzureCsvReader>(path, options.max_line_bytes);
+      return std::make_unique<AzureCsvReader>(path, options.max_line_bytes, options.long_lines);
     case TraceFormat::kMooncakeJsonl:
       return std::make_unique<MooncakeReader>(path, options.max_line_bytes,
-                                              options.mooncake_block_key_tokens);
+                                              options.mooncake_block_key_tokens, options.long_lines);
     case TraceFormat::kTaskTrackerCsv:
-      return std::make_unique<TaskTrackerCsvReader>(path, options.max_line_bytes);
+      return std::make_unique<TaskTrackerCsvReader>(path, options.max_line_bytes, options.long_lines);
     case TraceFormat::kHumanEvalInfilling:
-      return std::make_unique<HumanEvalReader>(path, options.humaneval, options.max_line_bytes);
+      return std::make_unique<HumanEvalReader>(path, options.humaneval, options.max_line_bytes,
+                                               options.long_lines);
     case TraceFormat::kAuto:
       break;
   }

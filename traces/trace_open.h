@@ -30,6 +30,7 @@ std::optional<TraceFormat> ParseTraceFormat(std::string_view name);
 struct TraceReadOptions {
   TraceFormat format = TraceFormat::kAuto;
   int64_t max_line_bytes = kDefaultMaxLineBytes;  // one line / CSV record / text_file
+  LongLinePolicy long_lines = LongLinePolicy::kFail;  // for a longer line or record
   int64_t mooncake_block_key_tokens = 16;         // divides 512
   HumanEvalImportOptions humaneval;
 };

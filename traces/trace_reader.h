@@ -32,6 +32,28 @@ class TraceReader {
   // (unknown session, edit outside the document); 0 when the source is not
   // a line-based file or cannot say (HumanEval lanes, typing generator).
   virtual int64_t current_line() const { return 0; }
+
+  // Lines (or CSV records) over the maximum length that the reader skipped
+  // (LongLinePolicy::kSkip), and the records dropped with them because they
+  // depended on a skipped line (the later events of a session whose
+  // session or edit line was skipped). Zero with kFail, which throws instead.
+  struct SkippedLines {
+    int64_t lines = 0;
+    int64_t dependent_records = 0;
+    int64_t first_line = 0;   // 1-based line of the first skipped line; 0 if none
+    std::string first_what;   // what was skipped there, e.g. "a request", "session 'u1-s0'"
+  };
+  const SkippedLines& skipped_lines() const { return skipped_; }
+
+ protected:
+  // Counts the skipped line `line`, which held `what`.
+  void NoteSkippedLine(int64_t line, const std::string& what) {
+    if (skipped_.lines++ == 0) {
+      skipped_.first_line = line;
+      skipped_.first_what = what;
+    }
+  }
+  SkippedLines skipped_;
 };
 
 // Rejects a time that goes back: every reader checks its records with one.
@@ -46,6 +68,8 @@ class TimeOrderCheck {
     }
     last_time_ns_ = time_ns;
   }
+  // The time of the last record checked (0 before the first).
+  int64_t last_time_ns() const { return last_time_ns_; }
 
  private:
   int64_t last_time_ns_ = 0;

@@ -48,6 +48,10 @@ const ParamTable<ExperimentConfig>& RunParams() {
       {{"trace-format", "", "auto, efimsim, azure-csv, mooncake-jsonl, tasktracker-csv, "
         "humaneval-infilling"},
        &C::trace_format},
+      {{"max-line-bytes", "bytes", "trace: the longest line (or CSV record) read; a longer one "
+        "is skipped and counted in summary.json (trace_lines_skipped), with the records that "
+        "depended on it (trace_records_dropped)", 1},
+       &C::max_line_bytes},
       {{"duration-s", "s", "trace, typing: send nothing after this simulated time; 0 = all", 0},
        &C::duration_s},
       {{"replicas", "replicas", "identical engine replicas behind the router (a cluster)", 1, 4096},

@@ -80,6 +80,8 @@ std::string RenderRunHeader(const ExperimentResult& result) {
   out += "documents:     " + SettingText(info, "workload", "documents") + "\n";
   const std::string warning = SettingText(info, "warnings", "rejected_requests");
   if (!warning.empty()) out += "WARNING:       rejected requests: " + warning + "\n";
+  const std::string skipped = SettingText(info, "warnings", "trace_lines_skipped");
+  if (!skipped.empty()) out += "WARNING:       skipped trace lines: " + skipped + "\n";
   return out;
 }
 

@@ -55,6 +55,10 @@ struct RunSummary {
   double first_admission_hit_rate = 0;       // cached_tokens / prompt_tokens
   double peak_kv_usage = 0;                  // peak used blocks / total blocks
   int64_t efim_rebases = 0;                  // fresh EFIM prompts forced by non-append edits
+  // Trace workloads: lines over --max-line-bytes skipped, and records
+  // dropped with them (TraceReader::SkippedLines); 0 otherwise.
+  int64_t trace_lines_skipped = 0;
+  int64_t trace_records_dropped = 0;
   EngineCounters engine;
   // Host wall-clock seconds of the run (set-up through the last event), or
   // absent. The only figure of a run that is not a function of its inputs.

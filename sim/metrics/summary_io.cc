@@ -53,6 +53,8 @@ std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
   results["first_admission_hit_rate"] = s.first_admission_hit_rate;
   results["preemptions"] = s.engine.preemptions;
   results["efim_rebases"] = s.efim_rebases;
+  results["trace_lines_skipped"] = s.trace_lines_skipped;
+  results["trace_records_dropped"] = s.trace_records_dropped;
   results["kv_blocks_total"] = s.engine.kv_blocks_total;
   results["kv_blocks_peak_used"] = s.engine.kv_blocks_peak_used;
   results["peak_kv_usage"] = s.peak_kv_usage;

@@ -242,6 +242,7 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
     if (config.workload == "trace") {
       w.push_back({"trace", config.trace_path});
       w.push_back({"trace_format", config.trace_format});
+      w.push_back({"max_line_bytes", config.max_line_bytes});
     } else {
       w.push_back({"users", config.workload_paper.users});
       w.push_back({"chars_per_second", config.typing.behavior.chars_per_second});
@@ -346,6 +347,9 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     const auto format = ParseTraceFormat(config.trace_format);
     if (!format) throw UsageError("--trace-format: unknown format '" + config.trace_format + "'");
     options.format = *format;
+    if (config.max_line_bytes < 1) throw UsageError("--max-line-bytes: must be at least 1");
+    options.max_line_bytes = config.max_line_bytes;
+    options.long_lines = LongLinePolicy::kSkip;
     setup.trace = OpenTrace(config.trace_path, options);
     setup.name = "trace";
     setup.description = "trace " + config.trace_path + " (" + setup.trace->header().source + ")";
@@ -508,6 +512,20 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                    r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_peak_used) /
                                                static_cast<double>(r.kv_blocks_total)
                                          : 0.0});
+    }
+  }
+  if (setup.trace) {
+    const TraceReader::SkippedLines& skipped = setup.trace->skipped_lines();
+    result.summary.trace_lines_skipped = skipped.lines;
+    result.summary.trace_records_dropped = skipped.dependent_records;
+    if (skipped.lines > 0) {
+      result.info.Section("warnings").settings.push_back(
+          {"trace_lines_skipped",
+           config.trace_path + ":" + std::to_string(skipped.first_line) + ": " +
+               skipped.first_what + " on a line over --max-line-bytes " +
+               std::to_string(config.max_line_bytes) + " (" + std::to_string(skipped.lines) +
+               " line(s) skipped, " + std::to_string(skipped.dependent_records) +
+               " dependent record(s) dropped)"});
     }
   }
   if (observer.rejected > 0) {

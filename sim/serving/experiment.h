@@ -35,6 +35,7 @@
 #include "sim/metrics/run_info.h"
 #include "sim/metrics/summary.h"
 #include "sim/serving/engine_config.h"
+#include "traces/line_reader.h"
 #include "traces/paper_workload.h"
 #include "traces/typing_workload.h"
 
@@ -60,6 +61,9 @@ struct ExperimentConfig {
   std::string tokenizer_path;       // "": the cache scripts/fetch-tokenizer fills
   std::string trace_path;           // workload trace
   std::string trace_format = "auto";
+  // Trace lines (or CSV records) longer than this are skipped and counted
+  // (RunSummary::trace_lines_skipped), not read.
+  int64_t max_line_bytes = kDefaultMaxLineBytes;
   double duration_s = 0;            // trace, typing: send nothing after this; 0 = no limit
   CompletionClientConfig completion;
   TypingWorkloadConfig typing;      // users/seed/source_dir are overridden from above

@@ -67,6 +67,23 @@ stderr=$("$efimsim" replay --users 1 --rounds 1 --out "$out/file/sub" 2>&1 >/dev
 if [[ $? -eq 1 && $stderr == *"--out"* ]]; then passed=$((passed + 1)); else
   failed=$((failed + 1)); echo "FAIL: unwritable --out: $stderr"; fi
 
+# A trace line over --max-line-bytes is skipped and counted, not fatal;
+# convert, which must be faithful, still refuses it.
+{
+  echo '{"type":"header","schema_version":1}'
+  echo '{"type":"request","arrival_ns":0,"prompt_tokens":10,"output_tokens":2}'
+  printf '{"type":"request","arrival_ns":5,"prompt_tokens":10,"output_tokens":2,"token_ids":[%s1]}\n' "$(printf '%0300d' 0 | tr 0 ' ')"
+  echo '{"type":"request","arrival_ns":9,"prompt_tokens":10,"output_tokens":2}'
+} > "$out/long.jsonl"
+stdout=$("$efimsim" replay --workload trace --trace "$out/long.jsonl" --max-line-bytes 200 --out "$out/long" 2>/dev/null)
+if [[ $? -eq 0 && $stdout == *"skipped trace lines: $out/long.jsonl:3: a request"* ]] &&
+   grep -q '"trace_lines_skipped": 1' "$out/long/summary.json" &&
+   grep -q '"requests_completed": 2' "$out/long/summary.json"; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: long trace line: $stdout"; fi
+expect_error "--max-line-bytes" replay --workload trace --trace "$out/long.jsonl" --max-line-bytes 0
+expect_error_plain "long.jsonl:3: line longer than the maximum of 200 bytes" \
+  convert "$out/long.jsonl" "$out/long.out.jsonl" --max-line-bytes 200
+
 # --help lists options with defaults and units, and exits 0.
 help=$("$efimsim" replay --help)
 if [[ $? -eq 0 && $help == *"--max-num-batched-tokens"*"(=2048)"*"[tokens]"* && $help == *"--think-time-ms"* ]]; then

@@ -15,15 +15,10 @@
 namespace efimsim {
 namespace {
 
+using test::ReadAll;
 using test::ScratchDir;
 using test::SharedData;
 using test::WriteFile;
-
-std::vector<TraceRecord> ReadAll(TraceReader& reader) {
-  std::vector<TraceRecord> records;
-  while (auto record = reader.Next()) records.push_back(std::move(*record));
-  return records;
-}
 
 void ExpectSortedByTime(const std::vector<TraceRecord>& records) {
   for (size_t i = 1; i < records.size(); ++i) {

@@ -1,11 +1,15 @@
 #pragma once
-// Helpers for traces tests: scratch files and the shared real data.
+// Helpers for traces tests: scratch files, reading a whole trace, and the
+// shared real data.
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "traces/trace_reader.h"
 
 namespace efimsim::test {
 
@@ -26,6 +30,13 @@ inline std::string WriteFile(const std::string& dir, const std::string& name,
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << content;
   return path;
+}
+
+// Every record the reader has left, in order.
+inline std::vector<TraceRecord> ReadAll(TraceReader& reader) {
+  std::vector<TraceRecord> records;
+  while (auto record = reader.Next()) records.push_back(std::move(*record));
+  return records;
 }
 
 inline std::string ReadFile(const std::string& path) {
