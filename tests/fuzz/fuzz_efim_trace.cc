@@ -7,7 +7,9 @@
 // survive TraceWriter -> EfimTraceReader unchanged, with canonical bytes
 // (trace_round_trip.h); every session's edits are also applied to an
 // EditedDocument, where InvalidEdit is normal (the consumer's check).
-// DetectTraceFormat must classify the input or throw InputError.
+// DetectTraceFormat must classify the input or throw InputError. The input
+// is also read at a 256-byte maximum with LongLinePolicy::kSkip and checked
+// against a strict read (long_line_checks.h).
 //
 // A session may name a text_file relative to the trace: the scratch
 // directory holds "doc.txt" (fixed content) for the seeds to use.
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_common.h"
+#include "tests/fuzz/long_line_checks.h"
 #include "tests/fuzz/trace_round_trip.h"
 #include "traces/edited_document.h"
 #include "traces/efim_trace_reader.h"
@@ -106,6 +109,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ApplySessions(records);
   }
 
+  // The same input at a small maximum line length, failing on long lines
+  // and skipping them (long_line_checks.h).
+  efimsim::TraceReadOptions options;
+  options.format = efimsim::TraceFormat::kEfimsim;
+  efimsim::fuzz::CheckLongLineSkipping(path, options);
   try {
     (void)efimsim::DetectTraceFormat(path, kMaxLineBytes);
   } catch (const efimsim::InputError&) {

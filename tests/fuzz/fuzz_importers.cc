@@ -14,7 +14,10 @@
 // times never go back, TraceWriter accepts every record and the round trip
 // gives them back unchanged, and every session's edits apply to its
 // document (an importer must not produce an edit that does not fit: an
-// InvalidEdit here is a finding, unlike in a hand-written trace).
+// InvalidEdit here is a finding, unlike in a hand-written trace). With
+// valid options the input is also read at a 256-byte maximum with
+// LongLinePolicy::kSkip and checked against a strict read
+// (long_line_checks.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_common.h"
+#include "tests/fuzz/long_line_checks.h"
 #include "tests/fuzz/trace_round_trip.h"
 #include "traces/edited_document.h"
 #include "traces/mooncake_reader.h"
@@ -193,6 +197,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const std::exception& e) {
     if (!efimsim::fuzz::IsOpenBug(e)) throw;
   }
+  // Valid options (the reader opened): the same input at a small maximum
+  // line length, failing on long lines and skipping them.
+  if (reader != nullptr) efimsim::fuzz::CheckLongLineSkipping(path, options);
   if (reader == nullptr || HasOpenBugNonUtf8Id(records)) return 0;
   efimsim::fuzz::CheckRoundTrip(reader->header(), records, "roundtrip.jsonl");
   CheckSessions(records);
