@@ -67,6 +67,18 @@ stderr=$("$efimsim" replay --users 1 --rounds 1 --out "$out/file/sub" 2>&1 >/dev
 if [[ $? -eq 1 && $stderr == *"--out"* ]]; then passed=$((passed + 1)); else
   failed=$((failed + 1)); echo "FAIL: unwritable --out: $stderr"; fi
 
+# A full disk (simulated: an 8 KiB file size limit, SIGXFSZ ignored so that
+# writes fail with EFBIG) leaves no output file, not a truncated one, and
+# says so.
+mkdir -p "$out/full"
+stderr=$(trap '' XFSZ; ulimit -f 8; "$efimsim" replay --users 50 --rounds 3 --documents synthetic \
+  --out "$out/full" 2>&1 >/dev/null)
+status=$?
+if [[ $status -eq 1 && $stderr == *"failed (disk full?); no file was written"* ]] &&
+   [[ -z $(ls -A "$out/full") ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1));
+  echo "FAIL: full disk: exit $status, $stderr, left: $(ls -A "$out/full")"; fi
+
 # A trace line over --max-line-bytes is skipped and counted, not fatal;
 # convert, which must be faithful, still refuses it.
 {
