@@ -32,7 +32,6 @@ class AzureCsvReader : public TraceReader {
 
  private:
   CsvRecordReader csv_;
-  LongLinePolicy long_lines_;
   TraceHeader header_;
   int64_t timestamp_column_ = -1;
   int64_t context_column_ = -1;

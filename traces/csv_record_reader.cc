@@ -6,8 +6,11 @@
 
 namespace efimsim {
 
-CsvRecordReader::CsvRecordReader(std::string path, int64_t max_record_bytes)
-    : lines_(std::move(path), max_record_bytes), max_record_bytes_(max_record_bytes) {}
+CsvRecordReader::CsvRecordReader(std::string path, int64_t max_record_bytes,
+                                 LongLinePolicy long_records)
+    : lines_(std::move(path), max_record_bytes, LongLinePolicy::kSkip),
+      max_record_bytes_(max_record_bytes),
+      long_records_(long_records) {}
 
 bool CsvRecordReader::Next(std::vector<std::string>& fields) {
   switch (Read(fields)) {
@@ -33,7 +36,9 @@ bool QuotesOpenAfter(bool open_before, int64_t quotes) { return open_before != (
 
 }  // namespace
 
-void CsvRecordReader::SkipRestOfRecord(bool in_quotes) {
+LineRead CsvRecordReader::AbandonRecord(bool in_quotes, std::vector<std::string>& fields) {
+  if (long_records_ == LongLinePolicy::kFail) throw TooLongError();
+  fields.clear();
   while (in_quotes) {
     switch (lines_.Read(line_)) {
       case LineRead::kEndOfFile:
@@ -46,6 +51,7 @@ void CsvRecordReader::SkipRestOfRecord(bool in_quotes) {
         break;
     }
   }
+  return LineRead::kTooLong;
 }
 
 LineRead CsvRecordReader::Read(std::vector<std::string>& fields) {
@@ -57,8 +63,7 @@ LineRead CsvRecordReader::Read(std::vector<std::string>& fields) {
   } while (first == LineRead::kLine && (line_.empty() || line_ == "\r"));
   record_line_ = lines_.line_number();
   if (first == LineRead::kTooLong) {
-    SkipRestOfRecord(QuotesOpenAfter(false, lines_.skipped_line_quotes()));
-    return LineRead::kTooLong;
+    return AbandonRecord(QuotesOpenAfter(false, lines_.skipped_line_quotes()), fields);
   }
 
   std::string field;
@@ -77,15 +82,12 @@ LineRead CsvRecordReader::Read(std::vector<std::string>& fields) {
           throw InputError(path(), record_line_, "", "unterminated quoted field");
         }
         if (next == LineRead::kTooLong) {
-          fields.clear();
-          SkipRestOfRecord(QuotesOpenAfter(true, lines_.skipped_line_quotes()));
-          return LineRead::kTooLong;
+          return AbandonRecord(QuotesOpenAfter(true, lines_.skipped_line_quotes()), fields);
         }
         record_bytes += static_cast<int64_t>(line_.size()) + 1;
         if (record_bytes > max_record_bytes_) {
-          fields.clear();
-          SkipRestOfRecord(QuotesOpenAfter(true, std::count(line_.begin(), line_.end(), '"')));
-          return LineRead::kTooLong;
+          return AbandonRecord(QuotesOpenAfter(true, std::count(line_.begin(), line_.end(), '"')),
+                               fields);
         }
         i = 0;
         continue;

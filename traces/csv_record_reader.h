@@ -15,36 +15,42 @@ namespace efimsim {
 
 class CsvRecordReader {
  public:
-  // max_record_bytes bounds one record, all its lines together.
-  CsvRecordReader(std::string path, int64_t max_record_bytes = kDefaultMaxLineBytes);
+  // max_record_bytes bounds one record, all its lines together;
+  // `long_records` decides what Read does with a longer one.
+  CsvRecordReader(std::string path, int64_t max_record_bytes = kDefaultMaxLineBytes,
+                  LongLinePolicy long_records = LongLinePolicy::kFail);
 
   // Reads the next record's fields (unquoted). Returns false at end of file.
   // Throws InputError(path, line, "", ...) for an unterminated quoted field,
   // a quote inside an unquoted field, text after a closing quote, or a
-  // record longer than the maximum.
+  // record longer than the maximum (whatever the policy: readers take
+  // header rows with Next).
   bool Next(std::vector<std::string>& fields);
 
-  // As Next, but a record longer than the maximum (one line of it, or all
-  // its lines together) is skipped: its lines are streamed past, following
-  // the quotes to the record's end, and kTooLong is returned with `fields`
-  // empty and record_line() its first line. A record that opens a quoted
-  // field and never closes it still throws, as in Next.
+  // As Next, but with LongLinePolicy::kSkip a record longer than the
+  // maximum (one line of it, or all its lines together) is skipped: its
+  // lines are streamed past, following the quotes to the record's end, and
+  // kTooLong is returned with `fields` empty and record_line() its first
+  // line. A record that opens a quoted field and never closes it still
+  // throws, as in Next. With kFail it throws as Next does.
   LineRead Read(std::vector<std::string>& fields);
-  // The InputError Next throws for the record of the last kTooLong.
-  InputError TooLongError() const;
 
   // 1-based line on which the record last returned by Next starts.
   int64_t record_line() const { return record_line_; }
   const std::string& path() const { return lines_.path(); }
 
  private:
-  // Skips the rest of a too-long record whose last line read ended inside
-  // a quoted field iff `in_quotes`: reads lines until one ends outside
-  // quotes. Throws for a quoted field left open at end of file.
-  void SkipRestOfRecord(bool in_quotes);
+  // Gives up the too-long record being read, whose last line read ended
+  // inside a quoted field iff `in_quotes`: throws with kFail; with kSkip
+  // clears `fields`, reads lines until one ends outside quotes (throwing
+  // for a quoted field left open at end of file) and returns kTooLong.
+  LineRead AbandonRecord(bool in_quotes, std::vector<std::string>& fields);
+  // The InputError for the record at record_line_.
+  InputError TooLongError() const;
 
-  LineReader lines_;
+  LineReader lines_;  // always kSkip: a long line is followed to its record's end
   int64_t max_record_bytes_;
+  LongLinePolicy long_records_;
   int64_t record_line_ = 0;
   std::string line_;
 };

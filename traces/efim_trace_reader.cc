@@ -43,7 +43,7 @@ std::string LoadTextFile(const std::string& trace_path, const SessionStart& sess
 
 EfimTraceReader::EfimTraceReader(const std::string& path, int64_t max_line_bytes,
                                  LongLinePolicy long_lines)
-    : lines_(path, max_line_bytes), long_lines_(long_lines) {
+    : lines_(path, max_line_bytes, long_lines) {
   if (!lines_.Next(line_)) throw InputError(path, 1, "", "empty file: expected a header line");
   header_ = ParseTraceHeaderLine(line_, path, 1);
 }
@@ -74,6 +74,8 @@ std::optional<TraceRecord> EfimTraceReader::SkipLine() {
   end.session_id = session_id;
   end.kind = EditKind::kEnd;
   end.time_ns = std::max(head.time_ns.value_or(0), order_.last_time_ns());
+  // Cannot fail (the time is at least the last one); it makes the end's
+  // time the one later records are checked against.
   order_.Check(end.time_ns, lines_.path(), line, "time_ns");
   return end;
 }
@@ -83,7 +85,6 @@ std::optional<TraceRecord> EfimTraceReader::Next() {
     const LineRead read = lines_.Read(line_);
     if (read == LineRead::kEndOfFile) return std::nullopt;
     if (read == LineRead::kTooLong) {
-      if (long_lines_ == LongLinePolicy::kFail) throw lines_.TooLongError();
       if (std::optional<TraceRecord> in_place = SkipLine()) return in_place;
       continue;
     }

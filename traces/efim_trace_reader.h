@@ -44,7 +44,6 @@ class EfimTraceReader : public TraceReader {
   std::optional<TraceRecord> SkipLine();
 
   LineReader lines_;
-  LongLinePolicy long_lines_;
   TraceHeader header_;
   TimeOrderCheck order_;
   std::string line_;

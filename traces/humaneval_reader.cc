@@ -10,7 +10,7 @@ namespace efimsim {
 
 HumanEvalReader::HumanEvalReader(const std::string& path, HumanEvalImportOptions options,
                                  int64_t max_line_bytes, LongLinePolicy long_lines)
-    : lines_(path, max_line_bytes), long_lines_(long_lines), options_(options) {
+    : lines_(path, max_line_bytes, long_lines), options_(options) {
   if (!(options_.chars_per_second > 0) || !std::isfinite(options_.chars_per_second)) {
     throw UsageError("HumanEval typing speed must be > 0 characters per second");
   }
@@ -33,7 +33,6 @@ bool HumanEvalReader::LoadTask(Lane& lane, int64_t lane_index) {
       return false;
     }
     if (read == LineRead::kTooLong) {
-      if (long_lines_ == LongLinePolicy::kFail) throw lines_.TooLongError();
       NoteSkippedLine(lines_.line_number(), "a task");
       continue;
     }

@@ -64,7 +64,6 @@ class HumanEvalReader : public TraceReader {
   bool LoadTask(Lane& lane, int64_t lane_index);
 
   LineReader lines_;
-  LongLinePolicy long_lines_;
   TraceHeader header_;
   HumanEvalImportOptions options_;
   int64_t interval_ns_ = 0;

@@ -15,8 +15,8 @@ gzFile AsGz(void* file) { return static_cast<gzFile>(file); }
 
 }  // namespace
 
-LineReader::LineReader(std::string path, int64_t max_line_bytes)
-    : path_(std::move(path)), max_line_bytes_(max_line_bytes) {
+LineReader::LineReader(std::string path, int64_t max_line_bytes, LongLinePolicy long_lines)
+    : path_(std::move(path)), max_line_bytes_(max_line_bytes), long_lines_(long_lines) {
   if (max_line_bytes_ < 1) throw UsageError("max line length must be at least 1 byte");
   errno = 0;
   gzFile file = gzopen(path_.c_str(), "rb");
@@ -83,6 +83,7 @@ LineRead LineReader::Read(std::string& line) {
     const size_t end = newline != std::string::npos ? newline : buffer_.size();
     if (static_cast<int64_t>(end - buffer_pos_) > max_line_bytes_) {
       ++line_number_;
+      if (long_lines_ == LongLinePolicy::kFail) throw TooLongError();
       line.assign(buffer_, buffer_pos_, std::min<size_t>(end - buffer_pos_, kSkippedLineHeadBytes));
       SkipRestOfLine();
       return LineRead::kTooLong;

@@ -30,7 +30,9 @@ enum class LineRead { kLine, kTooLong, kEndOfFile };
 class LineReader {
  public:
   // Opens `path`. Throws InputError(path, 0, "", ...) when it cannot be opened.
-  LineReader(std::string path, int64_t max_line_bytes = kDefaultMaxLineBytes);
+  // `long_lines` decides what Read does with a line over max_line_bytes.
+  LineReader(std::string path, int64_t max_line_bytes = kDefaultMaxLineBytes,
+             LongLinePolicy long_lines = LongLinePolicy::kFail);
   ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
@@ -39,22 +41,21 @@ class LineReader {
   // before it is kept: callers decide). A last line without "\n" counts;
   // an empty file has no lines. Returns false at end of file. Throws
   // InputError(path, line, "", ...) for a line longer than max_line_bytes
-  // or a read/decompression error.
+  // (whatever the policy: readers take header lines with Next) or a
+  // read/decompression error.
   bool Next(std::string& line);
 
-  // As Next, but a line longer than max_line_bytes is not an error: it is
-  // consumed without being held in memory (streamed past up to its "\n"),
-  // counted in line_number(), and kTooLong is returned with its first
-  // kSkippedLineHeadBytes bytes in `line` and the number of '"' bytes in
-  // the whole line in skipped_line_quotes(). Throws InputError only for a
-  // read/decompression error.
+  // As Next, but with LongLinePolicy::kSkip a line longer than
+  // max_line_bytes is not an error: it is consumed without being held in
+  // memory (streamed past up to its "\n"), counted in line_number(), and
+  // kTooLong is returned with its first kSkippedLineHeadBytes bytes in
+  // `line` and the number of '"' bytes in the whole line in
+  // skipped_line_quotes(). With kFail it throws as Next does.
   LineRead Read(std::string& line);
 
   // Double-quote bytes in the line of the last kTooLong (its parity says
   // whether a CSV quoted field opens or closes in it).
   int64_t skipped_line_quotes() const { return skipped_line_quotes_; }
-  // The InputError Next throws for the line of the last kTooLong.
-  InputError TooLongError() const;
 
   // 1-based number of the line last returned by Next (0 before the first).
   int64_t line_number() const { return line_number_; }
@@ -63,12 +64,15 @@ class LineReader {
 
  private:
   bool FillBuffer();  // false at end of file
+  // The InputError for the too-long line just counted.
+  InputError TooLongError() const;
   // Consumes the rest of a too-long line from buffer_pos_ on, counting its
   // quotes (the head was already taken); leaves buffer_pos_ after its "\n".
   void SkipRestOfLine();
 
   std::string path_;
   int64_t max_line_bytes_;
+  LongLinePolicy long_lines_;
   void* file_ = nullptr;  // gzFile, kept opaque so zlib.h stays out of headers
   std::string buffer_;
   size_t buffer_pos_ = 0;

@@ -6,7 +6,7 @@ namespace efimsim {
 
 MooncakeReader::MooncakeReader(const std::string& path, int64_t max_line_bytes,
                                int64_t block_key_tokens, LongLinePolicy long_lines)
-    : lines_(path, max_line_bytes), long_lines_(long_lines), block_key_tokens_(block_key_tokens) {
+    : lines_(path, max_line_bytes, long_lines), block_key_tokens_(block_key_tokens) {
   if (block_key_tokens_ < 1 || kMooncakeHashBlockTokens % block_key_tokens_ != 0) {
     throw UsageError("Mooncake block key tokens must divide 512, got " +
                      std::to_string(block_key_tokens_));
@@ -21,7 +21,6 @@ std::optional<TraceRecord> MooncakeReader::Next() {
     const LineRead read = lines_.Read(line_);
     if (read == LineRead::kEndOfFile) return std::nullopt;
     if (read == LineRead::kTooLong) {
-      if (long_lines_ == LongLinePolicy::kFail) throw lines_.TooLongError();
       NoteSkippedLine(lines_.line_number(), "a request");
       continue;
     }

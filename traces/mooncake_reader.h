@@ -44,7 +44,6 @@ class MooncakeReader : public TraceReader {
 
  private:
   LineReader lines_;
-  LongLinePolicy long_lines_;
   TraceHeader header_;
   int64_t block_key_tokens_;
   TimeOrderCheck order_;

@@ -45,7 +45,6 @@ class TaskTrackerCsvReader : public TraceReader {
   bool ReadRow();
 
   CsvRecordReader csv_;
-  LongLinePolicy long_lines_;
   TraceHeader header_;
   int64_t date_column_ = -1;
   int64_t fragment_column_ = -1;

@@ -43,7 +43,7 @@ TEST(LineReader, ReadSkipsALongLineAndReturnsItsHead) {
   const std::string long_line = std::string(10000, 'a') + "\"x\"" + std::string(100, 'b');
   const std::string path =
       WriteFile(ScratchDir(), "l.txt", "short\n" + long_line + "\nnext\n" + long_line);
-  LineReader lines(path, /*max_line_bytes=*/1000);
+  LineReader lines(path, /*max_line_bytes=*/1000, LongLinePolicy::kSkip);
   std::string line;
   EXPECT_EQ(lines.Read(line), LineRead::kLine);
   EXPECT_EQ(line, "short");
@@ -72,6 +72,10 @@ TEST(LineReader, NextStillRejectsALongLine) {
     EXPECT_EQ(e.line(), 2);
     EXPECT_NE(std::string(e.what()).find("longer than the maximum of 1000 bytes"), std::string::npos);
   }
+  // Read with the default policy (kFail) throws the same way.
+  LineReader strict(path, 1000);
+  EXPECT_TRUE(strict.Next(line));
+  EXPECT_THROW(strict.Read(line), InputError);
 }
 
 TEST(CsvRecordReader, ReadSkipsLongRecordsFollowingTheirQuotes) {
@@ -87,7 +91,7 @@ TEST(CsvRecordReader, ReadSkipsLongRecordsFollowingTheirQuotes) {
           "3,\"" + std::string(50, 'm') + "\n" + std::string(50, 'm') + "\n" + std::string(50, 'm') +
           "\"\n"
           "4,\"kept\nacross lines\"\n");
-  CsvRecordReader csv(path, /*max_record_bytes=*/120);
+  CsvRecordReader csv(path, /*max_record_bytes=*/120, LongLinePolicy::kSkip);
   std::vector<std::string> fields;
   ASSERT_EQ(csv.Read(fields), LineRead::kLine);
   EXPECT_EQ(fields, (std::vector<std::string>{"a", "b"}));
@@ -108,7 +112,7 @@ TEST(CsvRecordReader, ReadSkipsLongRecordsFollowingTheirQuotes) {
 TEST(CsvRecordReader, ASkippedQuotedFieldLeftOpenIsStillAnError) {
   const std::string path =
       WriteFile(ScratchDir(), "r.csv", "a,b\n1,\"" + std::string(300, 'q') + "\nnever closed\n");
-  CsvRecordReader csv(path, 120);
+  CsvRecordReader csv(path, 120, LongLinePolicy::kSkip);
   std::vector<std::string> fields;
   ASSERT_EQ(csv.Read(fields), LineRead::kLine);
   EXPECT_THROW(csv.Read(fields), InputError);
