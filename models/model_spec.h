@@ -59,11 +59,18 @@ struct GpuSpec {
   double datasheet_hbm_tbps = 0;
   double achievable_bf16_tflops = 0;  // the roofline's compute ceiling
   double achievable_hbm_tbps = 0;     // the roofline's bandwidth ceiling
+  // True when the achievable figures were measured on this GPU model (by this
+  // project or a cited source); false when they are a documented fraction of
+  // the datasheet, which every output that uses them must call an estimate.
+  bool achievable_measured = false;
   std::string achievable_source;
   // GPU-to-GPU link for tensor-parallel all-reduces; 0 when the spec has none.
   double interconnect_gbps = 0;        // one direction, one GPU, GB/s (1e9 bytes/s)
   double interconnect_latency_us = 0;  // fixed cost of one all-reduce
   std::string interconnect_source;
+  // Host (CPU) link, for KV offloading to host memory; 0 when the spec has none.
+  double host_link_gbps = 0;  // one direction, GB/s (1e9 bytes/s), datasheet
+  std::string host_link_source;
 };
 
 }  // namespace efimsim

@@ -81,9 +81,12 @@ std::string RooflineLatencyModel::Description() const {
   char text[640];
   std::snprintf(text, sizeof text,
                 "roofline (approximate, uncalibrated): operators of %s at max(FLOPs/%.0f TFLOP/s, "
-                "bytes/%.2f TB/s) of %s, TP=%lld%s; %s",
+                "bytes/%.2f TB/s) of %s (%s), TP=%lld%s; %s",
                 model_.name.c_str(), gpu_.achievable_bf16_tflops, gpu_.achievable_hbm_tbps,
-                gpu_.name.c_str(), static_cast<long long>(TensorParallel()),
+                gpu_.name.c_str(),
+                gpu_.achievable_measured ? "measured ceilings"
+                                         : "ceilings estimated from the datasheet, not measured",
+                static_cast<long long>(TensorParallel()),
                 TensorParallel() > 1 ? " (all-reduce: ring over interconnect_gbps)" : "",
                 OverheadText().c_str());
   return text;

@@ -132,7 +132,12 @@ GpuSpec ParseGpuSpec(const std::string& json_text, const std::string& origin) {
   object.String("datasheet_source");
   gpu.achievable_bf16_tflops = object.Number("achievable_bf16_tflops", 1e-9);
   gpu.achievable_hbm_tbps = object.Number("achievable_hbm_tbps", 1e-9);
+  gpu.achievable_measured = object.Bool("achievable_measured");
   gpu.achievable_source = object.String("achievable_source");
+  if (object.Has("host_link_gbps") || object.Has("host_link_source")) {
+    gpu.host_link_gbps = object.Number("host_link_gbps", 1e-9);
+    gpu.host_link_source = object.String("host_link_source");
+  }
   // Optional as a group: a GPU without them cannot run tensor parallel.
   if (object.Has("interconnect_gbps") || object.Has("interconnect_latency_us") ||
       object.Has("interconnect_source")) {

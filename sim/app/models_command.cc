@@ -21,14 +21,19 @@ int RunModelsCommand(int argc, const char* const* argv) {
     return 0;
   }
   const EngineConfig defaults;
-  std::printf("GPUs\n%-12s %10s %12s %10s  %s\n", "name", "memory_GiB", "bf16_TFLOP/s", "HBM_TB/s",
-              "ceilings used by the roofline model");
+  std::printf("GPUs (bf16 and HBM: the roofline's ceilings, measured or estimated from the "
+              "datasheet;\nGPU link: per direction, for tensor-parallel all-reduces)\n");
+  std::printf("%-14s %10s %12s %9s %-9s %11s  %s\n", "name", "memory_GiB", "bf16_TFLOP/s",
+              "HBM_TB/s", "ceilings", "link_GB/s", "description");
   for (const std::string& name : BuiltinGpuNames()) {
     const GpuSpec gpu = LoadGpuSpec(name);
-    std::printf("%-12s %10.1f %12.0f %10.2f  %s\n", gpu.name.c_str(),
+    std::printf("%-14s %10.1f %12.0f %9.2f %-9s %11.0f  %s\n", gpu.name.c_str(),
                 static_cast<double>(gpu.memory_bytes) / (1024.0 * 1024 * 1024),
-                gpu.achievable_bf16_tflops, gpu.achievable_hbm_tbps, gpu.achievable_source.c_str());
+                gpu.achievable_bf16_tflops, gpu.achievable_hbm_tbps,
+                gpu.achievable_measured ? "measured" : "estimate", gpu.interconnect_gbps,
+                gpu.description.c_str());
   }
+  std::printf("(sources of every figure: models/gpus/<name>.json)\n");
   std::printf("\nModels (KV tokens: utilization %.2f, non-KV overhead %.1f GiB)\n",
               defaults.gpu_memory_utilization, defaults.non_kv_overhead_gib);
   std::printf("%-22s %7s %10s %12s", "name", "params_B", "weights_GB", "KV_KiB/token");

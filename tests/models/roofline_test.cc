@@ -41,6 +41,42 @@ TEST(ModelSpec, UnknownNamesAndBadFilesAreClearErrors) {
   }
 }
 
+TEST(GpuSpec, EveryBuiltinGpuSaysWhetherItsCeilingsWereMeasured) {
+  // The issue's GPU list, each with datasheet figures and a stated basis.
+  for (const char* name : {"h100-sxm", "h200", "a100-sxm-80g", "a100-pcie-40g", "h100-pcie", "l40s",
+                           "l4", "h20", "b200", "rtx-4090"}) {
+    const GpuSpec gpu = LoadGpuSpec(name);
+    EXPECT_GT(gpu.datasheet_bf16_tflops, gpu.achievable_bf16_tflops) << name;
+    EXPECT_GT(gpu.datasheet_hbm_tbps, gpu.achievable_hbm_tbps) << name;
+    EXPECT_EQ(gpu.achievable_measured, gpu.achievable_source.rfind("measured", 0) == 0) << name;
+    EXPECT_GT(gpu.host_link_gbps, 0) << name;
+  }
+  EXPECT_TRUE(LoadGpuSpec("h100-sxm").achievable_measured);
+  EXPECT_FALSE(LoadGpuSpec("l40s").achievable_measured);
+  // PCIe parts have no NVLink: their GPU link is the PCIe rate.
+  EXPECT_LE(LoadGpuSpec("l40s").interconnect_gbps, 64.0);
+  EXPECT_LE(LoadGpuSpec("h100-pcie").interconnect_gbps, 64.0);
+}
+
+TEST(GpuSpec, EstimatedCeilingsAreCalledEstimatesInTheRooflineDescription) {
+  const RooflineLatencyModel l40s(LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("l40s"), CpuOverheadConfig{});
+  EXPECT_NE(l40s.Description().find("estimated from the datasheet, not measured"), std::string::npos);
+  EXPECT_NE(Model().Description().find("measured ceilings"), std::string::npos);
+}
+
+TEST(GpuSpec, AchievableMeasuredIsRequired) {
+  const std::string without = R"({"schema_version": 1, "name": "g", "description": "d",
+      "memory_bytes": 1000, "memory_source": "s", "datasheet_bf16_dense_tflops": 1,
+      "datasheet_hbm_tbps": 1, "datasheet_source": "s", "achievable_bf16_tflops": 1,
+      "achievable_hbm_tbps": 1, "achievable_source": "s"})";
+  try {
+    ParseGpuSpec(without, "g.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("achievable_measured"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Roofline, BreakdownSumsToTotal) {
   const auto m = Model();
   const StepCost cost = m.Predict(std::vector<SequenceWork>{{512, 1024, true}, {1, 3000, true}});
