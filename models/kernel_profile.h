@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "models/profile_table.h"
+
 namespace efimsim {
 
 // One measured point of a 1-key table (GEMM over m, elementwise over tokens).
@@ -37,12 +39,17 @@ struct AttentionTable {
   int64_t kv_heads = 0;
   int64_t head_dim = 0;
   int64_t block_tokens = 0;
-  std::vector<AttentionPoint> points;  // sorted by (rows, context), unique
+  std::vector<AttentionPoint> points;  // sorted by (rows, context), unique; empty = no table
 };
 
 struct ElementwiseTable {
   std::string name;  // "rmsnorm", "rope", "silu_and_mul", "gelu", "residual_add", "kv_cache_write", "sampling"
   std::vector<ProfilePoint> points;  // key: tokens; sorted, unique
+  // "measured" (the default), or "modelled: <how>" for a table computed from
+  // a documented kernel-by-kernel model rather than timed; the latency model
+  // flags every prediction that uses a modelled table.
+  std::string source = "measured";
+  bool Modelled() const { return source.rfind("modelled", 0) == 0; }
 };
 
 // Optional (an efimsim extension, see PROFILE.md): all-reduce of the hidden
@@ -61,6 +68,19 @@ struct ProfileProvenance {
   std::string cuda_runtime_version;
   std::string git_commit;
   std::string date_utc;
+};
+
+// Where an imported profile's numbers come from (PROFILE.md, "source"):
+// absent for profiles measured by efimsim's own harness.
+struct ProfileSourceFile {
+  std::string path;    // as given to `efimsim profile import`
+  std::string sha256;  // of the file's bytes, lowercase hex
+};
+struct ProfileSource {
+  std::string kind;   // "pytorch-reference" or "vidur"
+  std::string stack;  // the measuring software stack, in words
+  std::string method; // how the importer turned the files into tables
+  std::vector<ProfileSourceFile> files;
 };
 
 struct ProfileCpuOverhead {
@@ -82,6 +102,8 @@ struct KernelProfile {
   std::string decode_attention_kernel;
   std::string elementwise_kernel;
   ProfileProvenance provenance;
+  std::optional<ProfileSource> source;  // set for imported profiles
+  Interpolation interpolation = Interpolation::kLogLog;  // inside measured grids
   std::vector<GemmTable> gemm;
   AttentionTable prefill_attention;
   AttentionTable decode_attention;
@@ -93,6 +115,9 @@ struct KernelProfile {
 // Parsers and finders (profile_io.cc). Bad content: InputError naming the
 // origin and the field path.
 KernelProfile ParseKernelProfile(const std::string& json_text, const std::string& origin);
+// The profile as PROFILE.md's JSON (keys in its order, two-space indent,
+// ending in a newline); ParseKernelProfile reads it back to an equal profile.
+std::string KernelProfileJson(const KernelProfile& profile);
 KernelProfile LoadKernelProfile(const std::string& path);
 // The profile compiled in from models/profiles/<gpu>/<model>.json, if any.
 std::optional<KernelProfile> FindBuiltinKernelProfile(const std::string& gpu,

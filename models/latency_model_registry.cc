@@ -22,11 +22,13 @@ struct Entry {
 class FallbackRooflineLatencyModel : public RooflineLatencyModel {
  public:
   FallbackRooflineLatencyModel(const ModelSpec& model, const GpuSpec& gpu,
-                               const CpuOverheadConfig& overhead, int64_t tensor_parallel)
+                               const CpuOverheadConfig& overhead, int64_t tensor_parallel,
+                               const std::string& asked_for)
       : RooflineLatencyModel(model, gpu, overhead, tensor_parallel),
-        reason_("roofline fallback: no kernel profile for GPU " + gpu.name + ", model " +
-                model.name + " (no built-in models/profiles/" + gpu.name + "/" + model.name +
-                ".json; give --profile FILE); ") {}
+        reason_((asked_for == "auto" ? "auto: " : "roofline fallback: ") +
+                std::string("no kernel profile for GPU ") + gpu.name + ", model " + model.name +
+                " (no built-in models/profiles/" + gpu.name + "/" + model.name +
+                ".json; give --profile FILE), so the roofline; ") {}
   std::string Description() const override {
     return reason_ + RooflineLatencyModel::Description();
   }
@@ -37,7 +39,8 @@ class FallbackRooflineLatencyModel : public RooflineLatencyModel {
 
 std::unique_ptr<LatencyModel> MakeProfileOrFallback(const ModelSpec& model, const GpuSpec& gpu,
                                                     const CpuOverheadConfig& overhead,
-                                                    const LatencyModelOptions& options) {
+                                                    const LatencyModelOptions& options,
+                                                    const std::string& asked_for) {
   std::optional<KernelProfile> profile;
   if (!options.profile_path.empty()) {
     profile = LoadKernelProfile(options.profile_path);
@@ -46,7 +49,7 @@ std::unique_ptr<LatencyModel> MakeProfileOrFallback(const ModelSpec& model, cons
   }
   if (!profile) {
     return std::make_unique<FallbackRooflineLatencyModel>(model, gpu, overhead,
-                                                          options.tensor_parallel);
+                                                          options.tensor_parallel, asked_for);
   }
   return std::make_unique<ProfileLatencyModel>(model, gpu, overhead, std::move(*profile),
                                                options.tensor_parallel);
@@ -70,7 +73,17 @@ const Registry<Entry>& LatencyModels() {
           {"per-operator times from the measured kernel profile of the (GPU, model) pair "
            "(models/profiles/<gpu>/<model>.json or --profile FILE), interpolated, fitted "
            "beyond the grid; the roofline, saying so, when no profile exists",
-           MakeProfileOrFallback});
+           [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
+              const LatencyModelOptions& options) {
+             return MakeProfileOrFallback(model, gpu, overhead, options, "profile");
+           }});
+    r.Add("auto",
+          {"the default: the built-in kernel profile of the (GPU, model) pair when one exists "
+           "(or --profile FILE), the roofline otherwise; outputs name the one used",
+           [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
+              const LatencyModelOptions& options) {
+             return MakeProfileOrFallback(model, gpu, overhead, options, "auto");
+           }});
     return r;
   }();
   return registry;

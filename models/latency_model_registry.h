@@ -1,5 +1,7 @@
 #pragma once
 // Latency models by name:
+//   "auto":     the default; "profile" when a profile exists for the pair
+//               (or options.profile_path), "roofline" otherwise.
 //   "roofline": operators at the GPU's ceilings, uncalibrated.
 //   "profile":  the measured kernel profile of the (GPU, model) pair
 //               (options.profile_path, or the built-in

@@ -53,7 +53,8 @@ ErrorSummary Summarize(const std::string& kind, const std::vector<RowError>& row
 }  // namespace
 
 ValidationReport ValidateLatency(const std::vector<MeasuredStep>& steps, const LatencyModel& eager,
-                                 const LatencyModel& graph, bool default_graph, size_t worst_rows) {
+                                 const LatencyModel& graph, bool default_graph, size_t worst_rows,
+                                 StepTiming timing) {
   ValidationReport report;
   for (const MeasuredStep& step : steps) {
     const LatencyModel& model = step.cuda_graphs.value_or(default_graph) ? graph : eager;
@@ -61,7 +62,8 @@ ValidationReport ValidateLatency(const std::vector<MeasuredStep>& steps, const L
     RowError row;
     row.index = step.index;
     row.kind = step.kind;
-    row.predicted_ms = ToMilliseconds(cost.Total());
+    row.predicted_ms = ToMilliseconds(timing == StepTiming::kGpu ? cost.Total() - cost.cpu_overhead
+                                                                 : cost.Total());
     row.measured_ms = step.measured_ms;
     row.relative_error = std::abs(row.predicted_ms - row.measured_ms) / row.measured_ms;
     row.extrapolated = cost.extrapolated;
@@ -74,6 +76,11 @@ ValidationReport ValidateLatency(const std::vector<MeasuredStep>& steps, const L
     }
     if (!of_kind.empty()) report.summaries.push_back(Summarize(StepKindName(kind), of_kind, worst_rows));
   }
+  std::vector<RowError> judged;
+  for (const RowError& row : report.rows) {
+    if (row.kind != StepKind::kMixed) judged.push_back(row);
+  }
+  if (!judged.empty()) report.summaries.push_back(Summarize("prefill+decode", judged, worst_rows));
   if (!report.rows.empty()) report.summaries.push_back(Summarize("all", report.rows, worst_rows));
   return report;
 }

@@ -40,7 +40,7 @@ struct RowError {
 };
 
 struct ErrorSummary {
-  std::string kind;  // "prefill", "decode", "mixed" or "all"
+  std::string kind;  // "prefill", "decode", "mixed", "prefill+decode" or "all"
   int64_t rows = 0;
   double median = 0;  // relative errors; quantiles interpolate between order statistics
   double p90 = 0;
@@ -51,13 +51,22 @@ struct ErrorSummary {
 
 struct ValidationReport {
   std::vector<RowError> rows;            // in file order
-  std::vector<ErrorSummary> summaries;   // per kind present, then "all"
+  // Per kind present, then "prefill+decode" (the rows a model is judged on
+  // when mixed rows come from a stack unlike an engine's), then "all".
+  std::vector<ErrorSummary> summaries;
+};
+
+// What a row's measured_ms is compared with.
+enum class StepTiming : uint8_t {
+  kGpu,   // the step's GPU time: the prediction without its host (CPU) overhead
+  kStep,  // the whole step, host overhead included
 };
 
 // `eager` prices rows whose mode is eager, `graph` rows in CUDA-graph mode;
 // rows without a mode use `default_graph`. Keeps `worst_rows` per summary.
 ValidationReport ValidateLatency(const std::vector<MeasuredStep>& steps, const LatencyModel& eager,
-                                 const LatencyModel& graph, bool default_graph, size_t worst_rows);
+                                 const LatencyModel& graph, bool default_graph, size_t worst_rows,
+                                 StepTiming timing = StepTiming::kStep);
 
 // The q-quantile (0 <= q <= 1) of `values`, linear between order statistics
 // (the median of an even count is the mean of the middle two).

@@ -136,6 +136,41 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
   p.date_utc = provenance.String("date_utc");
   provenance.RejectUnknownKeys();
 
+  if (root.Has("source")) {
+    StrictObject source(root.Field("source"), origin, "source");
+    ProfileSource out;
+    out.kind = source.String("kind");
+    if (out.kind != "pytorch-reference" && out.kind != "vidur") {
+      throw InputError(origin, 0, "source.kind", "expected \"pytorch-reference\" or \"vidur\"");
+    }
+    out.stack = source.String("stack");
+    out.method = source.String("method");
+    const json& files = source.Array("files");
+    if (files.empty()) throw InputError(origin, 0, "source.files", "empty list");
+    for (size_t i = 0; i < files.size(); ++i) {
+      StrictObject file(files[i], origin, Indexed("source.files", i));
+      ProfileSourceFile f;
+      f.path = file.String("path");
+      f.sha256 = file.String("sha256");
+      if (f.sha256.size() != 64 ||
+          f.sha256.find_first_not_of("0123456789abcdef") != std::string::npos) {
+        throw InputError(origin, 0, file.Path("sha256"), "expected 64 lowercase hex digits");
+      }
+      file.RejectUnknownKeys();
+      out.files.push_back(std::move(f));
+    }
+    source.RejectUnknownKeys();
+    profile.source = std::move(out);
+  }
+  if (root.Has("interpolation")) {
+    const std::string interpolation = root.String("interpolation");
+    if (interpolation == "linear") {
+      profile.interpolation = Interpolation::kLinear;
+    } else if (interpolation != "log-log") {
+      throw InputError(origin, 0, "interpolation", "expected \"linear\" or \"log-log\"");
+    }
+  }
+
   const json& gemm = root.Array("gemm");
   std::set<std::string> seen;
   for (size_t i = 0; i < gemm.size(); ++i) {
@@ -156,8 +191,13 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
     profile.gemm.push_back(std::move(t));
   }
 
-  profile.prefill_attention = ReadAttention(root, "prefill_attention", "new_tokens");
-  profile.decode_attention = ReadAttention(root, "decode_attention", "batch");
+  // Optional: a source without attention timings leaves them to the roofline.
+  if (root.Has("prefill_attention")) {
+    profile.prefill_attention = ReadAttention(root, "prefill_attention", "new_tokens");
+  }
+  if (root.Has("decode_attention")) {
+    profile.decode_attention = ReadAttention(root, "decode_attention", "batch");
+  }
 
   const json& elementwise = root.Array("elementwise");
   seen.clear();
@@ -173,6 +213,12 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
       throw InputError(origin, 0, table.Path("name"), "operator \"" + t.name + "\" listed twice");
     }
     t.points = ReadPoints(table, "tokens", 1);
+    if (table.Has("source")) {
+      t.source = table.String("source");
+      if (t.source != "measured" && !t.Modelled()) {
+        throw InputError(origin, 0, table.Path("source"), "expected \"measured\" or \"modelled: <how>\"");
+      }
+    }
     table.RejectUnknownKeys();
     profile.elementwise.push_back(std::move(t));
   }
@@ -220,6 +266,106 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
   cpu.RejectUnknownKeys();
   root.RejectUnknownKeys();
   return profile;
+}
+
+namespace {
+
+nlohmann::ordered_json PointsJson(const std::vector<ProfilePoint>& points, const char* key_name) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ProfilePoint& p : points) {
+    nlohmann::ordered_json point = nlohmann::ordered_json::object();
+    point[key_name] = p.key;
+    point["time_us"] = p.time_us;
+    list.push_back(std::move(point));
+  }
+  return list;
+}
+
+nlohmann::ordered_json AttentionJson(const AttentionTable& table, const char* rows_name) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  out["q_heads"] = table.q_heads;
+  out["kv_heads"] = table.kv_heads;
+  out["head_dim"] = table.head_dim;
+  out["block_tokens"] = table.block_tokens;
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const AttentionPoint& p : table.points) {
+    nlohmann::ordered_json point = nlohmann::ordered_json::object();
+    point[rows_name] = p.rows;
+    point["context_tokens"] = p.context_tokens;
+    point["time_us"] = p.time_us;
+    points.push_back(std::move(point));
+  }
+  out["points"] = std::move(points);
+  return out;
+}
+
+}  // namespace
+
+std::string KernelProfileJson(const KernelProfile& profile) {
+  // nlohmann's ordered_json keeps insertion order: PROFILE.md's order.
+  using ordered = nlohmann::ordered_json;
+  ordered root = ordered::object();
+  root["schema_version"] = 1;
+  root["kind"] = "efimsim-kernel-profile";
+  root["gpu"] = profile.gpu;
+  root["model"] = profile.model;
+  root["command"] = profile.command;
+  root["kernels"] = {{"gemm", profile.gemm_kernel},
+                     {"prefill_attention", profile.prefill_attention_kernel},
+                     {"decode_attention", profile.decode_attention_kernel},
+                     {"elementwise", profile.elementwise_kernel}};
+  const ProfileProvenance& p = profile.provenance;
+  root["provenance"] = {{"gpu_name", p.gpu_name},
+                        {"sm_count", p.sm_count},
+                        {"sm_clock_mhz", p.sm_clock_mhz},
+                        {"memory_clock_mhz", p.memory_clock_mhz},
+                        {"driver_version", p.driver_version},
+                        {"cuda_runtime_version", p.cuda_runtime_version},
+                        {"git_commit", p.git_commit},
+                        {"date_utc", p.date_utc}};
+  if (profile.source) {
+    ordered files = ordered::array();
+    for (const ProfileSourceFile& f : profile.source->files) {
+      files.push_back({{"path", f.path}, {"sha256", f.sha256}});
+    }
+    root["source"] = {{"kind", profile.source->kind},
+                      {"stack", profile.source->stack},
+                      {"method", profile.source->method},
+                      {"files", std::move(files)}};
+  }
+  root["interpolation"] = InterpolationName(profile.interpolation);
+  ordered gemm = ordered::array();
+  for (const GemmTable& t : profile.gemm) {
+    gemm.push_back({{"name", t.name}, {"n", t.n}, {"k", t.k}, {"points", PointsJson(t.points, "m")}});
+  }
+  root["gemm"] = std::move(gemm);
+  if (!profile.prefill_attention.points.empty()) {
+    root["prefill_attention"] = AttentionJson(profile.prefill_attention, "new_tokens");
+  }
+  if (!profile.decode_attention.points.empty()) {
+    root["decode_attention"] = AttentionJson(profile.decode_attention, "batch");
+  }
+  ordered elementwise = ordered::array();
+  for (const ElementwiseTable& t : profile.elementwise) {
+    elementwise.push_back(
+        {{"name", t.name}, {"source", t.source}, {"points", PointsJson(t.points, "tokens")}});
+  }
+  root["elementwise"] = std::move(elementwise);
+  if (!profile.all_reduce.empty()) {
+    ordered all_reduce = ordered::array();
+    for (const AllReduceTable& t : profile.all_reduce) {
+      all_reduce.push_back(
+          {{"tensor_parallel", t.tensor_parallel}, {"points", PointsJson(t.points, "tokens")}});
+    }
+    root["all_reduce"] = std::move(all_reduce);
+  }
+  const ProfileCpuOverhead& c = profile.cpu_overhead;
+  root["cpu_overhead"] = {{"source", c.source},
+                          {"step_us", c.step_us},
+                          {"per_sequence_us", c.per_sequence_us},
+                          {"per_layer_launch_us", c.per_layer_launch_us},
+                          {"graph_capture_batch_sizes", c.graph_capture_batch_sizes}};
+  return root.dump(2) + "\n";
 }
 
 KernelProfile LoadKernelProfile(const std::string& path) {

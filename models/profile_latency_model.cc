@@ -17,10 +17,12 @@ namespace {
 // gives the operator's FLOPs and bytes at the profile's (full, TP=1) shapes.
 struct FittedTable {
   FittedTable(const std::vector<ProfileTable::Point>& points, double x_offset, double y_offset,
-              const std::function<OperatorWork(double, double)>& work, const RooflineFit& initial)
+              const std::function<OperatorWork(double, double)>& work, const RooflineFit& initial,
+              Interpolation interpolation)
       : fit(Fit(points, work, initial)),
         table(points, x_offset, y_offset,
-              [fitted = fit, work](double x, double y) { return fitted.Seconds(work(x, y)); }) {}
+              [fitted = fit, work](double x, double y) { return fitted.Seconds(work(x, y)); },
+              interpolation) {}
 
   static RooflineFit Fit(const std::vector<ProfileTable::Point>& points,
                          const std::function<OperatorWork(double, double)>& work,
@@ -51,6 +53,7 @@ std::vector<ProfileTable::Point> AttentionPoints(const AttentionTable& table) {
 constexpr std::string_view kProfile = "profile";
 constexpr std::string_view kProfileFit = "profile+fit";
 constexpr std::string_view kNoTable = "roofline (no profile table)";
+constexpr std::string_view kModelled = "profile (modelled table)";
 
 class ProfileOperatorTimer : public OperatorTimer {
  public:
@@ -60,6 +63,7 @@ class ProfileOperatorTimer : public OperatorTimer {
         roofline_(shard_, gpu) {
     const RooflineFit initial{1.0 / (gpu.achievable_bf16_tflops * 1e12),
                               1.0 / (gpu.achievable_hbm_tbps * 1e12), 0.0};
+    const Interpolation interpolation = profile.interpolation;
     for (int g = 0; g < kGemmCount; ++g) {
       const GemmId id = static_cast<GemmId>(g);
       for (const GemmTable& table : profile.gemm) {
@@ -67,14 +71,16 @@ class ProfileOperatorTimer : public OperatorTimer {
         const ShardShapes full = full_;
         gemm_[static_cast<size_t>(g)].emplace(
             OneKeyPoints(table.points), 0.0, 0.0,
-            [full, id](double, double m) { return GemmWork(full, id, m); }, initial);
+            [full, id](double, double m) { return GemmWork(full, id, m); }, initial, interpolation);
       }
     }
     const ShardShapes full = full_;
-    prefill_.emplace(AttentionPoints(profile.prefill_attention), 0.0, 1.0,
-                     [full](double n, double c) { return PrefillAttentionWork(full, n, c); }, initial);
-    decode_.emplace(AttentionPoints(profile.decode_attention), 0.0, 1.0,
-                    [full](double b, double c) { return DecodeAttentionWork(full, b, c); }, initial);
+    if (!profile.prefill_attention.points.empty()) prefill_.emplace(AttentionPoints(profile.prefill_attention), 0.0, 1.0,
+                     [full](double n, double c) { return PrefillAttentionWork(full, n, c); }, initial,
+                     interpolation);
+    if (!profile.decode_attention.points.empty()) decode_.emplace(AttentionPoints(profile.decode_attention), 0.0, 1.0,
+                    [full](double b, double c) { return DecodeAttentionWork(full, b, c); }, initial,
+                    interpolation);
     for (int e = 0; e < kElementwiseCount; ++e) {
       const ElementwiseId id = static_cast<ElementwiseId>(e);
       for (const ElementwiseTable& table : profile.elementwise) {
@@ -82,7 +88,8 @@ class ProfileOperatorTimer : public OperatorTimer {
         elementwise_[static_cast<size_t>(e)].emplace(
             OneKeyPoints(table.points), 0.0, 0.0,
             [full, id](double, double tokens) { return ElementwiseWork(full, id, tokens); },
-            initial);
+            initial, interpolation);
+        elementwise_modelled_[static_cast<size_t>(e)] = table.Modelled();
       }
     }
     for (const AllReduceTable& table : profile.all_reduce) {
@@ -91,7 +98,8 @@ class ProfileOperatorTimer : public OperatorTimer {
       all_reduce_.emplace(
           OneKeyPoints(table.points), 0.0, 0.0,
           [shard](double, double tokens) { return OperatorWork{0.0, AllReduceBytes(shard, tokens)}; },
-          RooflineFit{0.0, 1.0 / (gpu.interconnect_gbps > 0 ? gpu.interconnect_gbps * 1e9 : 1e11), 0.0});
+          RooflineFit{0.0, 1.0 / (gpu.interconnect_gbps > 0 ? gpu.interconnect_gbps * 1e9 : 1e11), 0.0},
+          interpolation);
     }
   }
 
@@ -105,6 +113,7 @@ class ProfileOperatorTimer : public OperatorTimer {
   }
 
   OperatorTime PrefillAttention(int64_t new_tokens, int64_t context_tokens) const override {
+    if (!prefill_) return Fallback(roofline_.PrefillAttention(new_tokens, context_tokens));
     const double n = static_cast<double>(new_tokens);
     const double c = static_cast<double>(context_tokens);
     return Rescaled(*prefill_, prefill_->table.Lookup(n, c), PrefillAttentionWork(full_, n, c),
@@ -112,6 +121,7 @@ class ProfileOperatorTimer : public OperatorTimer {
   }
 
   OperatorTime DecodeAttention(int64_t batch, int64_t context_tokens) const override {
+    if (!decode_) return Fallback(roofline_.DecodeAttention(batch, context_tokens));
     const double b = static_cast<double>(batch);
     const double c = static_cast<double>(context_tokens);
     return Rescaled(*decode_, decode_->table.Lookup(b, c), DecodeAttentionWork(full_, b, c),
@@ -122,8 +132,13 @@ class ProfileOperatorTimer : public OperatorTimer {
     const auto& table = elementwise_[static_cast<size_t>(id)];
     if (!table) return Fallback(roofline_.Elementwise(id, tokens));
     const double t = static_cast<double>(tokens);
-    return Rescaled(*table, table->table.Lookup(1.0, t), ElementwiseWork(full_, id, t),
-                    ElementwiseWork(shard_, id, t));
+    OperatorTime time = Rescaled(*table, table->table.Lookup(1.0, t), ElementwiseWork(full_, id, t),
+                                 ElementwiseWork(shard_, id, t));
+    if (elementwise_modelled_[static_cast<size_t>(id)]) {
+      time.extrapolated = true;
+      time.source = kModelled;
+    }
+    return time;
   }
 
   OperatorTime AllReduce(int64_t tokens) const override {
@@ -162,6 +177,7 @@ class ProfileOperatorTimer : public OperatorTimer {
   std::optional<FittedTable> prefill_;
   std::optional<FittedTable> decode_;
   std::array<std::optional<FittedTable>, kElementwiseCount> elementwise_;
+  std::array<bool, kElementwiseCount> elementwise_modelled_{};
   std::optional<FittedTable> all_reduce_;
 };
 
@@ -193,6 +209,7 @@ const KernelProfile& CheckMatches(const KernelProfile& profile, const ModelSpec&
   }
   for (const auto& [key, table] : {std::pair<const char*, const AttentionTable*>{"prefill_attention", &profile.prefill_attention},
                                    std::pair<const char*, const AttentionTable*>{"decode_attention", &profile.decode_attention}}) {
+    if (table->points.empty()) continue;
     if (table->q_heads != model.q_heads || table->kv_heads != model.kv_heads ||
         table->head_dim != model.head_dim) {
       throw InputError(origin, 0, std::string(key) + ".q_heads",
@@ -215,6 +232,8 @@ std::string MissingTables(const KernelProfile& profile, bool gated_mlp) {
     check(name, std::any_of(profile.gemm.begin(), profile.gemm.end(),
                             [&](const GemmTable& t) { return t.name == name; }));
   }
+  check("prefill_attention", !profile.prefill_attention.points.empty());
+  check("decode_attention", !profile.decode_attention.points.empty());
   for (int e = 0; e < kElementwiseCount; ++e) {
     const std::string_view name = ElementwiseName(static_cast<ElementwiseId>(e), gated_mlp);
     check(name, std::any_of(profile.elementwise.begin(), profile.elementwise.end(),
@@ -251,12 +270,22 @@ ProfileLatencyModel::ProfileLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverhe
 
 std::string ProfileLatencyModel::Description() const {
   const ProfileProvenance& p = profile_.provenance;
-  std::string text = "profile " + profile_.gpu + "/" + profile_.model + " (" + profile_.origin +
-                     "): kernels measured on " + p.gpu_name + " " + p.date_utc + ", commit " +
-                     p.git_commit + ", CUDA " + p.cuda_runtime_version + " (gemm " +
-                     profile_.gemm_kernel + ", prefill " + profile_.prefill_attention_kernel +
-                     ", decode " + profile_.decode_attention_kernel + "); log-log interpolation, "
-                     "roofline-shaped fit beyond the grid (flagged)";
+  std::string text = "profile " + profile_.gpu + "/" + profile_.model + " (" + profile_.origin + "): ";
+  if (profile_.source) {
+    text += "imported " + profile_.source->kind + " measurements on " + p.gpu_name + " " +
+            p.date_utc + " (" + profile_.source->stack + "; not efimsim's kernels)";
+  } else {
+    text += "kernels measured on " + p.gpu_name + " " + p.date_utc + ", commit " + p.git_commit +
+            ", CUDA " + p.cuda_runtime_version + " (gemm " + profile_.gemm_kernel + ", prefill " +
+            profile_.prefill_attention_kernel + ", decode " + profile_.decode_attention_kernel + ")";
+  }
+  text += std::string("; ") + InterpolationName(profile_.interpolation) +
+          " interpolation, roofline-shaped fit beyond the grid (flagged)";
+  std::string modelled;
+  for (const ElementwiseTable& t : profile_.elementwise) {
+    if (t.Modelled()) modelled += (modelled.empty() ? "" : ", ") + t.name;
+  }
+  if (!modelled.empty()) text += "; modelled, not measured: " + modelled + " (flagged)";
   if (!missing_tables_.empty()) text += "; roofline for untabled " + missing_tables_;
   text += "; TP=" + std::to_string(TensorParallel());
   if (TensorParallel() > 1) {

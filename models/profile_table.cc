@@ -7,9 +7,14 @@
 
 namespace efimsim {
 
+const char* InterpolationName(Interpolation interpolation) {
+  return interpolation == Interpolation::kLinear ? "linear" : "log-log";
+}
+
 ProfileTable::ProfileTable(const std::vector<Point>& points, double x_offset, double y_offset,
-                           Fit fit)
-    : x_offset_(x_offset), y_offset_(y_offset), fit_(std::move(fit)) {
+                           Fit fit, Interpolation interpolation)
+    : x_offset_(x_offset), y_offset_(y_offset), fit_(std::move(fit)),
+      interpolation_(interpolation) {
   EFIMSIM_CHECK(!points.empty(), "a profile table has points");
   for (const Point& p : points) {
     EFIMSIM_CHECK(p.seconds > 0 && p.x + x_offset > 0 && p.y + y_offset > 0,
@@ -18,16 +23,22 @@ ProfileTable::ProfileTable(const std::vector<Point>& points, double x_offset, do
       EFIMSIM_CHECK(rows_.empty() || rows_.back().x < p.x, "profile points sorted by x");
       Row row;
       row.x = p.x;
-      row.log_x = std::log(p.x + x_offset);
       rows_.push_back(row);
     }
     Row& row = rows_.back();
     EFIMSIM_CHECK(row.y.empty() || row.y.back() < p.y, "profile points sorted by y, unique");
     row.y.push_back(p.y);
-    row.log_y.push_back(std::log(p.y + y_offset));
-    row.log_seconds.push_back(std::log(p.seconds));
     row.seconds.push_back(p.seconds);
   }
+}
+
+double ProfileTable::Between(double a, double b, double ka, double kb, double key) const {
+  if (interpolation_ == Interpolation::kLinear) {
+    const double t = (key - ka) / (kb - ka);
+    return a + t * (b - a);
+  }
+  const double t = (std::log(key) - std::log(ka)) / (std::log(kb) - std::log(ka));
+  return std::exp(std::log(a) + t * (std::log(b) - std::log(a)));
 }
 
 // fit(to) / fit(from), or 1 when the fit cannot say (a zero).
@@ -50,8 +61,8 @@ TableLookup ProfileTable::RowLookup(const Row& row, double y) const {
       if (row.y[lo] == y_edge) {
         seconds = row.seconds[lo];  // a measured point: exactly its value
       } else {
-        const double t = (std::log(y_edge + y_offset_) - row.log_y[lo]) / (row.log_y[hi] - row.log_y[lo]);
-        seconds = std::exp(row.log_seconds[lo] + t * (row.log_seconds[hi] - row.log_seconds[lo]));
+        seconds = Between(row.seconds[lo], row.seconds[hi], row.y[lo] + y_offset_,
+                          row.y[hi] + y_offset_, y_edge + y_offset_);
       }
     }
   }
@@ -75,8 +86,7 @@ TableLookup ProfileTable::Lookup(double x, double y) const {
     const Row& lo = *(hi_it - 1);
     const TableLookup a = RowLookup(lo, y);
     const TableLookup b = RowLookup(hi, y);
-    const double t = (std::log(x_edge + x_offset_) - lo.log_x) / (hi.log_x - lo.log_x);
-    out.seconds = std::exp(std::log(a.seconds) + t * (std::log(b.seconds) - std::log(a.seconds)));
+    out.seconds = Between(a.seconds, b.seconds, lo.x + x_offset_, hi.x + x_offset_, x_edge + x_offset_);
     out.extrapolated = a.extrapolated || b.extrapolated;
   }
   if (x_edge != x) {

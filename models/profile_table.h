@@ -3,12 +3,14 @@
 //
 // Points are grouped in rows by the first key x (for 1-key tables there is
 // one row); each row is a curve over the second key y. Inside the grid the
-// lookup is piecewise linear in log-log space: along y within the two rows
-// that bracket x, then along x between them, with
-//   log(time) linear in log(key + offset)
+// lookup is piecewise: along y within the two rows that bracket x, then
+// along x between them, either
+//   linear:  time linear in key, or
+//   log-log: log(time) linear in log(key + offset)
 // per axis (offset 0 for token counts, which start at 1; offset 1 for
-// context lengths, which may be 0). So measured points are reproduced
-// exactly and, between two points, the time is monotone in each key.
+// context lengths, which may be 0). Either way measured points are
+// reproduced exactly and, between two points, the time is monotone in each
+// key. A profile says which it uses (models/PROFILE.md, "interpolation").
 //
 // Outside the grid (a key beyond its row's or the table's range) the value
 // at the nearest edge is scaled by the ratio of a fitted model, value(edge)
@@ -16,10 +18,14 @@
 // measurement at the edge so that there is no jump there. Such lookups are
 // flagged as extrapolated.
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
 namespace efimsim {
+
+enum class Interpolation : uint8_t { kLogLog, kLinear };
+const char* InterpolationName(Interpolation interpolation);  // "log-log", "linear"
 
 struct TableLookup {
   double seconds = 0;
@@ -38,26 +44,28 @@ class ProfileTable {
 
   // Precondition: points sorted by (x, y), unique, seconds > 0, keys >= 0,
   // and key + offset > 0.
-  ProfileTable(const std::vector<Point>& points, double x_offset, double y_offset, Fit fit);
+  ProfileTable(const std::vector<Point>& points, double x_offset, double y_offset, Fit fit,
+               Interpolation interpolation = Interpolation::kLogLog);
 
   TableLookup Lookup(double x, double y) const;
 
  private:
   struct Row {
     double x = 0;
-    double log_x = 0;
     std::vector<double> y;
-    std::vector<double> log_y;
-    std::vector<double> log_seconds;
     std::vector<double> seconds;  // as measured: returned as-is at grid points
   };
   TableLookup RowLookup(const Row& row, double y) const;
   double Scale(double x_from, double y_from, double x_to, double y_to) const;
+  // The value at `key` between a (measured at ka) and b (at kb), ka < key <
+  // kb, by the table's interpolation; keys include the axis' offset.
+  double Between(double a, double b, double ka, double kb, double key) const;
 
   std::vector<Row> rows_;
   double x_offset_;
   double y_offset_;
   Fit fit_;
+  Interpolation interpolation_;
 };
 
 }  // namespace efimsim

@@ -19,6 +19,7 @@ struct PredictionContext {
   std::string gpu;
   int64_t tensor_parallel = 1;
   std::string mode;  // "eager" or "graph"
+  std::string timing;  // validate-latency: "gpu" or "step" (what measured_ms is); "" elsewhere
 };
 
 // One JSON object, pretty-printed, ending in a newline.

@@ -16,6 +16,7 @@ ordered_json ContextJson(const PredictionContext& c) {
   out["gpu"] = c.gpu;
   out["tensor_parallel"] = c.tensor_parallel;
   out["mode"] = c.mode;
+  if (!c.timing.empty()) out["timing"] = c.timing;
   return out;
 }
 

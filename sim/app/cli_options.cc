@@ -27,8 +27,9 @@ const ParamTable<ExperimentConfig>& RunParams() {
        &C::max_output_tokens},
       {{"think-time-ms", "ms", "pause between a response's end and the user's next request", 0},
        &C::think_time_ms},
-      {{"latency-model", "", "step latency model: roofline, or profile (a measured kernel "
-        "profile; falls back to roofline, saying so, when none exists)"},
+      {{"latency-model", "", "step latency model: auto (the built-in kernel profile of the GPU "
+        "and model when one exists, else the roofline; outputs name which), profile (the same, "
+        "saying 'roofline fallback' when none exists), or roofline"},
        &C::latency_model},
       {{"workload", "", "efim-paper (closed-loop multi-round), trace (--trace FILE, open loop), "
         "or typing (simulated users typing real files)"},

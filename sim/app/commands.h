@@ -14,5 +14,6 @@ int RunTokenizeCommand(int argc, const char* const* argv);
 int RunSweepCommand(int argc, const char* const* argv);
 int RunMergeCommand(int argc, const char* const* argv);
 int RunCapacityCommand(int argc, const char* const* argv);
+int RunProfileCommand(int argc, const char* const* argv);
 
 }  // namespace efimsim::cli

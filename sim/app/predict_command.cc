@@ -77,7 +77,7 @@ int RunPredictCommand(int argc, const char* const* argv) {
       ("mode", po::value<std::string>()->default_value("eager"),
        "eager (every step launches its kernels) or graph (decode-only steps replay CUDA graphs)")
       ("tp", po::value<int64_t>()->default_value(1), "tensor-parallel GPUs (1, 2, 4, 8)")
-      ("latency-model", po::value<std::string>()->default_value("profile"), models_help.c_str())
+      ("latency-model", po::value<std::string>()->default_value("auto"), models_help.c_str())
       ("profile", po::value<std::string>()->default_value(""),
        "kernel profile JSON for the profile model (default: built-in for the GPU and model)")
       ("json", po::bool_switch(), "print the breakdown as JSON");
@@ -113,7 +113,7 @@ int RunPredictCommand(int argc, const char* const* argv) {
       MakeLatencyModel(values["latency-model"].as<std::string>(), model, gpu, cpu, options);
   const StepBreakdown breakdown = latency->Explain(batch);
   const PredictionContext context{latency->Name(), latency->Description(), model.name, gpu.name,
-                                  options.tensor_parallel, mode};
+                                  options.tensor_parallel, mode, ""};
   if (values["json"].as<bool>()) {
     std::cout << StepBreakdownJson(context, batch, breakdown);
     return 0;

@@ -24,10 +24,15 @@ int RunValidateLatencyCommand(int argc, const char* const* argv) {
        "JSON list of measured steps (format: models/PROFILE.md, \"Measured steps\")")
       ("mode", po::value<std::string>()->default_value("eager"),
        "overhead model of rows without a \"mode\": eager or graph")
+      ("timing", po::value<std::string>()->default_value("gpu"),
+       "what measured_ms is: gpu (the forward pass's GPU time, e.g. a CUDA-graph replay timed "
+       "with events, as in ../shared/data/gpu; compared with the prediction less its host "
+       "overhead) or step (a whole engine step, host overhead included)")
       ("tp", po::value<int64_t>()->default_value(1), "tensor-parallel GPUs (1, 2, 4, 8)")
-      ("latency-model", po::value<std::string>()->default_value("profile"),
-       "latency model to check (roofline, or profile: falls back to the roofline, saying so, "
-       "when no profile exists)")
+      ("latency-model", po::value<std::string>()->default_value("auto"),
+       "latency model to check: auto (the built-in profile of the GPU and model when one exists, "
+       "else the roofline), profile (the same, saying 'roofline fallback' when none exists), or "
+       "roofline")
       ("profile", po::value<std::string>()->default_value(""),
        "kernel profile JSON for the profile model (default: built-in for the GPU and model)")
       ("worst", po::value<int64_t>()->default_value(3), "worst rows listed per kind")
@@ -48,6 +53,8 @@ int RunValidateLatencyCommand(int argc, const char* const* argv) {
   }
   const std::string mode = values["mode"].as<std::string>();
   if (mode != "eager" && mode != "graph") throw UsageError("--mode: expected eager or graph");
+  const std::string timing = values["timing"].as<std::string>();
+  if (timing != "gpu" && timing != "step") throw UsageError("--timing: expected gpu or step");
   const int64_t worst = values["worst"].as<int64_t>();
   if (worst < 0) throw UsageError("--worst: must be >= 0");
   CpuOverheadConfig cpu;
@@ -66,27 +73,30 @@ int RunValidateLatencyCommand(int argc, const char* const* argv) {
   const auto graph = MakeLatencyModel(name, model, gpu, graph_cpu, options);
   const std::vector<MeasuredStep> steps = LoadMeasuredSteps(values["measured"].as<std::string>());
   const ValidationReport report =
-      ValidateLatency(steps, *eager, *graph, mode == "graph", static_cast<size_t>(worst));
+      ValidateLatency(steps, *eager, *graph, mode == "graph", static_cast<size_t>(worst),
+                      timing == "gpu" ? StepTiming::kGpu : StepTiming::kStep);
   const PredictionContext context{eager->Name(), eager->Description(), model.name, gpu.name,
-                                  options.tensor_parallel, mode};
+                                  options.tensor_parallel, mode, timing};
   if (values["json"].as<bool>()) {
     std::cout << ValidationReportJson(context, report);
     return 0;
   }
   std::printf("latency model: %s\n  %s\n", context.latency_model.c_str(),
               context.description.c_str());
-  std::printf("%s on %s, TP=%lld; %zu measured steps from %s (rows without a mode: %s)\n\n",
+  std::printf("%s on %s, TP=%lld; %zu measured steps from %s (rows without a mode: %s; "
+              "compared: %s)\n\n",
               model.name.c_str(), gpu.name.c_str(), static_cast<long long>(options.tensor_parallel),
-              steps.size(), values["measured"].as<std::string>().c_str(), mode.c_str());
-  std::printf("%-8s %5s %10s %10s %10s %10s   (relative errors, %%)\n", "kind", "rows", "median",
+              steps.size(), values["measured"].as<std::string>().c_str(), mode.c_str(),
+              timing == "gpu" ? "GPU time, host overhead left out" : "whole steps, host overhead included");
+  std::printf("%-15s %5s %10s %10s %10s %10s   (relative errors, %%)\n", "kind", "rows", "median",
               "p90", "max", "bias");
   for (const ErrorSummary& s : report.summaries) {
-    std::printf("%-8s %5lld %10.1f %10.1f %10.1f %+10.1f\n", s.kind.c_str(),
+    std::printf("%-15s %5lld %10.1f %10.1f %10.1f %+10.1f\n", s.kind.c_str(),
                 static_cast<long long>(s.rows), 100 * s.median, 100 * s.p90, 100 * s.max,
                 100 * s.mean_signed);
   }
   for (const ErrorSummary& s : report.summaries) {
-    if (s.kind == "all" || s.worst.empty()) continue;
+    if (s.kind == "all" || s.kind == "prefill+decode" || s.worst.empty()) continue;
     std::printf("\nworst %s rows\n%6s %13s %13s %9s %s\n", s.kind.c_str(), "index",
                 "predicted_ms", "measured_ms", "error_%", "extrapolated");
     for (const RowError& row : s.worst) {

@@ -51,7 +51,7 @@ struct RunProgress {
 
 struct ExperimentConfig {
   std::string policy = "efim";
-  std::string latency_model = "roofline";
+  std::string latency_model = "auto";  // a built-in profile when one exists, else the roofline
   std::string workload = "efim-paper";  // efim-paper | trace | typing
   EngineConfig engine;
   CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs

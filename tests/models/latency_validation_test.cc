@@ -34,10 +34,11 @@ TEST(LatencyValidation, StatisticsPerKindOnASyntheticTable) {
       Step(2, StepKind::kDecode, 22.0),         // 50%
       Step(3, StepKind::kDecode, 11.0 / 1.2),   // 20%
       Step(4, StepKind::kPrefill, 5.5),         // 100%
+      Step(5, StepKind::kMixed, 110.0),         // 90%: in "all", not in "prefill+decode"
   };
   const FixedLatencyModel model;
   const ValidationReport report = ValidateLatency(steps, model, model, false, 2);
-  ASSERT_EQ(report.summaries.size(), 3u);  // prefill, decode, all
+  ASSERT_EQ(report.summaries.size(), 5u);  // prefill, decode, mixed, prefill+decode, all
   const ErrorSummary& decode = report.summaries[1];
   EXPECT_EQ(decode.kind, "decode");
   EXPECT_EQ(decode.rows, 4);
@@ -49,8 +50,30 @@ TEST(LatencyValidation, StatisticsPerKindOnASyntheticTable) {
   EXPECT_EQ(decode.worst[1].index, 3);
   EXPECT_EQ(report.summaries[0].kind, "prefill");
   EXPECT_NEAR(report.summaries[0].max, 1.0, 1e-12);
-  EXPECT_EQ(report.summaries[2].kind, "all");
-  EXPECT_EQ(report.summaries[2].rows, 5);
+  EXPECT_EQ(report.summaries[2].kind, "mixed");
+  EXPECT_EQ(report.summaries[3].kind, "prefill+decode");
+  EXPECT_EQ(report.summaries[3].rows, 5);
+  EXPECT_NEAR(report.summaries[3].max, 1.0, 1e-12);
+  EXPECT_EQ(report.summaries[4].kind, "all");
+  EXPECT_EQ(report.summaries[4].rows, 6);
+}
+
+TEST(LatencyValidation, GpuTimingLeavesTheHostOverheadOut) {
+  class WithHost : public FixedLatencyModel {
+   public:
+    StepCost Predict(std::span<const SequenceWork>) const override {
+      StepCost c;
+      c.gemm = Milliseconds(8);
+      c.cpu_overhead = Milliseconds(2);
+      return c;
+    }
+  };
+  const std::vector<MeasuredStep> steps = {Step(0, StepKind::kDecode, 8.0)};
+  const WithHost model;
+  EXPECT_NEAR(ValidateLatency(steps, model, model, false, 1, StepTiming::kGpu).rows[0].predicted_ms,
+              8.0, 1e-12);
+  EXPECT_NEAR(ValidateLatency(steps, model, model, false, 1, StepTiming::kStep).rows[0].predicted_ms,
+              10.0, 1e-12);
 }
 
 TEST(LatencyValidation, RowModeChoosesTheOverheadModel) {

@@ -1,0 +1,144 @@
+// efimsim profile import: a kernel profile (models/PROFILE.md) from GPU
+// measurements made outside efimsim, with their provenance.
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/profile_import.h"
+#include "models/spec_catalog.h"
+#include "sim/app/cli_options.h"
+#include "sim/app/commands.h"
+#include "sim/base/atomic_file.h"
+#include "sim/base/errors.h"
+
+namespace efimsim::cli {
+namespace {
+
+constexpr const char* kProfileUsage =
+    "usage: efimsim profile <subcommand> [options]\n"
+    "\n"
+    "subcommands:\n"
+    "  import   write a kernel profile from measurements made outside efimsim (the PyTorch\n"
+    "           reference of ../shared/data/gpu, or Vidur's profiling CSVs), with provenance\n";
+
+// The command line as typed, for the profile's "command" field.
+std::string CommandLine(int argc, const char* const* argv) {
+  std::string text = "efimsim profile";
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    text += " ";
+    text += arg.find_first_of(" \t'\"") == std::string::npos ? arg : "'" + arg + "'";
+  }
+  return text;
+}
+
+int RunImport(int argc, const char* const* argv) {
+  po::options_description general("Profile import");
+  general.add_options()
+      ("from", po::value<std::string>()->required(),
+       "the source's kind: pytorch-reference (op timings of ../shared/data/gpu/"
+       "h100-pytorch-reference/<model>.ops.runN.json) or vidur (Vidur's compute/<gpu>/<model>/mlp.csv)")
+      ("model", po::value<std::string>()->required(), "built-in model name or path to a model spec JSON")
+      ("gpu", po::value<std::string>()->required(), "built-in GPU name or path to a GPU spec JSON")
+      ("run", po::value<std::vector<std::string>>()->composing(),
+       "pytorch-reference: an ops JSON file; repeat for several runs (combined by the minimum of "
+       "their medians)")
+      ("mlp", po::value<std::string>(), "vidur: the mlp.csv file")
+      ("elementwise-rates-from", po::value<std::string>(),
+       "pytorch-reference: a Vidur mlp.csv of the same GPU whose measured norm, RoPE, activation and "
+       "add kernels give the bandwidth and small-kernel time used to model the reference's unfused "
+       "elementwise ops; without it the profile has no elementwise tables (roofline)")
+      ("all-reduce", po::value<std::string>(),
+       "a Vidur network all_reduce.csv of the same GPU: all-reduce tables for TP 2/4/8")
+      ("measured-on", po::value<std::string>()->required(),
+       "when (or at which source version) the measurements were made, as the source says; "
+       "recorded as provenance.date_utc")
+      ("interpolation", po::value<std::string>()->default_value("auto"),
+       "inside measured grids: linear, log-log, or auto (the one with the smaller median held-out "
+       "error on the source's own grid points)")
+      ("out", po::value<std::string>()->required(), "the profile JSON to write (atomically)");
+  po::variables_map values;
+  if (!ParseCommandLine("profile import",
+                        "Writes a kernel profile for a named model and GPU from measurements made "
+                        "outside efimsim.\nShapes are checked, never stretched: a source whose "
+                        "shapes are not the model's is refused.\nTables the source lacks stay "
+                        "missing (the roofline prices them, flagged). The profile names\nits files "
+                        "with their SHA-256, the measuring stack, and that these are not efimsim's "
+                        "kernels.\nPrints the held-out interpolation study and what was done on "
+                        "stderr.",
+                        general, argc, argv, values)) {
+    return 0;
+  }
+  const std::string from = values["from"].as<std::string>();
+  const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
+  const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());
+  ImportSettings settings;
+  settings.command = CommandLine(argc, argv);
+  settings.measured_on = values["measured-on"].as<std::string>();
+  settings.interpolation = values["interpolation"].as<std::string>();
+  if (settings.interpolation != "auto" && settings.interpolation != "linear" &&
+      settings.interpolation != "log-log") {
+    throw UsageError("--interpolation: expected auto, linear or log-log, got '" +
+                     settings.interpolation + "'");
+  }
+  std::optional<VidurAllReduceTable> all_reduce;
+  if (values.count("all-reduce")) all_reduce = LoadVidurAllReduceCsv(values["all-reduce"].as<std::string>());
+
+  ImportReport report;
+  KernelProfile profile;
+  if (from == "pytorch-reference") {
+    if (!values.count("run")) throw UsageError("--run: give at least one ops JSON file");
+    if (values.count("mlp")) throw UsageError("--mlp: only for --from vidur");
+    std::vector<ReferenceOps> runs;
+    for (const std::string& path : values["run"].as<std::vector<std::string>>()) {
+      runs.push_back(LoadReferenceOps(path));
+    }
+    std::optional<ElementwiseRates> rates;
+    if (values.count("elementwise-rates-from")) {
+      rates = ElementwiseRatesFromVidur(LoadVidurMlpCsv(values["elementwise-rates-from"].as<std::string>()));
+      std::fprintf(stderr, "elementwise rates from %s: %.2f TB/s, %.2f us per small kernel\n",
+                   rates->origin.c_str(), rates->tbps, rates->floor_us);
+    }
+    profile = ImportReferenceProfile(runs, model, gpu, rates, all_reduce, settings, report);
+  } else if (from == "vidur") {
+    if (!values.count("mlp")) throw UsageError("--mlp: give Vidur's mlp.csv");
+    if (values.count("run") || values.count("elementwise-rates-from")) {
+      throw UsageError("--run and --elementwise-rates-from are only for --from pytorch-reference");
+    }
+    profile = ImportVidurProfile(LoadVidurMlpCsv(values["mlp"].as<std::string>()), model, gpu,
+                                 all_reduce, settings, report);
+  } else {
+    throw UsageError("--from: expected pytorch-reference or vidur, got '" + from + "'");
+  }
+
+  for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());
+  std::fprintf(stderr, "held-out interpolation error (each interior grid point from its neighbours):\n");
+  std::fprintf(stderr, "%-10s %7s %14s %14s %14s %14s %12s\n", "table", "points", "linear_median%",
+               "linear_p90%", "loglog_median%", "loglog_p90%", "run_to_run%");
+  for (const InterpolationErrors& e : report.interpolation) {
+    std::fprintf(stderr, "%-10s %7lld %14.1f %14.1f %14.1f %14.1f %12.1f\n", e.table.c_str(),
+                 static_cast<long long>(e.points), 100 * e.linear_median, 100 * e.linear_p90,
+                 100 * e.loglog_median, 100 * e.loglog_p90, 100 * e.run_to_run_median);
+  }
+  std::fprintf(stderr, "interpolation: %s\n", InterpolationName(report.chosen));
+  const std::string out = values["out"].as<std::string>();
+  WriteFileAtomically(out, KernelProfileJson(profile));
+  std::fprintf(stderr, "wrote %s (%s/%s)\n", out.c_str(), profile.gpu.c_str(), profile.model.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int RunProfileCommand(int argc, const char* const* argv) {
+  const std::string sub = argc >= 2 ? argv[1] : "";
+  if (sub == "import") return RunImport(argc - 1, argv + 1);
+  if (sub.empty() || sub == "--help" || sub == "-h" || sub == "help") {
+    std::cout << kProfileUsage;
+    return sub.empty() ? 2 : 0;
+  }
+  throw UsageError("profile: unknown subcommand '" + sub + "' (subcommands: import)");
+}
+
+}  // namespace efimsim::cli
