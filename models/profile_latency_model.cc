@@ -15,17 +15,20 @@ namespace {
 
 // A measured table with the roofline fit of its own points. `work(x, y)`
 // gives the operator's FLOPs and bytes at the profile's (full, TP=1) shapes.
+// (A template, so that the table's fit calls the work formula directly: it
+// runs for every lookup beyond the grid, e.g. every decode of a batch wider
+// than the widest measured one.)
 struct FittedTable {
+  template <class Work>
   FittedTable(const std::vector<ProfileTable::Point>& points, double x_offset, double y_offset,
-              const std::function<OperatorWork(double, double)>& work, const RooflineFit& initial,
-              Interpolation interpolation)
+              Work work, const RooflineFit& initial, Interpolation interpolation)
       : fit(Fit(points, work, initial)),
         table(points, x_offset, y_offset,
               [fitted = fit, work](double x, double y) { return fitted.Seconds(work(x, y)); },
               interpolation) {}
 
-  static RooflineFit Fit(const std::vector<ProfileTable::Point>& points,
-                         const std::function<OperatorWork(double, double)>& work,
+  template <class Work>
+  static RooflineFit Fit(const std::vector<ProfileTable::Point>& points, const Work& work,
                          const RooflineFit& initial) {
     std::vector<RooflineFitSample> samples;
     for (const ProfileTable::Point& p : points) samples.push_back({work(p.x, p.y), p.seconds});
@@ -126,6 +129,25 @@ class ProfileOperatorTimer : public OperatorTimer {
     const double c = static_cast<double>(context_tokens);
     return Rescaled(*decode_, decode_->table.Lookup(b, c), DecodeAttentionWork(full_, b, c),
                     DecodeAttentionWork(shard_, b, c));
+  }
+
+  OperatorTime DecodeAttentionShares(std::span<const SequenceWork> step,
+                                     int64_t decodes) const override {
+    if (!decode_ || full_.tensor_parallel != shard_.tensor_parallel) {
+      return OperatorTimer::DecodeAttentionShares(step, decodes);
+    }
+    // The default's arithmetic in the same order (bit-identical), with the
+    // batch's rows found once for the whole step.
+    const double weight = 1.0 / static_cast<double>(decodes);
+    const ProfileTable::AtX at = decode_->table.At(static_cast<double>(decodes));
+    OperatorTime total;
+    for (const SequenceWork& seq : step) {
+      if (seq.new_tokens != 1) continue;
+      const TableLookup lookup = decode_->table.Lookup(at, static_cast<double>(seq.context_tokens));
+      AccumulateLaunch(total, {lookup.seconds, lookup.extrapolated, lookup.extrapolated ? kProfileFit : kProfile},
+                       weight);
+    }
+    return total;
   }
 
   OperatorTime Elementwise(ElementwiseId id, int64_t tokens) const override {

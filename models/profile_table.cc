@@ -74,23 +74,33 @@ TableLookup ProfileTable::RowLookup(const Row& row, double y) const {
   return out;
 }
 
-TableLookup ProfileTable::Lookup(double x, double y) const {
-  const double x_edge = std::clamp(x, rows_.front().x, rows_.back().x);
-  const auto hi_it = std::lower_bound(rows_.begin(), rows_.end(), x_edge,
+ProfileTable::AtX ProfileTable::At(double x) const {
+  AtX at;
+  at.x = x;
+  at.x_edge = std::clamp(x, rows_.front().x, rows_.back().x);
+  const auto hi_it = std::lower_bound(rows_.begin(), rows_.end(), at.x_edge,
                                       [](const Row& row, double value) { return row.x < value; });
+  at.hi = static_cast<size_t>(hi_it - rows_.begin());
+  at.on_row = hi_it->x == at.x_edge;
+  return at;
+}
+
+TableLookup ProfileTable::Lookup(double x, double y) const { return Lookup(At(x), y); }
+
+TableLookup ProfileTable::Lookup(const AtX& at, double y) const {
   TableLookup out;
-  if (hi_it->x == x_edge) {
-    out = RowLookup(*hi_it, y);
+  if (at.on_row) {
+    out = RowLookup(rows_[at.hi], y);
   } else {
-    const Row& hi = *hi_it;
-    const Row& lo = *(hi_it - 1);
+    const Row& hi = rows_[at.hi];
+    const Row& lo = rows_[at.hi - 1];
     const TableLookup a = RowLookup(lo, y);
     const TableLookup b = RowLookup(hi, y);
-    out.seconds = Between(a.seconds, b.seconds, lo.x + x_offset_, hi.x + x_offset_, x_edge + x_offset_);
+    out.seconds = Between(a.seconds, b.seconds, lo.x + x_offset_, hi.x + x_offset_, at.x_edge + x_offset_);
     out.extrapolated = a.extrapolated || b.extrapolated;
   }
-  if (x_edge != x) {
-    out.seconds *= Scale(x_edge, y, x, y);
+  if (at.x_edge != at.x) {
+    out.seconds *= Scale(at.x_edge, y, at.x, y);
     out.extrapolated = true;
   }
   return out;

@@ -49,6 +49,18 @@ class ProfileTable {
 
   TableLookup Lookup(double x, double y) const;
 
+  // Many lookups at one x (a step's decodes all share the batch size): the
+  // rows bracketing x are found once. Lookup(At(x), y) == Lookup(x, y), bit
+  // for bit.
+  struct AtX {
+    double x = 0;
+    double x_edge = 0;
+    size_t hi = 0;        // row index of the upper bracket (== lo when x_edge is a row)
+    bool on_row = false;  // x_edge is a row's x
+  };
+  AtX At(double x) const;
+  TableLookup Lookup(const AtX& at, double y) const;
+
  private:
   struct Row {
     double x = 0;

@@ -11,10 +11,6 @@
 
 namespace efimsim {
 
-double RooflineFit::Seconds(const OperatorWork& work) const {
-  return std::max(work.flops * seconds_per_flop, work.bytes * seconds_per_byte) + fixed_seconds;
-}
-
 namespace {
 
 double RelativeSquaredError(std::span<const RooflineFitSample> samples, const RooflineFit& fit) {

@@ -11,6 +11,7 @@
 // resulting linear least-squares problem (Eigen), and keeps the best; exact
 // roofline data is recovered exactly. Eigen stays in roofline_fit.cc.
 
+#include <algorithm>
 #include <span>
 
 #include "models/operator_work.h"
@@ -26,7 +27,10 @@ struct RooflineFit {
   double seconds_per_flop = 0;
   double seconds_per_byte = 0;
   double fixed_seconds = 0;
-  double Seconds(const OperatorWork& work) const;
+  // Inline: the profile model evaluates it for every extrapolated lookup.
+  double Seconds(const OperatorWork& work) const {
+    return std::max(work.flops * seconds_per_flop, work.bytes * seconds_per_byte) + fixed_seconds;
+  }
 };
 
 // `initial`: the starting point and the value kept for a coefficient the data
