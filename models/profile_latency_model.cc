@@ -275,7 +275,7 @@ CpuOverheadConfig ResolvedOverhead(CpuOverheadConfig overhead, const KernelProfi
 
 std::string ProfileOverheadSource(const KernelProfile& profile) {
   return profile.cpu_overhead.Measured() ? "from the profile (" + profile.cpu_overhead.source + ")"
-                                         : std::string("defaults (the profile's are not measured)");
+                                         : std::string("estimated, not measured (models/README.md)");
 }
 
 }  // namespace

@@ -72,7 +72,8 @@ OperatorTime RooflineOperatorTimer::AllReduce(int64_t tokens) const {
 
 RooflineLatencyModel::RooflineLatencyModel(ModelSpec model, GpuSpec gpu,
                                            CpuOverheadConfig overhead, int64_t tensor_parallel)
-    : StepLatencyModel(model, tensor_parallel, overhead, DefaultCaptureSizes(), "defaults",
+    : StepLatencyModel(model, tensor_parallel, overhead, DefaultCaptureSizes(),
+                       "estimated, not measured (models/README.md)",
                        std::make_unique<RooflineOperatorTimer>(ShardModel(model, tensor_parallel),
                                                                gpu)),
       model_(std::move(model)), gpu_(std::move(gpu)) {}

@@ -211,9 +211,9 @@ int RunCapacityCommand(int argc, const char* const* argv) {
                          : std::to_string(base.replicas) + " replicas behind " + base.router;
   std::cout << "capacity: most users " << deployment << " serves with " << slo_text << " (ms)\n"
             << "workload: " << base.workload << ", users varied; documents " << base.documents
-            << "; model " << base.engine.model << " on " << base.engine.gpu << ", latency model "
-            << base.latency_model << " (approximate unless calibrated); SLOs on rounds >= "
+            << "; model " << base.engine.model << " on " << base.engine.gpu << "; SLOs on rounds >= "
             << search.warmup_rounds << "\n"
+            << "latency:  " << DescribeLatencyModel(base) << "\n"
             << "target:   " << target << " users; GPUs = replicas x " << gpus_per_replica
             << " (tensor parallelism not modelled)\n\n";
   std::cout << Pad("policy", 10, false) << Pad("max users", 10) << Pad("replicas", 10)

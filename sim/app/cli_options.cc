@@ -181,14 +181,16 @@ bool ParseCommandLine(const std::string& command, const std::string& synopsis,
     parser.options(all);
     if (positional != nullptr) parser.positional(*positional);
     po::store(parser.run(), values);
+    // --help before notify: notify checks required options, which a user
+    // asking for help has not given.
+    if (values.count("help")) {
+      std::cout << "usage: efimsim " << command << " [options]\n\n" << synopsis << "\n\n"
+                << visible << "\n";
+      return false;
+    }
     po::notify(values);
   } catch (const po::error& error) {
     throw UsageError(std::string(error.what()) + " (see efimsim " + command + " --help)");
-  }
-  if (values.count("help")) {
-    std::cout << "usage: efimsim " << command << " [options]\n\n" << synopsis << "\n\n"
-              << visible << "\n";
-    return false;
   }
   return true;
 }

@@ -323,6 +323,14 @@ void DescribeBoundaryReuse(const TextPaperWorkload& workload, const PolicySpec& 
 
 }  // namespace
 
+std::string DescribeLatencyModel(const ExperimentConfig& config) {
+  CpuOverheadConfig cpu = config.cpu;
+  cpu.cuda_graphs = config.engine.cuda_graphs;
+  return MakeLatencyModel(config.latency_model, LoadModelSpec(config.engine.model),
+                          LoadGpuSpec(config.engine.gpu), cpu)
+      ->Description();
+}
+
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const auto wall_start = std::chrono::steady_clock::now();
   const PolicySpec& policy = GetPolicy(config.policy);

@@ -105,4 +105,8 @@ struct ExperimentResult {
 // rejected, every block back with reference count 0, no event left).
 ExperimentResult RunExperiment(const ExperimentConfig& config);
 
+// The description of the latency model `config` would run with (what its
+// numbers rest on), for commands that report many runs at once.
+std::string DescribeLatencyModel(const ExperimentConfig& config);
+
 }  // namespace efimsim

@@ -60,6 +60,28 @@ expect_error_plain "convert needs INPUT and OUTPUT" convert
 expect_error_plain "/nonexistent: cannot open file" tokenize /nonexistent
 expect_error_plain "merge: give the shard output directories" merge
 expect_error_plain "--seq" predict --seq 12x
+expect_error_plain "--timing: expected gpu or step" validate-latency --measured x.json --timing wall
+expect_error_plain "profile: unknown subcommand 'export'" profile export
+expect_error "--from: expected pytorch-reference or vidur" profile import --from nope --model llama-3.1-8b \
+  --gpu h100-sxm --measured-on x
+expect_error "--run: give at least one ops JSON file" profile import --from pytorch-reference \
+  --model llama-3.1-8b --gpu h100-sxm --measured-on x
+expect_error "/nonexistent.csv: cannot open file" profile import --from vidur --mlp /nonexistent.csv \
+  --model llama-3.1-8b --gpu a100-sxm-80g --measured-on x
+# A Vidur CSV with a bad cell: the error names file, line and column; no profile is written.
+printf ',num_tokens\n0,abc\n' > "$out/bad_mlp.csv"
+stderr=$("$efimsim" profile import --from vidur --mlp "$out/bad_mlp.csv" --model llama-3.1-8b \
+  --gpu a100-sxm-80g --measured-on x --out "$out/p.json" 2>&1 >/dev/null)
+if [[ $? -eq 1 && $stderr == *"bad_mlp.csv:1"*"missing column"* && ! -e $out/p.json ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: bad Vidur CSV: $stderr"; fi
+# Commands with required options still answer --help.
+for command in predict validate-latency; do
+  if "$efimsim" $command --help | grep -q -- "--latency-model arg (=auto)"; then
+    passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $command --help"; fi
+done
+help=$("$efimsim" profile import --help)
+if [[ $? -eq 0 && $help == *"--elementwise-rates-from"* && $help == *"--interpolation"*"(=auto)"* ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: profile import --help"; fi
 
 # An unwritable output location is a clear error, not a crash.
 touch "$out/file"
