@@ -141,10 +141,12 @@ void BM_SchedulerDecodeStep(benchmark::State& state) {
 BENCHMARK(BM_SchedulerDecodeStep)->Arg(256);
 
 // The paper's workload end to end: simulated tokens (prompt + output) per
-// second of wall time.
-void BM_PaperWorkloadEfim(benchmark::State& state) {
+// second of wall time, with the default latency model (auto: the built-in
+// H100 profile) or, in the Roofline variant, the roofline.
+void PaperWorkloadEfim(benchmark::State& state, const char* latency_model) {
   ExperimentConfig config;
   config.policy = "efim";
+  config.latency_model = latency_model;
   config.workload_paper.users = state.range(0);
   config.documents = "synthetic";
   int64_t tokens = 0;
@@ -158,6 +160,9 @@ void BM_PaperWorkloadEfim(benchmark::State& state) {
   state.counters["wall_us_per_request"] = benchmark::Counter(
       static_cast<double>(requests), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
+void BM_PaperWorkloadEfim(benchmark::State& state) { PaperWorkloadEfim(state, "auto"); }
+void BM_PaperWorkloadEfimRoofline(benchmark::State& state) { PaperWorkloadEfim(state, "roofline"); }
+BENCHMARK(BM_PaperWorkloadEfimRoofline)->Arg(2000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PaperWorkloadEfim)->Arg(16)->Arg(256)->Arg(2000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
