@@ -14,6 +14,14 @@ namespace {
 
 using nlohmann::json;
 
+// A time in milliseconds: > 0 and < 1e6 (1000 s), so that a profile made
+// from it reads back (PROFILE.md bounds kernel times).
+double Milliseconds(StrictObject& row, const std::string& key) {
+  const double ms = row.Positive(key);
+  if (ms >= 1e6) throw InputError(row.origin(), 0, row.Path(key), "must be < 1e6 ms");
+  return ms;
+}
+
 std::string Indexed(const std::string& path, size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
@@ -58,7 +66,7 @@ ReferenceOps ParseReferenceOps(const std::string& json_text, const std::string& 
     r.m = row.Int("M", 1);
     r.k = row.Int("K", 1);
     r.n = row.Int("N", 1);
-    r.median_ms = row.Positive("median_ms");
+    r.median_ms = Milliseconds(row, "median_ms");
     ops.gemm.push_back(r);
   }
   const json& attention = op_tables.Array("attention");
@@ -76,7 +84,7 @@ ReferenceOps ParseReferenceOps(const std::string& json_text, const std::string& 
     } else {
       throw InputError(origin, 0, row.Path("kind"), "expected \"prefill\" or \"decode\"");
     }
-    r.median_ms = row.Positive("median_ms");
+    r.median_ms = Milliseconds(row, "median_ms");
     ops.attention.push_back(r);
   }
   if (ops.gemm.empty()) throw InputError(origin, 0, "ops.gemm", "empty list");

@@ -79,9 +79,13 @@ class CsvColumns {
     }
     return value;
   }
-  double Positive(size_t row, const std::string& column) const {
+  // A time in milliseconds: > 0 and < 1e6 (1000 s, beyond any kernel), so
+  // that a profile made from it reads back (PROFILE.md bounds times).
+  double Milliseconds(size_t row, const std::string& column) const {
     const double value = Number(row, column);
-    if (!(value > 0)) throw InputError(origin_, rows_[row].line, column, "must be > 0");
+    if (!(value > 0) || value >= 1e6) {
+      throw InputError(origin_, rows_[row].line, column, "must be > 0 and < 1e6 ms");
+    }
     return value;
   }
   int64_t Int(size_t row, const std::string& column, int64_t min_value) const {
@@ -152,15 +156,15 @@ VidurMlpTable ParseVidurMlpCsv(const std::string& text, const std::string& origi
     row.n_embd = csv.Int(i, "n_embd", 1);
     row.n_expanded_embd = csv.Int(i, "n_expanded_embd", 1);
     row.gated_mlp = csv.Bool(i, "use_gated_mlp");
-    row.qkv_ms = csv.Positive(i, Median("attn_pre_proj"));
-    row.o_ms = csv.Positive(i, Median("attn_post_proj"));
-    row.up_ms = csv.Positive(i, Median("mlp_up_proj"));
-    row.down_ms = csv.Positive(i, Median("mlp_down_proj"));
-    row.input_norm_ms = csv.Positive(i, Median("input_layernorm"));
-    row.post_norm_ms = csv.Positive(i, Median("post_attention_layernorm"));
-    row.rope_ms = csv.Positive(i, Median("attn_rope"));
-    row.act_ms = csv.Positive(i, Median("mlp_act"));
-    row.add_ms = csv.Positive(i, Median("add"));
+    row.qkv_ms = csv.Milliseconds(i, Median("attn_pre_proj"));
+    row.o_ms = csv.Milliseconds(i, Median("attn_post_proj"));
+    row.up_ms = csv.Milliseconds(i, Median("mlp_up_proj"));
+    row.down_ms = csv.Milliseconds(i, Median("mlp_down_proj"));
+    row.input_norm_ms = csv.Milliseconds(i, Median("input_layernorm"));
+    row.post_norm_ms = csv.Milliseconds(i, Median("post_attention_layernorm"));
+    row.rope_ms = csv.Milliseconds(i, Median("attn_rope"));
+    row.act_ms = csv.Milliseconds(i, Median("mlp_act"));
+    row.add_ms = csv.Milliseconds(i, Median("add"));
     table.rows.push_back(row);
   }
   if (table.rows.empty()) throw InputError(origin, 0, "", "no data rows");
@@ -183,7 +187,7 @@ VidurAllReduceTable ParseVidurAllReduceCsv(const std::string& text, const std::s
     row.line = csv.Line(i);
     row.num_workers = csv.Int(i, "num_workers", 2);
     row.size_bytes = csv.Int(i, "size", 1);
-    row.median_ms = csv.Positive(i, Median("all_reduce"));
+    row.median_ms = csv.Milliseconds(i, Median("all_reduce"));
     table.rows.push_back(row);
   }
   if (table.rows.empty()) throw InputError(origin, 0, "", "no data rows");
