@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "models/latency_validation.h"
@@ -480,7 +481,71 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
   return profile;
 }
 
+namespace {
+
+// Vidur's attention.csv into the profile's attention and KV-write tables.
+void ImportVidurAttention(const VidurAttentionTable& table, const ModelSpec& model,
+                          KernelProfile& profile, ImportReport& report) {
+  std::map<std::pair<int64_t, int64_t>, double> prefill, decode;  // (rows, context) -> min us
+  std::map<int64_t, double> kv_write;                             // tokens written -> min us
+  std::set<std::string> backends;
+  int64_t block_size = 0;
+  const auto keep_min = [](auto& map, const auto& key, double us) {
+    const auto [it, inserted] = map.emplace(key, us);
+    if (!inserted) it->second = std::min(it->second, us);
+  };
+  for (const VidurAttentionRow& row : table.rows) {
+    if (row.tensor_parallel != 1) continue;
+    const auto refuse = [&](const char* column, int64_t source, int64_t spec, const char* what) {
+      throw InputError(table.origin, row.line, column,
+                       std::string("Vidur profiled ") + what + " " + std::to_string(source) + ", model " +
+                           model.name + " has " + std::to_string(spec) +
+                           ": these timings are not for this model's shapes");
+    };
+    if (row.n_embd != model.hidden_size) refuse("n_embd", row.n_embd, model.hidden_size, "hidden size");
+    if (row.n_q_head != model.q_heads) refuse("n_q_head", row.n_q_head, model.q_heads, "q heads");
+    if (row.n_kv_head != model.kv_heads) refuse("n_kv_head", row.n_kv_head, model.kv_heads, "KV heads");
+    if (block_size != 0 && row.block_size != block_size) {
+      throw InputError(table.origin, row.line, "block_size",
+                       "differs from earlier rows' " + std::to_string(block_size));
+    }
+    block_size = row.block_size;
+    backends.insert(row.backend);
+    if (row.is_prefill) {
+      keep_min(prefill, std::pair{row.prefill_chunk_size, row.kv_cache_size}, row.prefill_ms * 1000.0);
+      if (std::isfinite(row.kv_cache_save_ms)) keep_min(kv_write, row.prefill_chunk_size, row.kv_cache_save_ms * 1000.0);
+    } else {
+      keep_min(decode, std::pair{row.batch_size, row.kv_cache_size}, row.decode_ms * 1000.0);
+      if (std::isfinite(row.kv_cache_save_ms)) keep_min(kv_write, row.batch_size, row.kv_cache_save_ms * 1000.0);
+    }
+  }
+  if (backends.size() > 1) {
+    std::string names;
+    for (const std::string& b : backends) names += (names.empty() ? "" : ", ") + b;
+    throw InputError(table.origin, 0, "attention_backend",
+                     "several backends (" + names + "): a profile describes one; give a file with one");
+  }
+  if (prefill.empty() && decode.empty()) {
+    throw InputError(table.origin, 0, "num_tensor_parallel_workers", "no TP=1 rows");
+  }
+  for (AttentionTable* t : {&profile.prefill_attention, &profile.decode_attention}) t->block_tokens = block_size;
+  for (const auto& [key, us] : prefill) profile.prefill_attention.points.push_back({key.first, key.second, us});
+  for (const auto& [key, us] : decode) profile.decode_attention.points.push_back({key.first, key.second, us});
+  if (!kv_write.empty()) {
+    ElementwiseTable t;
+    t.name = "kv_cache_write";
+    for (const auto& [tokens, us] : kv_write) t.points.push_back({tokens, us});
+    profile.elementwise.push_back(std::move(t));
+  }
+  report.notes.push_back("attention (" + *backends.begin() + "): " + std::to_string(prefill.size()) +
+                         " prefill and " + std::to_string(decode.size()) + " decode points, " +
+                         std::to_string(kv_write.size()) + " KV-write sizes from " + table.origin);
+}
+
+}  // namespace
+
 KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& model, const GpuSpec& gpu,
+                                 const std::optional<VidurAttentionTable>& attention,
                                  const std::optional<VidurAllReduceTable>& all_reduce,
                                  const ImportSettings& settings, ImportReport& report) {
   CheckVidurGpu(mlp.origin, gpu);
@@ -531,8 +596,9 @@ KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& mode
   profile.model = model.name;
   profile.command = settings.command;
   profile.gemm_kernel = "vLLM ColumnParallelLinear/RowParallelLinear (F.linear, fp16), as Vidur profiled them";
-  profile.prefill_attention_kernel = "none (not in the source: roofline)";
-  profile.decode_attention_kernel = "none (not in the source: roofline)";
+  profile.prefill_attention_kernel =
+      attention ? "Vidur's attention.csv (" + attention->origin + ")" : "none (not in the source: roofline)";
+  profile.decode_attention_kernel = profile.prefill_attention_kernel;
   profile.elementwise_kernel = "vLLM RMSNorm, rotary embedding, SiluAndMul and add, as Vidur profiled them";
   profile.provenance.gpu_name = gpu.description;
   profile.provenance.driver_version = "not recorded by the source";
@@ -580,8 +646,17 @@ KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& mode
   source.method = "TP=1 rows; ms to us; attn_pre_proj, attn_post_proj, mlp_up_proj, mlp_down_proj as "
                   "qkv_proj, o_proj, gate_up_proj, down_proj; the lower of input_layernorm and "
                   "post_attention_layernorm as rmsnorm; attn_rope as rope; mlp_act as the activation; add "
-                  "as residual_add; no attention, lm_head or KV-write tables (roofline, flagged)";
+                  "as residual_add; " +
+                  std::string(attention ? "attention.csv's TP=1 attn_prefill, attn_decode and "
+                                          "attn_kv_cache_save medians as the attention and KV-write "
+                                          "tables (kv_cache_size as the context); no lm_head table"
+                                        : "no attention, lm_head or KV-write tables") +
+                  " (roofline, flagged)";
   source.files.push_back(SourceFile(mlp.origin, mlp.sha256));
+  if (attention) {
+    ImportVidurAttention(*attention, model, profile, report);
+    source.files.push_back(SourceFile(attention->origin, attention->sha256));
+  }
   Finish(profile, std::move(source), all_reduce, model, report);
   return profile;
 }

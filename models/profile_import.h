@@ -72,6 +72,25 @@ struct VidurMlpTable {
   std::vector<VidurMlpRow> rows;
 };
 
+// One attention.csv row (Vidur's schema, shared/data/gpu/README.md): a
+// prefill point is one sequence of `prefill_chunk_size` new tokens on
+// `kv_cache_size` earlier ones; a decode point is `batch_size` sequences at
+// context `kv_cache_size`.
+struct VidurAttentionRow {
+  int64_t line = 0;
+  int64_t n_embd = 0, n_q_head = 0, n_kv_head = 0, block_size = 0;
+  int64_t tensor_parallel = 0;
+  int64_t batch_size = 0, prefill_chunk_size = 0, kv_cache_size = 0;
+  bool is_prefill = false;
+  std::string backend;
+  double prefill_ms = 0, decode_ms = 0, kv_cache_save_ms = 0;
+};
+
+struct VidurAttentionTable {
+  std::string origin, sha256;
+  std::vector<VidurAttentionRow> rows;
+};
+
 // One all_reduce.csv row.
 struct VidurAllReduceRow {
   int64_t line = 0;
@@ -89,6 +108,8 @@ struct VidurAllReduceTable {
 // value that is not a number, or a row with the wrong number of fields.
 VidurMlpTable ParseVidurMlpCsv(const std::string& text, const std::string& origin);
 VidurMlpTable LoadVidurMlpCsv(const std::string& path);
+VidurAttentionTable ParseVidurAttentionCsv(const std::string& text, const std::string& origin);
+VidurAttentionTable LoadVidurAttentionCsv(const std::string& path);
 VidurAllReduceTable ParseVidurAllReduceCsv(const std::string& text, const std::string& origin);
 VidurAllReduceTable LoadVidurAllReduceCsv(const std::string& path);
 
@@ -148,10 +169,14 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
 
 // Vidur's mlp.csv (TP=1 rows) of one GPU: GEMMs (fused QKV, O, gate-up,
 // down) and measured elementwise tables (norm, RoPE, SiLU-and-mul, add).
-// No attention, lm_head or KV write: those stay missing. Shapes (n_embd,
-// n_head, n_kv_head, n_expanded_embd, gated MLP) must be the model's.
-// Repeated token counts are combined by the minimum of their medians.
+// Shapes (n_embd, n_head, n_kv_head, n_expanded_embd, gated MLP) must be the
+// model's. Repeated token counts are combined by the minimum of their
+// medians. With `attention` (its attention.csv, TP=1 rows of one backend):
+// prefill and decode attention tables (attn_prefill, attn_decode) and the
+// KV write (attn_kv_cache_save, keyed by tokens written); without, those stay
+// missing, and lm_head always does (roofline, flagged).
 KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& model, const GpuSpec& gpu,
+                                 const std::optional<VidurAttentionTable>& attention,
                                  const std::optional<VidurAllReduceTable>& all_reduce,
                                  const ImportSettings& settings, ImportReport& report);
 

@@ -108,6 +108,14 @@ class CsvColumns {
     throw InputError(origin_, rows_[row].line, column,
                      "expected True or False, got \"" + std::string(text) + "\"");
   }
+  std::string Text(size_t row, const std::string& column) const {
+    return std::string(Cell(row, column));
+  }
+  // A time in milliseconds that may be absent: NaN for an empty cell.
+  double OptionalMilliseconds(size_t row, const std::string& column) const {
+    if (Cell(row, column).empty()) return std::nan("");
+    return Milliseconds(row, column);
+  }
   void Require(const std::string& column) const {
     if (!columns_.count(column)) throw InputError(origin_, 1, column, "missing column");
   }
@@ -173,6 +181,50 @@ VidurMlpTable ParseVidurMlpCsv(const std::string& text, const std::string& origi
 
 VidurMlpTable LoadVidurMlpCsv(const std::string& path) {
   return ParseVidurMlpCsv(ReadWholeFile(path), path);
+}
+
+VidurAttentionTable ParseVidurAttentionCsv(const std::string& text, const std::string& origin) {
+  const CsvColumns csv(text, origin);
+  for (const char* column : {"n_embd", "n_q_head", "n_kv_head", "block_size", "num_tensor_parallel_workers",
+                             "batch_size", "prefill_chunk_size", "kv_cache_size", "is_prefill",
+                             "attention_backend"}) {
+    csv.Require(column);
+  }
+  for (const char* op : {"attn_prefill", "attn_decode", "attn_kv_cache_save"}) csv.Require(Median(op));
+  VidurAttentionTable table;
+  table.origin = origin;
+  table.sha256 = Sha256Hex(text);
+  for (size_t i = 0; i < csv.Rows(); ++i) {
+    VidurAttentionRow row;
+    row.line = csv.Line(i);
+    row.n_embd = csv.Int(i, "n_embd", 1);
+    row.n_q_head = csv.Int(i, "n_q_head", 1);
+    row.n_kv_head = csv.Int(i, "n_kv_head", 1);
+    row.block_size = csv.Int(i, "block_size", 1);
+    row.tensor_parallel = csv.Int(i, "num_tensor_parallel_workers", 1);
+    row.batch_size = csv.Int(i, "batch_size", 1);
+    row.prefill_chunk_size = csv.Int(i, "prefill_chunk_size", 0);
+    row.kv_cache_size = csv.Int(i, "kv_cache_size", 0);
+    row.is_prefill = csv.Bool(i, "is_prefill");
+    row.backend = csv.Text(i, "attention_backend");
+    // A prefill point times attn_prefill, a decode point attn_decode; the
+    // other may be empty.
+    row.prefill_ms = row.is_prefill ? csv.Milliseconds(i, Median("attn_prefill"))
+                                    : csv.OptionalMilliseconds(i, Median("attn_prefill"));
+    row.decode_ms = row.is_prefill ? csv.OptionalMilliseconds(i, Median("attn_decode"))
+                                   : csv.Milliseconds(i, Median("attn_decode"));
+    row.kv_cache_save_ms = csv.OptionalMilliseconds(i, Median("attn_kv_cache_save"));
+    if (row.is_prefill && row.prefill_chunk_size < 1) {
+      throw InputError(origin, row.line, "prefill_chunk_size", "a prefill point needs >= 1 new token");
+    }
+    table.rows.push_back(row);
+  }
+  if (table.rows.empty()) throw InputError(origin, 0, "", "no data rows");
+  return table;
+}
+
+VidurAttentionTable LoadVidurAttentionCsv(const std::string& path) {
+  return ParseVidurAttentionCsv(ReadWholeFile(path), path);
 }
 
 VidurAllReduceTable ParseVidurAllReduceCsv(const std::string& text, const std::string& origin) {

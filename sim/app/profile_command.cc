@@ -1,6 +1,7 @@
 // efimsim profile import: a kernel profile (models/PROFILE.md) from GPU
 // measurements made outside efimsim, with their provenance.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -46,6 +47,11 @@ int RunImport(int argc, const char* const* argv) {
        "pytorch-reference: an ops JSON file; repeat for several runs (combined by the minimum of "
        "their medians)")
       ("mlp", po::value<std::string>(), "vidur: the mlp.csv file")
+      ("attention", po::value<std::string>(),
+       "vidur: the attention.csv file, when the source has one (one backend, TP=1 rows used)")
+      ("dir", po::value<std::string>(),
+       "vidur: a profiling folder (compute/<gpu>/<model>/): its mlp.csv, and its attention.csv when "
+       "present")
       ("elementwise-rates-from", po::value<std::string>(),
        "pytorch-reference: a Vidur mlp.csv of the same GPU whose measured norm, RoPE, activation and "
        "add kernels give the bandwidth and small-kernel time used to model the reference's unfused "
@@ -103,12 +109,24 @@ int RunImport(int argc, const char* const* argv) {
     }
     profile = ImportReferenceProfile(runs, model, gpu, rates, all_reduce, settings, report);
   } else if (from == "vidur") {
-    if (!values.count("mlp")) throw UsageError("--mlp: give Vidur's mlp.csv");
     if (values.count("run") || values.count("elementwise-rates-from")) {
       throw UsageError("--run and --elementwise-rates-from are only for --from pytorch-reference");
     }
-    profile = ImportVidurProfile(LoadVidurMlpCsv(values["mlp"].as<std::string>()), model, gpu,
-                                 all_reduce, settings, report);
+    std::string mlp_path = values.count("mlp") ? values["mlp"].as<std::string>() : "";
+    std::string attention_path = values.count("attention") ? values["attention"].as<std::string>() : "";
+    if (values.count("dir")) {
+      if (!mlp_path.empty() || !attention_path.empty()) {
+        throw UsageError("--dir: give either --dir or --mlp/--attention");
+      }
+      const std::string dir = values["dir"].as<std::string>();
+      mlp_path = dir + "/mlp.csv";
+      if (std::filesystem::exists(dir + "/attention.csv")) attention_path = dir + "/attention.csv";
+    }
+    if (mlp_path.empty()) throw UsageError("--mlp: give Vidur's mlp.csv (or --dir)");
+    std::optional<VidurAttentionTable> attention;
+    if (!attention_path.empty()) attention = LoadVidurAttentionCsv(attention_path);
+    profile = ImportVidurProfile(LoadVidurMlpCsv(mlp_path), model, gpu, attention, all_reduce, settings,
+                                 report);
   } else {
     throw UsageError("--from: expected pytorch-reference or vidur, got '" + from + "'");
   }

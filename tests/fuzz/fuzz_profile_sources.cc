@@ -69,7 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       CheckProfile(ImportReferenceProfile(runs, model, gpu, rates, std::nullopt, settings, report), model, gpu);
     } else if (reader == 1) {
       const VidurMlpTable mlp = ParseVidurMlpCsv(text, "mlp.csv");
-      CheckProfile(ImportVidurProfile(mlp, model, gpu, std::nullopt, settings, report), model, gpu);
+      CheckProfile(ImportVidurProfile(mlp, model, gpu, std::nullopt, std::nullopt, settings, report), model,
+                   gpu);
       try {
         const ElementwiseRates rates = ElementwiseRatesFromVidur(mlp);
         FUZZ_CHECK(std::isfinite(rates.tbps) && rates.tbps > 0 && rates.floor_us > 0,
@@ -78,8 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     } else {
       const VidurAllReduceTable all_reduce = ParseVidurAllReduceCsv(text, "all_reduce.csv");
-      CheckProfile(ImportVidurProfile(ParseVidurMlpCsv(kMlpCsv, "mlp.csv"), model, gpu, all_reduce,
-                                      settings, report),
+      CheckProfile(ImportVidurProfile(ParseVidurMlpCsv(kMlpCsv, "mlp.csv"), model, gpu, std::nullopt,
+                                      all_reduce, settings, report),
                    model, gpu);
     }
   } catch (const InputError&) {

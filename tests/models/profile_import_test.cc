@@ -255,7 +255,7 @@ TEST(VidurImport, GemmAndElementwiseTablesFromTp1RowsAttentionMissing) {
   ImportReport report;
   const KernelProfile profile =
       ImportVidurProfile(ParseVidurMlpCsv(VidurCsv(), "mlp.csv"), LoadModelSpec(kModel),
-                         LoadGpuSpec("h100-sxm"), std::nullopt, Settings(), report);
+                         LoadGpuSpec("h100-sxm"), std::nullopt, std::nullopt, Settings(), report);
   ASSERT_EQ(profile.gemm.size(), 4u);  // no lm_head in mlp.csv
   EXPECT_EQ(profile.gemm[0].name, "qkv_proj");
   ASSERT_EQ(profile.gemm[0].points.size(), 4u);
@@ -287,7 +287,7 @@ TEST(VidurImport, ShapesOfAnotherModelAreRefusedNamingLineAndColumn) {
   const std::string csv = std::string(kVidurHeader) + VidurRow(0, 1, 1, 0.01, 4096);
   try {
     ImportVidurProfile(ParseVidurMlpCsv(csv, "mlp.csv"), LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"),
-                       std::nullopt, Settings(), report);
+                       std::nullopt, std::nullopt, Settings(), report);
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.line(), 2);
@@ -301,8 +301,60 @@ TEST(VidurImport, AFolderOfAnotherGpuIsRefused) {
   ImportReport report;
   EXPECT_THROW(ImportVidurProfile(ParseVidurMlpCsv(VidurCsv(), "vidur/compute/a100/m/mlp.csv"),
                                   LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"), std::nullopt,
-                                  Settings(), report),
+                                  std::nullopt, Settings(), report),
                InputError);
+}
+
+std::string VidurAttentionCsv(const std::string& second_backend = "flashinfer") {
+  const std::string header =
+      ",time_stats.attn_prefill.median,time_stats.attn_decode.median,time_stats.attn_kv_cache_save.median,"
+      "n_embd,n_q_head,n_kv_head,block_size,num_tensor_parallel_workers,max_model_len,batch_size,"
+      "prefill_chunk_size,kv_cache_size,is_prefill,attention_backend\n";
+  return header +
+         "0,0.10,,0.004,1536,12,2,16,1,4096,1,512,0,True,flashinfer\n"
+         "1,0.30,,0.004,1536,12,2,16,1,4096,1,512,1024,True,flashinfer\n"
+         "2,,0.05,0.002,1536,12,2,16,1,4096,8,0,2048,False,flashinfer\n"
+         "3,,0.07,0.003,1536,12,2,16,1,4096,8,0,2048,False,flashinfer\n"  // repeat: the lower counts
+         "4,,0.09,0.002,1536,6,1,16,2,4096,8,0,2048,False,flashinfer\n"   // TP=2: not imported
+         "5,,0.06,,1536,12,2,16,1,4096,16,0,512,False," + second_backend + "\n";
+}
+
+TEST(VidurImport, AttentionCsvGivesAttentionAndKvWriteTables) {
+  ImportReport report;
+  const KernelProfile profile = ImportVidurProfile(
+      ParseVidurMlpCsv(VidurCsv(), "mlp.csv"), LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"),
+      ParseVidurAttentionCsv(VidurAttentionCsv(), "attention.csv"), std::nullopt, Settings(), report);
+  ASSERT_EQ(profile.prefill_attention.points.size(), 2u);
+  EXPECT_EQ(profile.prefill_attention.points[1].rows, 512);
+  EXPECT_EQ(profile.prefill_attention.points[1].context_tokens, 1024);
+  EXPECT_DOUBLE_EQ(profile.prefill_attention.points[1].time_us, 300.0);
+  ASSERT_EQ(profile.decode_attention.points.size(), 2u);
+  EXPECT_EQ(profile.decode_attention.points[0].rows, 8);
+  EXPECT_DOUBLE_EQ(profile.decode_attention.points[0].time_us, 50.0);
+  EXPECT_EQ(profile.decode_attention.block_tokens, 16);
+  const ElementwiseTable& kv = profile.elementwise.back();
+  ASSERT_EQ(kv.name, "kv_cache_write");
+  ASSERT_EQ(kv.points.size(), 2u);  // 8 tokens (a decode batch), 512 (a prefill chunk)
+  EXPECT_DOUBLE_EQ(kv.points[0].time_us, 2.0);
+  EXPECT_EQ(profile.source->files.size(), 2u);
+  const KernelProfile again = ParseKernelProfile(KernelProfileJson(profile), "p.json");
+  const ProfileLatencyModel model(LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"), CpuOverheadConfig{}, again);
+  for (const OperatorCost& op : model.Explain(std::vector<SequenceWork>{{512, 0, true}}).operators) {
+    if (op.name == "prefill_attention") EXPECT_EQ(op.source, "profile");
+  }
+}
+
+TEST(VidurImport, AttentionOfSeveralBackendsIsRefused) {
+  ImportReport report;
+  try {
+    ImportVidurProfile(ParseVidurMlpCsv(VidurCsv(), "mlp.csv"), LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"),
+                       ParseVidurAttentionCsv(VidurAttentionCsv("flash_attention"), "attention.csv"),
+                       std::nullopt, Settings(), report);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "attention_backend");
+    EXPECT_NE(std::string(e.what()).find("flash_attention, flashinfer"), std::string::npos) << e.what();
+  }
 }
 
 TEST(VidurCsv, BadCellsNameFileLineAndColumn) {
@@ -344,7 +396,7 @@ TEST(VidurImport, AllReduceKeyedByWholeTokensOfTheHiddenState) {
   ImportReport report;
   const KernelProfile profile =
       ImportVidurProfile(ParseVidurMlpCsv(VidurCsv(), "mlp.csv"), LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"),
-                         ParseVidurAllReduceCsv(csv, "all_reduce.csv"), Settings(), report);
+                         std::nullopt, ParseVidurAllReduceCsv(csv, "all_reduce.csv"), Settings(), report);
   ASSERT_EQ(profile.all_reduce.size(), 2u);
   EXPECT_EQ(profile.all_reduce[0].tensor_parallel, 2);
   ASSERT_EQ(profile.all_reduce[0].points.size(), 2u);
