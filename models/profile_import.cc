@@ -33,20 +33,28 @@ GemmId ReferenceGemmId(const std::string& op) {
   return GemmId::kLmHead;
 }
 
+// Refuses a source whose measured shape figure is not the model's, naming
+// both: "<measured> <what> <source value>, model M has <spec value>".
+void RequireModelShape(const std::string& origin, int64_t line, const std::string& field,
+                       const std::string& measured, const std::string& what, int64_t source,
+                       int64_t spec, const ModelSpec& model) {
+  if (source == spec) return;
+  throw InputError(origin, line, field,
+                   measured + " " + what + " " + std::to_string(source) + ", model " + model.name +
+                       " has " + std::to_string(spec) + ": these timings are not for this model's shapes");
+}
+
 void CheckReferenceShapes(const ReferenceOps& ops, const ModelSpec& model, const GpuSpec& gpu) {
-  const auto refuse = [&](const std::string& field, int64_t source, int64_t spec) {
-    throw InputError(ops.origin, 0, "config." + field,
-                     "the source measured " + field + " " + std::to_string(source) + ", model " +
-                         model.name + " has " + std::to_string(spec) +
-                         ": these timings are not for this model's shapes");
+  const auto require = [&](const std::string& field, int64_t source, int64_t spec) {
+    RequireModelShape(ops.origin, 0, "config." + field, "the source measured", field, source, spec, model);
   };
-  if (ops.hidden != model.hidden_size) refuse("hidden", ops.hidden, model.hidden_size);
-  if (ops.layers != model.layers) refuse("layers", ops.layers, model.layers);
-  if (ops.heads != model.q_heads) refuse("heads", ops.heads, model.q_heads);
-  if (ops.kv_heads != model.kv_heads) refuse("kv_heads", ops.kv_heads, model.kv_heads);
-  if (ops.head_dim != model.head_dim) refuse("head_dim", ops.head_dim, model.head_dim);
-  if (ops.inter != model.ffn_size) refuse("inter", ops.inter, model.ffn_size);
-  if (ops.vocab != model.vocab_size) refuse("vocab", ops.vocab, model.vocab_size);
+  require("hidden", ops.hidden, model.hidden_size);
+  require("layers", ops.layers, model.layers);
+  require("heads", ops.heads, model.q_heads);
+  require("kv_heads", ops.kv_heads, model.kv_heads);
+  require("head_dim", ops.head_dim, model.head_dim);
+  require("inter", ops.inter, model.ffn_size);
+  require("vocab", ops.vocab, model.vocab_size);
   if (model.mlp != MlpKind::kGated) {
     throw InputError(ops.origin, 0, "config",
                      "the reference runs a gated (SiLU-and-mul) MLP; model " + model.name + " does not");
@@ -227,10 +235,6 @@ std::vector<AllReduceTable> ImportAllReduce(const VidurAllReduceTable& table, co
   return out;
 }
 
-ProfileSourceFile SourceFile(const std::string& path, const std::string& sha256) {
-  return {path, sha256};
-}
-
 // Checks that a Vidur file path's compute/<gpu>/ folder, if it has one,
 // names the GPU it is imported for.
 void CheckVidurGpu(const std::string& origin, const GpuSpec& gpu) {
@@ -265,7 +269,7 @@ void Finish(KernelProfile& profile, ProfileSource source,
             ImportReport& report) {
   if (all_reduce) {
     profile.all_reduce = ImportAllReduce(*all_reduce, model, report);
-    source.files.push_back(SourceFile(all_reduce->origin, all_reduce->sha256));
+    source.files.push_back(ProfileSourceFile{all_reduce->origin, all_reduce->sha256});
   }
   profile.source = std::move(source);
   profile.cpu_overhead.source = "default";
@@ -397,7 +401,7 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
                      Str(rates->floor_us, "%.2f") + " us, bytes / " + Str(rates->tbps, "%.2f") +
                      " TB/s), rates from Vidur's measured kernels on the same GPU (" + rates->origin + ")";
   }
-  for (const ReferenceOps& run : runs) source.files.push_back(SourceFile(run.origin, run.sha256));
+  for (const ReferenceOps& run : runs) source.files.push_back(ProfileSourceFile{run.origin, run.sha256});
 
   for (int g = 0; g < kGemmCount; ++g) {
     const GemmId id = static_cast<GemmId>(g);
@@ -475,7 +479,7 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
       }
       profile.elementwise.push_back(std::move(table));
     }
-    source.files.push_back(SourceFile(rates->origin, rates->sha256));
+    source.files.push_back(ProfileSourceFile{rates->origin, rates->sha256});
   }
   Finish(profile, std::move(source), all_reduce, model, report);
   return profile;
@@ -496,15 +500,12 @@ void ImportVidurAttention(const VidurAttentionTable& table, const ModelSpec& mod
   };
   for (const VidurAttentionRow& row : table.rows) {
     if (row.tensor_parallel != 1) continue;
-    const auto refuse = [&](const char* column, int64_t source, int64_t spec, const char* what) {
-      throw InputError(table.origin, row.line, column,
-                       std::string("Vidur profiled ") + what + " " + std::to_string(source) + ", model " +
-                           model.name + " has " + std::to_string(spec) +
-                           ": these timings are not for this model's shapes");
+    const auto require = [&](const char* column, int64_t source, int64_t spec, const char* what) {
+      RequireModelShape(table.origin, row.line, column, "Vidur profiled", what, source, spec, model);
     };
-    if (row.n_embd != model.hidden_size) refuse("n_embd", row.n_embd, model.hidden_size, "hidden size");
-    if (row.n_q_head != model.q_heads) refuse("n_q_head", row.n_q_head, model.q_heads, "q heads");
-    if (row.n_kv_head != model.kv_heads) refuse("n_kv_head", row.n_kv_head, model.kv_heads, "KV heads");
+    require("n_embd", row.n_embd, model.hidden_size, "hidden size");
+    require("n_q_head", row.n_q_head, model.q_heads, "q heads");
+    require("n_kv_head", row.n_kv_head, model.kv_heads, "KV heads");
     if (block_size != 0 && row.block_size != block_size) {
       throw InputError(table.origin, row.line, "block_size",
                        "differs from earlier rows' " + std::to_string(block_size));
@@ -552,7 +553,6 @@ KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& mode
   const ShardShapes full = ShardModel(model, 1);
   // TP=1 rows only: Vidur's TP>1 rows are shard shapes on one GPU, which the
   // latency model derives from the full shapes by its fit instead.
-  std::map<int64_t, const VidurMlpRow*> first_of_tokens;
   std::map<int64_t, std::array<double, 9>> best;  // tokens -> min of medians (ms) per op
   int64_t skipped_tp = 0;
   for (const VidurMlpRow& row : mlp.rows) {
@@ -560,19 +560,14 @@ KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& mode
       ++skipped_tp;
       continue;
     }
-    const auto refuse = [&](const char* column, int64_t source, int64_t spec, const char* what) {
-      throw InputError(mlp.origin, row.line, column,
-                       std::string("Vidur profiled ") + what + " " + std::to_string(source) +
-                           ", model " + model.name + " has " + std::to_string(spec) +
-                           ": these timings are not for this model's shapes");
+    const auto require = [&](const char* column, int64_t source, int64_t spec, const char* what) {
+      RequireModelShape(mlp.origin, row.line, column, "Vidur profiled", what, source, spec, model);
     };
-    if (row.n_embd != model.hidden_size) refuse("n_embd", row.n_embd, model.hidden_size, "hidden size");
-    if (row.n_head != model.q_heads) refuse("n_head", row.n_head, model.q_heads, "q heads");
-    if (row.n_kv_head != model.kv_heads) refuse("n_kv_head", row.n_kv_head, model.kv_heads, "KV heads");
-    if (row.n_expanded_embd != model.ffn_size) refuse("n_expanded_embd", row.n_expanded_embd, model.ffn_size, "FFN size");
-    if (row.gated_mlp != (model.mlp == MlpKind::kGated)) {
-      refuse("use_gated_mlp", row.gated_mlp, model.mlp == MlpKind::kGated, "a gated MLP flag of");
-    }
+    require("n_embd", row.n_embd, model.hidden_size, "hidden size");
+    require("n_head", row.n_head, model.q_heads, "q heads");
+    require("n_kv_head", row.n_kv_head, model.kv_heads, "KV heads");
+    require("n_expanded_embd", row.n_expanded_embd, model.ffn_size, "FFN size");
+    require("use_gated_mlp", row.gated_mlp, model.mlp == MlpKind::kGated, "a gated MLP flag of");
     if (model.q_heads * model.head_dim != model.hidden_size) {
       throw InputError(mlp.origin, row.line, "n_head",
                        "Vidur's QKV width assumes head_dim = hidden / heads; model " + model.name +
@@ -652,10 +647,10 @@ KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& mode
                                           "tables (kv_cache_size as the context); no lm_head table"
                                         : "no attention, lm_head or KV-write tables") +
                   " (roofline, flagged)";
-  source.files.push_back(SourceFile(mlp.origin, mlp.sha256));
+  source.files.push_back(ProfileSourceFile{mlp.origin, mlp.sha256});
   if (attention) {
     ImportVidurAttention(*attention, model, profile, report);
-    source.files.push_back(SourceFile(attention->origin, attention->sha256));
+    source.files.push_back(ProfileSourceFile{attention->origin, attention->sha256});
   }
   Finish(profile, std::move(source), all_reduce, model, report);
   return profile;

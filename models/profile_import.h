@@ -20,6 +20,11 @@
 
 namespace efimsim {
 
+// The readers refuse measured times of kMaxSourceMilliseconds or more (1000
+// s, beyond any kernel), so that every profile made from them reads back
+// (PROFILE.md bounds kernel times).
+inline constexpr double kMaxSourceMilliseconds = 1e6;
+
 // ---- The PyTorch reference (h100-pytorch-reference/<model>.ops.runN.json).
 
 struct ReferenceGemmRow {
@@ -56,7 +61,7 @@ ReferenceOps LoadReferenceOps(const std::string& path);
 
 // ---- Vidur's profiling CSVs (microsoft/vidur data/profiling/).
 
-// One mlp.csv row: medians in milliseconds; NaN where the CSV has no column.
+// One mlp.csv row: medians in milliseconds (every column is required).
 struct VidurMlpRow {
   int64_t line = 0;  // 1-based line in the file
   int64_t num_tokens = 0;

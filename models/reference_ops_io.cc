@@ -14,11 +14,10 @@ namespace {
 
 using nlohmann::json;
 
-// A time in milliseconds: > 0 and < 1e6 (1000 s), so that a profile made
-// from it reads back (PROFILE.md bounds kernel times).
+// A time in milliseconds: > 0 and < kMaxSourceMilliseconds.
 double Milliseconds(StrictObject& row, const std::string& key) {
   const double ms = row.Positive(key);
-  if (ms >= 1e6) throw InputError(row.origin(), 0, row.Path(key), "must be < 1e6 ms");
+  if (ms >= kMaxSourceMilliseconds) throw InputError(row.origin(), 0, row.Path(key), "must be < 1e6 ms");
   return ms;
 }
 

@@ -79,11 +79,10 @@ class CsvColumns {
     }
     return value;
   }
-  // A time in milliseconds: > 0 and < 1e6 (1000 s, beyond any kernel), so
-  // that a profile made from it reads back (PROFILE.md bounds times).
+  // A time in milliseconds: > 0 and < kMaxSourceMilliseconds.
   double Milliseconds(size_t row, const std::string& column) const {
     const double value = Number(row, column);
-    if (!(value > 0) || value >= 1e6) {
+    if (!(value > 0) || value >= kMaxSourceMilliseconds) {
       throw InputError(origin_, rows_[row].line, column, "must be > 0 and < 1e6 ms");
     }
     return value;

@@ -157,7 +157,9 @@ TEST(ReferenceImport, WithoutElementwiseRatesTheTablesStayMissing) {
       EXPECT_TRUE(op.extrapolated);
       EXPECT_EQ(op.source, "roofline (no profile table)");
     }
-    if (op.name == "qkv_proj") EXPECT_EQ(op.source, "profile");
+    if (op.name == "qkv_proj") {
+      EXPECT_EQ(op.source, "profile");
+    }
   }
   EXPECT_NE(model.Description().find("roofline for untabled"), std::string::npos);
 }
@@ -275,9 +277,15 @@ TEST(VidurImport, GemmAndElementwiseTablesFromTp1RowsAttentionMissing) {
   const ProfileLatencyModel model(LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"), CpuOverheadConfig{},
                                   again);
   for (const OperatorCost& op : model.Explain(std::vector<SequenceWork>{{128, 512, true}}).operators) {
-    if (op.name == "prefill_attention") EXPECT_EQ(op.source, "roofline (no profile table)");
-    if (op.name == "gate_up_proj") EXPECT_EQ(op.source, "profile");
-    if (op.name == "lm_head") EXPECT_TRUE(op.extrapolated);
+    if (op.name == "prefill_attention") {
+      EXPECT_EQ(op.source, "roofline (no profile table)");
+    }
+    if (op.name == "gate_up_proj") {
+      EXPECT_EQ(op.source, "profile");
+    }
+    if (op.name == "lm_head") {
+      EXPECT_TRUE(op.extrapolated);
+    }
   }
   EXPECT_NE(model.Description().find("prefill_attention"), std::string::npos);
 }
@@ -340,7 +348,9 @@ TEST(VidurImport, AttentionCsvGivesAttentionAndKvWriteTables) {
   const KernelProfile again = ParseKernelProfile(KernelProfileJson(profile), "p.json");
   const ProfileLatencyModel model(LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"), CpuOverheadConfig{}, again);
   for (const OperatorCost& op : model.Explain(std::vector<SequenceWork>{{512, 0, true}}).operators) {
-    if (op.name == "prefill_attention") EXPECT_EQ(op.source, "profile");
+    if (op.name == "prefill_attention") {
+      EXPECT_EQ(op.source, "profile");
+    }
   }
 }
 
