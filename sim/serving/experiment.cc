@@ -226,7 +226,7 @@ void SetUpSessions(const ExperimentConfig& config, const PolicySpec& policy,
 void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
                  const WorkloadSetup& setup, const ModelSpec& model, const GpuSpec& gpu,
                  const LatencyModel& latency, const KvCapacity& capacity,
-                 const OutputLengthModel* output_length, RunInfo& info) {
+                 bool default_output_length, RunInfo& info) {
   auto& p = info.Section("policy").settings;
   p.push_back({"name", policy.name});
   p.push_back({"prompt_format", policy.prompt_format});
@@ -260,7 +260,7 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
     w.push_back({"context_lines_after", config.completion.context_lines_after});
   }
   w.push_back({"max_output_tokens", config.max_output_tokens});
-  if (output_length == nullptr) {
+  if (default_output_length) {
     w.push_back({"output_length", std::string("always max_output_tokens (no early stop); trace "
                                               "requests use their recorded output length")});
   } else {
@@ -368,8 +368,10 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   // so default runs are exactly what they were before the option existed.
   std::unique_ptr<OutputLengthModel> output_length;
   std::vector<int64_t> output_tokens;  // of completed requests, with a model
+  bool default_output_length = true;
   {
     const OutputLengthOption option = ParseOutputLengthOption(config.output_length);
+    default_output_length = option.IsDefault();
     const OutputLengthSpec& spec = option.For(policy.name);
     if (!spec.IsDefault()) {
       output_length = std::make_unique<OutputLengthModel>(
@@ -534,7 +536,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   }
   result.summary.efim_rebases =
       closed_loop ? closed_loop->rebases() : trace_client->stats().efim_rebases;
-  DescribeRun(config, policy, setup, model, gpu, *latency, capacity, output_length.get(),
+  DescribeRun(config, policy, setup, model, gpu, *latency, capacity, default_output_length,
               result.info);
   if (output_length) DescribeOutputLengths(*output_length, output_tokens, result.info);
   if (setup.text_paper) DescribeBoundaryReuse(*setup.text_paper, policy, result.info);
