@@ -18,6 +18,7 @@
 #include "sim/base/errors.h"
 #include "sim/metrics/summary.h"
 #include "sim/serving/experiment.h"
+#include "traces/tokenizer/default_tokenizer_path.h"
 
 namespace efimsim {
 namespace {
@@ -231,6 +232,42 @@ TEST(OutputLengthRuns, DefaultRunsAreUnchangedAndFixedEqualsTheCap) {
   };
   EXPECT_FALSE(has_section(plain.info));
   EXPECT_TRUE(has_section(explicit_cap.info));
+}
+
+// Editing sessions (typing, debounced): a completion is identified by its
+// session and the text edits applied before it, which no policy changes.
+// Requests cancelled as stale stop early, so only those completed under
+// both policies are compared.
+TEST(OutputLengthRuns, TypingCompletionsGetTheSameLengthUnderEveryPolicy) {
+  if (!std::filesystem::exists(tokenizer::DefaultTokenizerPath())) GTEST_SKIP() << "no tokenizer";
+  for (const std::string spec : {"eos:p=0.08", "eol:multiline=0.3"}) {
+    std::map<std::pair<int64_t, int64_t>, int64_t> completed[2];
+    int policy_index = 0;
+    for (const std::string policy : {"fim", "efim"}) {
+      ExperimentConfig config;
+      config.policy = policy;
+      config.workload = "typing";
+      config.workload_paper.users = 3;
+      config.duration_s = 30;
+      config.output_length = spec;
+      config.record_wall_time = false;
+      for (const RequestRecord& r : RunExperiment(config).records) {
+        if (!r.cancelled) completed[policy_index][{r.user, r.round}] = r.output_tokens;
+      }
+      ++policy_index;
+    }
+    int64_t compared = 0;
+    std::set<int64_t> distinct;
+    for (const auto& [request, length] : completed[0]) {
+      const auto other = completed[1].find(request);
+      if (other == completed[1].end()) continue;
+      EXPECT_EQ(length, other->second) << spec << " user " << request.first;
+      distinct.insert(length);
+      ++compared;
+    }
+    EXPECT_GT(compared, 10) << spec;
+    EXPECT_GT(distinct.size(), 3u) << spec;
+  }
 }
 
 TEST(OutputLengthRuns, EndOfLineNeedsEditingSessions) {
