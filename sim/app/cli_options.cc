@@ -23,8 +23,18 @@ const ParamTable<PaperWorkloadConfig>& WorkloadParams() {
 const ParamTable<ExperimentConfig>& RunParams() {
   using C = ExperimentConfig;
   static const ParamTable<C> table = {
-      {{"max-tokens", "tokens", "output tokens per request (generation never stops early)", 1},
+      {{"max-tokens", "tokens", "output tokens per request: the cap of --output-length; with its "
+        "default (fixed) every request generates exactly this many", 1},
        &C::max_output_tokens},
+      {{"output-length", "tokens", "output-length model, capped by --max-tokens: fixed (= "
+        "--max-tokens), fixed:N, trace:FILE (a trace's recorded output lengths), "
+        "lognormal:median=M,p90=P, eos:p=P (end-of-sequence chance per token), "
+        "eol[:multiline=F] (typing/trace sessions: stop at the end of the line, estimated from "
+        "the line above; a share F multi-line, to the cap; default 0.2); parameters separate "
+        "with ',' or ':'; then per-policy overrides, space-separated, e.g. "
+        "'fixed:128 efim=eos:p=0.05'; the same request gets the same length under every "
+        "policy with the same model; trace request records keep their recorded lengths"},
+       &C::output_length},
       {{"think-time-ms", "ms", "pause between a response's end and the user's next request", 0},
        &C::think_time_ms},
       {{"latency-model", "", "step latency model: auto (the built-in kernel profile of the GPU "

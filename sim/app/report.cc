@@ -78,6 +78,11 @@ std::string RenderRunHeader(const ExperimentResult& result) {
          (SettingText(info, "engine", "cuda-graphs") == "true" ? "CUDA graphs" : "eager") + "\n";
   out += "latency model: " + SettingText(info, "latency_model", "description") + "\n";
   out += "documents:     " + SettingText(info, "workload", "documents") + "\n";
+  const std::string lengths = SettingText(info, "workload", "output_length");
+  if (!lengths.empty() && lengths.rfind("always", 0) != 0) {
+    out += "output length: " + lengths +
+           " (--output-length; realised lengths in summary.json's output_length)\n";
+  }
   const std::string warning = SettingText(info, "warnings", "rejected_requests");
   if (!warning.empty()) out += "WARNING:       rejected requests: " + warning + "\n";
   const std::string skipped = SettingText(info, "warnings", "trace_lines_skipped");

@@ -30,6 +30,10 @@ void ClosedLoopClient::SendRound(int64_t user) {
   request.user = user;
   request.round = round;
   request.max_output_tokens = config_.max_output_tokens;
+  if (output_length_ != nullptr) {
+    request.max_output_tokens = output_length_->Draw(
+        OutputLengthKey(static_cast<uint64_t>(user), static_cast<uint64_t>(round)));
+  }
   request.sent = simulator_.Now();
   prompter_.Build(user, round, request.prompt);
   sink_.Submit(std::move(request));

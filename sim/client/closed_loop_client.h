@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/client/client_request.h"
+#include "sim/client/output_length.h"
 #include "sim/client/round_prompter.h"
 #include "sim/core/simulator.h"
 
@@ -30,6 +31,9 @@ class ClosedLoopClient : public EventHandler {
   void OnResponseComplete(int64_t user);
 
   void HandleEvent(const Event& event) override;
+  // Optional (null: every request asks for config.max_output_tokens): draws
+  // each request's length, keyed by (user, round). Must outlive the client.
+  void set_output_length(const OutputLengthModel* model) { output_length_ = model; }
 
   int64_t requests_sent() const { return static_cast<int64_t>(next_request_id_); }
   int64_t users_done() const { return users_done_; }
@@ -45,6 +49,7 @@ class ClosedLoopClient : public EventHandler {
   std::vector<int64_t> next_round_;
   uint64_t next_request_id_ = 0;
   int64_t users_done_ = 0;
+  const OutputLengthModel* output_length_ = nullptr;
 };
 
 }  // namespace efimsim

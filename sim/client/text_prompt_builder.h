@@ -49,6 +49,7 @@ class TextPromptBuilder {
              TokenVector& prompt) const;
 
   const std::string& format() const { return format_; }
+  const tokenizer::BpeTokenizer& tokenizer() const { return tokenizer_; }
 
  private:
   void AppendEncoded(std::string_view text, TokenVector& prompt) const;

@@ -4,6 +4,7 @@
 
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
+#include "sim/core/random.h"
 
 namespace efimsim {
 namespace {
@@ -27,6 +28,7 @@ struct TraceReplayClient::Session {
   TimePoint last_edit = TimePoint::min();
   double gap_ewma_ms = -1;          // adaptive debounce
   int64_t requests = 0;
+  int64_t text_edits = 0;           // the output-length model's request identity
 };
 
 TraceReplayClient::TraceReplayClient(Simulator& simulator, TraceReader& reader, RequestSink& sink,
@@ -162,6 +164,7 @@ void TraceReplayClient::ApplyEdit(const EditEvent& edit) {
   }
   if (effect.text_changed) {
     ++stats_.edits;
+    ++session.text_edits;
     OnTextChanged(slot);
   }
 }
@@ -215,6 +218,19 @@ void TraceReplayClient::Send(uint32_t slot) {
   request.user = session.user_index;
   request.round = session.requests++;
   request.max_output_tokens = config_.max_output_tokens;
+  if (output_length_ != nullptr) {
+    int64_t rest_of_line = 1;
+    if (output_length_->needs_line_context()) {
+      rest_of_line = RestOfLineTokens(session.document.prefix(), [&](std::string_view text) {
+        return builder_->tokenizer()
+            .Encode(text, tokenizer::AddedTokenText::kAsPlainText)
+            .size();
+      });
+    }
+    request.max_output_tokens = output_length_->Draw(
+        OutputLengthKey(HashName(session.id), static_cast<uint64_t>(session.text_edits)),
+        rest_of_line);
+  }
   request.sent = simulator_.Now();
   builder_->Build(WindowPrefix(session.document.prefix(), config_.context_lines_before),
                   WindowSuffix(session.document.suffix(), config_.context_lines_after),

@@ -16,6 +16,7 @@
 
 #include "sim/client/client_request.h"
 #include "sim/client/completion_trigger.h"
+#include "sim/client/output_length.h"
 #include "sim/client/text_prompt_builder.h"
 #include "sim/core/simulator.h"
 #include "traces/edited_document.h"
@@ -48,6 +49,11 @@ class TraceReplayClient : public EventHandler {
   // The engine is done with `request_id` (finished, cancelled or rejected).
   void OnRequestDone(uint64_t request_id);
   void HandleEvent(const Event& event) override;
+  // Optional (null: every completion asks for config.max_output_tokens):
+  // draws each completion's length, keyed by (session id, text edits
+  // applied so far). Request records keep their recorded lengths. Must
+  // outlive the client.
+  void set_output_length(const OutputLengthModel* model) { output_length_ = model; }
 
   // Counters; efim_rebases includes sessions still open.
   TraceReplayStats stats() const;
@@ -88,6 +94,7 @@ class TraceReplayClient : public EventHandler {
   std::unordered_map<uint64_t, uint32_t> owner_;  // in-flight completion -> session slot
   uint64_t next_request_id_ = 0;
   TraceReplayStats stats_;
+  const OutputLengthModel* output_length_ = nullptr;
 };
 
 }  // namespace efimsim

@@ -10,6 +10,7 @@
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "sim/client/closed_loop_client.h"
+#include "sim/client/output_length.h"
 #include "sim/client/policy.h"
 #include "sim/client/round_prompter.h"
 #include "sim/client/trace_replay_client.h"
@@ -49,6 +50,7 @@ class RunObserver : public RequestObserver {
     Done(request.request_id, request.user);  // the user moves on
   }
   RunSummaryBuilder summary;
+  std::vector<int64_t>* output_tokens = nullptr;  // optional: of completed requests
   std::vector<RequestRecord> records;       // without a sink
   std::optional<RequestIdOrder> order;      // with a sink
   int64_t rejected = 0;
@@ -57,6 +59,7 @@ class RunObserver : public RequestObserver {
  private:
   void Ended(const RequestRecord& record) {
     summary.Add(record);
+    if (output_tokens != nullptr && !record.cancelled) output_tokens->push_back(record.output_tokens);
     if (order) {
       order->Add(record);
     } else {
@@ -222,7 +225,8 @@ void SetUpSessions(const ExperimentConfig& config, const PolicySpec& policy,
 
 void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
                  const WorkloadSetup& setup, const ModelSpec& model, const GpuSpec& gpu,
-                 const LatencyModel& latency, const KvCapacity& capacity, RunInfo& info) {
+                 const LatencyModel& latency, const KvCapacity& capacity,
+                 bool default_output_length, RunInfo& info) {
   auto& p = info.Section("policy").settings;
   p.push_back({"name", policy.name});
   p.push_back({"prompt_format", policy.prompt_format});
@@ -256,8 +260,12 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
     w.push_back({"context_lines_after", config.completion.context_lines_after});
   }
   w.push_back({"max_output_tokens", config.max_output_tokens});
-  w.push_back({"output_length", std::string("always max_output_tokens (no early stop); trace "
-                                            "requests use their recorded output length")});
+  if (default_output_length) {
+    w.push_back({"output_length", std::string("always max_output_tokens (no early stop); trace "
+                                              "requests use their recorded output length")});
+  } else {
+    w.push_back({"output_length", config.output_length});
+  }
   w.push_back({"seed", config.workload_paper.seed});
 
   auto& m = info.Section("model").settings;
@@ -321,6 +329,24 @@ void DescribeBoundaryReuse(const TextPaperWorkload& workload, const PolicySpec& 
   b.push_back({"lost_to_bpe_boundaries_tokens", by_characters - by_tokens});
 }
 
+// The output-length model and what it gave: output tokens of the completed
+// requests (cancelled ones stopped early and are left out).
+void DescribeOutputLengths(const OutputLengthModel& model, std::vector<int64_t> tokens,
+                           RunInfo& info) {
+  auto& o = info.Section("output_length").settings;
+  o.push_back({"spec", model.spec().text});
+  o.push_back({"model", model.Description()});
+  std::sort(tokens.begin(), tokens.end());
+  std::vector<double> sorted(tokens.begin(), tokens.end());
+  double sum = 0;
+  for (const double t : sorted) sum += t;
+  o.push_back({"completed_requests", static_cast<int64_t>(sorted.size())});
+  o.push_back({"output_tokens_mean", sorted.empty() ? 0.0 : sum / static_cast<double>(sorted.size())});
+  o.push_back({"output_tokens_p50", sorted.empty() ? 0.0 : PercentileOfSorted(sorted, 50)});
+  o.push_back({"output_tokens_p90", sorted.empty() ? 0.0 : PercentileOfSorted(sorted, 90)});
+  o.push_back({"output_tokens_max", sorted.empty() ? int64_t{0} : tokens.back()});
+}
+
 }  // namespace
 
 std::string DescribeLatencyModel(const ExperimentConfig& config) {
@@ -338,6 +364,24 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
   if (config.max_output_tokens < 1) throw UsageError("--max-tokens: must be at least 1");
   if (config.think_time_ms < 0) throw UsageError("--think-time-ms: must be >= 0");
+  // Only a policy whose output-length spec is not the default gets a model,
+  // so default runs are exactly what they were before the option existed.
+  std::unique_ptr<OutputLengthModel> output_length;
+  std::vector<int64_t> output_tokens;  // of completed requests, with a model
+  bool default_output_length = true;
+  {
+    const OutputLengthOption option = ParseOutputLengthOption(config.output_length);
+    default_output_length = option.IsDefault();
+    const OutputLengthSpec& spec = option.For(policy.name);
+    if (!spec.IsDefault()) {
+      output_length = std::make_unique<OutputLengthModel>(
+          spec, config.max_output_tokens, static_cast<uint64_t>(config.workload_paper.seed));
+      if (output_length->needs_line_context() && config.workload == "efim-paper") {
+        throw UsageError("--output-length: eol needs editing sessions (--workload typing or "
+                         "trace), not efim-paper");
+      }
+    }
+  }
   if (config.duration_s < 0) throw UsageError("--duration-s: must be >= 0");
   const KvCapacity capacity = ComputeKvCapacity(config.engine, model, gpu);
 
@@ -403,6 +447,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   }
   TimelineStepObserver timeline_steps(timeline.get());
   RunObserver observer(config.record_sink);
+  if (output_length) observer.output_tokens = &output_tokens;
   observer.timeline = timeline.get();
   std::vector<std::unique_ptr<Replica>> replicas;
   std::vector<Replica*> replica_pointers;
@@ -424,6 +469,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     closed_loop = std::make_unique<ClosedLoopClient>(simulator, *setup.prompter, router,
                                                      client_config);
     observer.closed_loop = closed_loop.get();
+    closed_loop->set_output_length(output_length.get());
     closed_loop->Start();
   } else {
     CompletionClientConfig completion = config.completion;
@@ -434,6 +480,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
         simulator, *setup.trace, router, setup.text_builder.get(), completion,
         config.workload == "trace" ? config.trace_path : setup.name, stop);
     observer.trace = trace_client.get();
+    trace_client->set_output_length(output_length.get());
     trace_client->Start();
   }
   if (config.progress) {
@@ -489,7 +536,9 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   }
   result.summary.efim_rebases =
       closed_loop ? closed_loop->rebases() : trace_client->stats().efim_rebases;
-  DescribeRun(config, policy, setup, model, gpu, *latency, capacity, result.info);
+  DescribeRun(config, policy, setup, model, gpu, *latency, capacity, default_output_length,
+              result.info);
+  if (output_length) DescribeOutputLengths(*output_length, output_tokens, result.info);
   if (setup.text_paper) DescribeBoundaryReuse(*setup.text_paper, policy, result.info);
   if (trace_client) {
     auto& client = result.info.Section("client").settings;

@@ -68,6 +68,10 @@ struct ExperimentConfig {
   CompletionClientConfig completion;
   TypingWorkloadConfig typing;      // users/seed/source_dir are overridden from above
   int64_t max_output_tokens = 128;
+  // Output-length model spec, with per-policy overrides
+  // (sim/client/output_length.h); "fixed": every request generates
+  // max_output_tokens.
+  std::string output_length = "fixed";
   double think_time_ms = 0;
   // Cluster: `replicas` identical replicas on one simulator behind a router
   // (sim/serving/router.h: round-robin, least-outstanding, session-affinity).

@@ -27,6 +27,9 @@ expect_error() {
 expect_error "--users" replay --users 0
 expect_error "--users" replay --users abc
 expect_error "--max-tokens" replay --max-tokens -5
+expect_error "--output-length: unknown model 'poisson'" compare --output-length poisson:mean=3
+expect_error "--output-length: 'eos:p=2'" replay --output-length eos:p=2
+expect_error "--output-length: unknown policy 'lru'" compare --output-length "fixed lru=fixed:3"
 expect_error "--rounds" compare --rounds 0
 expect_error "unknown policy 'lru'" replay --policy lru
 expect_error "unknown policy 'lru'" compare --policies fim,lru
