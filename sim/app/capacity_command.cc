@@ -70,7 +70,7 @@ int RunCapacityCommand(int argc, const char* const* argv) {
        "records, sessions/s for typing and session traces]")
       ("rate-step", po::value<double>()->default_value(0),
        "open loop: the search grid (rate = k x step); typing in sessions/s, trace as a "
-       "--rate-scale; 0 = auto: typing 0.05 sessions/s, trace 1/16 of the recorded rate")
+       "--rate-scale; 0 = auto: typing 0.01 sessions/s, trace 1/16 of the recorded rate")
       ("max-rate-steps", po::value<int64_t>()->default_value(1024),
        "open loop: search bound [steps of --rate-step]")
       ("warmup-fraction", po::value<double>()->default_value(0.2),

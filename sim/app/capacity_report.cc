@@ -136,9 +136,10 @@ int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
               << FormatFixed(plans.empty() ? 0.0 : plans.front().search.rate_step, 4)
               << " sessions/s, each a user typing one file\n";
   }
-  std::cout << "model:    " << base.engine.model << " on " << base.engine.gpu << ", latency model "
-            << base.latency_model << " (approximate unless calibrated); SLOs on requests after "
-            << "the first " << FormatFixed(100 * setup.warmup_fraction, 0) << "% by arrival\n"
+  std::cout << "model:    " << base.engine.model << " on " << base.engine.gpu
+            << "; SLOs on requests after the first " << FormatFixed(100 * setup.warmup_fraction, 0)
+            << "% by arrival\n"
+            << "latency:  " << DescribeLatencyModel(base) << "\n"
             << "target:   " << FormatFixed(setup.target_rate, 3) << " " << unit
             << "; GPUs = replicas x " << setup.gpus_per_replica
             << " (tensor parallelism not modelled)\n\n";

@@ -115,10 +115,13 @@ CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Sl
 //           records and sessions) over the time of its last arrival, read
 //           once before the search. Unit: requests/s (request records
 //           only), sessions/s (sessions only), else arrivals/s.
-//   typing: an open population at --session-rate k x step (default 0.05
+//   typing: an open population at --session-rate k x step (default 0.01
 //           sessions/s); every probe covers the same arrival window
 //           (duration_s, or typing_window_s when it is 0), so it has
 //           ceil(rate x window) sessions and nothing is sent after it.
+// Saturation is the queue-growth test only: the throughput-plateau test
+// is for closed loops (open-loop throughput follows the offered rate until
+// queues grow, and on few sessions its noise would read as a plateau).
 // Warm-up: requests are ordered by arrival and the first warmup_fraction
 // of them are left out of SLOs and saturation (the run starts with an
 // empty server and, for typing, fewer sessions open than in steady state).
