@@ -46,7 +46,7 @@ struct TypingWorkloadConfig {
   int64_t sessions_per_user = 1;             // closed
   double think_time_mean_s = 5.0;            // closed
   double session_rate_per_s = 0.5;           // open
-  int64_t sessions = 16;                     // open
+  int64_t sessions = 100;                    // open
   TypingBehavior behavior;
 };
 

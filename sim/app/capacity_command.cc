@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
+#include "sim/app/capacity_report.h"
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/app/interrupt.h"
@@ -36,34 +38,6 @@ std::vector<std::string> SplitPolicies(const std::string& text) {
   return items;
 }
 
-struct Plan {
-  CapacityResult search;
-  int64_t deployments = 0;  // deployments of `replicas` replicas for the target; 0: none can
-  int64_t replicas = 0;
-  int64_t gpus = 0;
-};
-
-std::string Pad(const std::string& text, size_t width, bool right = true) {
-  if (text.size() >= width) return text;
-  const std::string fill(width - text.size(), ' ');
-  return right ? fill + text : text + fill;
-}
-
-std::string Percent(double fraction) { return FormatFixed(100.0 * fraction, 1) + "%"; }
-
-const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy) {
-  for (const Plan& plan : plans) {
-    if (plan.search.policy == policy && plan.gpus > 0) return &plan;
-  }
-  return nullptr;
-}
-
-std::string CsvQuoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 }  // namespace
 
 int RunCapacityCommand(int argc, const char* const* argv) {
@@ -88,6 +62,20 @@ int RunCapacityCommand(int argc, const char* const* argv) {
        "third (plus 50 ms)")
       ("warmup-rounds", po::value<int64_t>()->default_value(1),
        "leave each user's first rounds out of SLOs and saturation (the t = 0 cold burst)")
+      ("search", po::value<std::string>()->default_value("auto"),
+       "users (closed loop: most users), rate (open loop: highest arrival rate; trace and "
+       "typing), or auto: rate for --workload trace, else users")
+      ("target-rate", po::value<double>()->default_value(10),
+       "open loop: the rate to serve [the search's unit: requests/s for a trace of request "
+       "records, sessions/s for typing and session traces]")
+      ("rate-step", po::value<double>()->default_value(0),
+       "open loop: the search grid (rate = k x step); typing in sessions/s, trace as a "
+       "--rate-scale; 0 = auto: typing 0.01 sessions/s, trace 1/16 of the recorded rate")
+      ("max-rate-steps", po::value<int64_t>()->default_value(1024),
+       "open loop: search bound [steps of --rate-step]")
+      ("warmup-fraction", po::value<double>()->default_value(0.2),
+       "open loop: leave the first fraction of requests (by arrival) out of SLOs and "
+       "saturation (the run starts empty)")
       ("jobs", po::value<int>()->default_value(static_cast<int>(
                    std::max(1u, std::thread::hardware_concurrency()))),
        "worker threads (one policy's search per thread; results do not depend on it)")
@@ -103,7 +91,13 @@ int RunCapacityCommand(int argc, const char* const* argv) {
                         "every --slo, flags saturation instead\nof reporting a meaningless number, "
                         "and turns --target-users into replicas and GPUs, with\nEFIM's saving. "
                         "Workloads: efim-paper (documents default to synthetic here, so every "
-                        "load\nhas the same kind of document) or typing.",
+                        "load\nhas the same kind of document) or typing.\n\n"
+                        "Open loop (--search rate; the default for --workload trace): the "
+                        "highest arrival rate instead,\nrequests/s or sessions/s, and "
+                        "--target-rate in replicas and GPUs. A trace is replayed at\n"
+                        "--rate-scale k x step; typing becomes an open population of sessions "
+                        "arriving at\n--session-rate k x step over --duration-s (0: 180 s). "
+                        "SLOs skip the first --warmup-fraction\nof requests by arrival.",
                         visible, argc, argv, values)) {
     return 0;
   }
@@ -130,9 +124,28 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   if (!(search.plateau_gain >= 0)) throw UsageError("--plateau-gain: must be >= 0");
   if (!(search.queue_growth_ratio >= 1)) throw UsageError("--queue-growth-ratio: must be >= 1");
 
+  const std::string search_mode = values["search"].as<std::string>();
+  if (search_mode != "auto" && search_mode != "users" && search_mode != "rate") {
+    throw UsageError("--search: expected users, rate or auto, got '" + search_mode + "'");
+  }
+  search.rate_step = values["rate-step"].as<double>();
+  search.max_rate_steps = values["max-rate-steps"].as<int64_t>();
+  search.warmup_fraction = values["warmup-fraction"].as<double>();
+  const double target_rate = values["target-rate"].as<double>();
+  if (!(target_rate > 0) || !std::isfinite(target_rate)) {
+    throw UsageError("--target-rate: must be a positive number");
+  }
+
   ExperimentConfig base = ExperimentFromOptions(values);
+  // One tokenizer for all runs, loaded by the first that needs text.
+  base.shared_tokenizer = std::make_shared<const SharedTokenizer>(base.tokenizer_path);
   if (!base.timeline_path.empty()) throw UsageError("--timeline: not available in capacity");
   if (values["documents"].defaulted() && base.workload == "efim-paper") base.documents = "synthetic";
+  const bool open_loop =
+      search_mode == "rate" || (search_mode == "auto" && base.workload == "trace");
+  if (open_loop && base.workload == "typing" && base.duration_s == 0) {
+    base.duration_s = search.typing_window_s;
+  }
   base.interrupt = InstallInterruptHandler();
   const std::string out_dir = values["out"].as<std::string>();
   PrepareOutputDir(out_dir);
@@ -141,8 +154,14 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   for (const Slo& slo : slos) {
     slo_text += (slo_text.empty() ? "" : ", ") + slo.metric + " <= " + FormatFixed(slo.limit_ms, 1);
   }
-  std::cerr << "capacity: " << policies.size() << " policies, " << slo_text << ", up to "
-            << search.max_users << " users per deployment ...\n";
+  if (open_loop) {
+    std::cerr << "capacity: " << policies.size() << " policies, " << slo_text
+              << ", open loop: arrival rate, up to " << search.max_rate_steps
+              << " steps per deployment ...\n";
+  } else {
+    std::cerr << "capacity: " << policies.size() << " policies, " << slo_text << ", up to "
+              << search.max_users << " users per deployment ...\n";
+  }
   const auto started = std::chrono::steady_clock::now();
   std::vector<Plan> plans(policies.size());
   try {
@@ -151,7 +170,9 @@ int RunCapacityCommand(int argc, const char* const* argv) {
         [&](int64_t i) {
           ExperimentConfig config = base;
           config.policy = policies[static_cast<size_t>(i)];
-          plans[static_cast<size_t>(i)].search = SearchCapacity(config, slos, search);
+          plans[static_cast<size_t>(i)].search = open_loop
+                                                     ? SearchRateCapacity(config, slos, search)
+                                                     : SearchCapacity(config, slos, search);
         },
         [&](int64_t done) {
           std::cerr << "capacity: " << done << "/" << policies.size() << " policies searched\n";
@@ -162,6 +183,16 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (open_loop) {
+    RateReportSetup report;
+    report.slo_text = slo_text;
+    report.target_rate = target_rate;
+    report.gpus_per_replica = gpus_per_replica;
+    report.warmup_fraction = search.warmup_fraction;
+    report.out_dir = out_dir;
+    report.wall_s = wall_s;
+    return ReportRateCapacity(plans, base, report);
+  }
   for (Plan& plan : plans) {
     if (plan.search.max_users == 0) continue;
     plan.deployments = (target + plan.search.max_users - 1) / plan.search.max_users;
@@ -228,35 +259,12 @@ int RunCapacityCommand(int argc, const char* const* argv) {
                                          : "-";
     std::string gpus = plan.gpus > 0 ? std::to_string(plan.gpus) : "-";
     std::cout << Pad(r.policy, 10, false) << Pad(users, 10) << Pad(replicas, 10) << Pad(gpus, 7)
-              << Pad(answer ? Percent(answer->summary.prefix_cache_hit_rate) : "-", 10)
-              << Pad(answer ? FormatFixed(answer->summary.ttft_ms.p99, 1) : "-", 10)
-              << Pad(answer ? FormatFixed(answer->summary.tpot_ms.p99, 2) : "-", 10)
-              << Pad(answer ? FormatFixed(answer->summary.request_throughput_per_s, 2) : "-", 9)
+              << AnswerCells(answer)
               << "  " << (r.max_users == 0 ? "even 1 user fails: " : "") << r.limited_by << "\n";
   }
   std::cout << "\n";
-  if (const Plan* efim = FindPlan(plans, "efim")) {
-    for (const char* other_name : {"fim", "baseline"}) {
-      const Plan* other = FindPlan(plans, other_name);
-      if (other == nullptr) continue;
-      const int64_t saved = other->gpus - efim->gpus;
-      char line[200];
-      std::snprintf(line, sizeof line, "EFIM vs %-9s %lld GPUs instead of %lld: %lld %s (%.1f%%)\n",
-                    (std::string(other_name) + ":").c_str(), static_cast<long long>(efim->gpus),
-                    static_cast<long long>(other->gpus),
-                    static_cast<long long>(saved >= 0 ? saved : -saved),
-                    saved >= 0 ? "fewer" : "more",
-                    100.0 * static_cast<double>(saved >= 0 ? saved : -saved) /
-                        static_cast<double>(other->gpus));
-      std::cout << line;
-    }
-  }
-  int64_t probes = 0;
-  for (const Plan& plan : plans) probes += static_cast<int64_t>(plan.search.probes.size());
-  char line[200];
-  std::snprintf(line, sizeof line, "\nwrote %s/capacity.csv and %s/probes.csv (%lld runs, %.1f s)\n",
-                out_dir.c_str(), out_dir.c_str(), static_cast<long long>(probes), wall_s);
-  std::cout << line;
+  PrintEfimSaving(plans);
+  PrintWrote(plans, out_dir, wall_s);
   return 0;
 }
 

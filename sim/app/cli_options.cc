@@ -77,6 +77,14 @@ const ParamTable<ExperimentConfig>& RunParams() {
         "(simulator.wall_s); =false writes null, so that two runs' summary.json compare byte "
         "for byte"},
        &C::record_wall_time},
+      {{"rate-scale", "x", "trace: open-loop load: arrival times (request records, session "
+        "starts) divided by this, so 2 = twice the recorded rate; edits keep their offsets "
+        "within a session", 1e-9},
+       &C::rate_scale},
+      {{"session-rate", "sessions/s", "typing: > 0 = an open population: --sessions editing "
+        "sessions arriving as a Poisson process at this rate, each a user who types one file and "
+        "leaves; 0 = closed (--users)", 0},
+       &C::session_rate_per_s},
   };
   return table;
 }
@@ -130,6 +138,8 @@ const ParamTable<TypingWorkloadConfig>& TypingPopulationParams() {
        &C::sessions_per_user},
       {{"think-time-mean-s", "s", "typing: mean pause before each session (exponential)", 0},
        &C::think_time_mean_s},
+      {{"sessions", "sessions", "typing with --session-rate: sessions in the run", 1},
+       &C::sessions},
   };
   return table;
 }

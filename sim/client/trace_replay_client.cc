@@ -104,6 +104,10 @@ void TraceReplayClient::Apply(TraceRecord record) {
 }
 
 void TraceReplayClient::StartSession(const SessionStart& start) {
+  if (builder_ == nullptr && builder_source_) {
+    builder_ = builder_source_();
+    builder_source_ = nullptr;
+  }
   if (builder_ == nullptr) {
     throw InputError(trace_name_, 0, "session",
                      "editing sessions need the tokenizer (run scripts/fetch-tokenizer or give "

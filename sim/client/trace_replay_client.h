@@ -8,6 +8,7 @@
 // trace is pulled one record at a time, each scheduled at its own time.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,13 @@ class TraceReplayClient : public EventHandler {
   ~TraceReplayClient() override;
 
   void Start();
+  // Where the builder comes from when none was given: called at the first
+  // editing session (so a trace of request records never loads a
+  // tokenizer); a null result is the missing-tokenizer InputError. Must
+  // outlive the client, like the builder it returns.
+  void set_builder_source(std::function<const TextPromptBuilder*()> source) {
+    builder_source_ = std::move(source);
+  }
   // The engine is done with `request_id` (finished, cancelled or rejected).
   void OnRequestDone(uint64_t request_id);
   void HandleEvent(const Event& event) override;
@@ -78,6 +86,7 @@ class TraceReplayClient : public EventHandler {
   TraceReader& reader_;
   RequestSink& sink_;
   const TextPromptBuilder* builder_;
+  std::function<const TextPromptBuilder*()> builder_source_;
   CompletionClientConfig config_;
   CompletionTrigger trigger_;
   std::string trace_name_;

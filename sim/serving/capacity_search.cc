@@ -1,11 +1,17 @@
 #include "sim/serving/capacity_search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
+#include <memory>
+#include <optional>
+#include <variant>
 
 #include "sim/base/errors.h"
+#include "traces/trace_open.h"
 
 namespace efimsim {
 namespace {
@@ -98,37 +104,47 @@ Slo ParseSlo(const std::string& text) {
 
 const LoadProbe* CapacityResult::answer() const {
   for (const LoadProbe& probe : probes) {
-    if (probe.users == max_users) return &probe;
+    if (probe.load_steps == max_load_steps) return &probe;
   }
   return nullptr;
 }
 
-CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
-                              const CapacitySearchConfig& search) {
-  if (base.workload == "trace") {
-    throw UsageError("--workload: capacity searches over users (efim-paper or typing); a "
-                     "trace's load is fixed by its file");
-  }
-  if (search.max_users < 1) throw UsageError("--max-users: must be at least 1");
-  if (search.warmup_rounds < 0) throw UsageError("--warmup-rounds: must be >= 0");
+namespace {
+
+// What one search varies: an integer number of steps k >= 1, turned into
+// a run's config, a label for verdicts ("63 users", "1.2 sessions/s") and
+// the requests a probe is judged on.
+struct LoadAxis {
+  int64_t max_steps = 1;
+  std::string limit_text;  // why the search stopped at max_steps
+  // Closed loop: doubling the load without gaining throughput is
+  // saturation. Open loop: not used; the served rate follows the offered
+  // one until queues grow (the queue-growth test), and on a few sessions
+  // its noise would read as a plateau.
+  bool plateau_test = true;
+  std::function<void(int64_t, ExperimentConfig&, LoadProbe&)> apply;
+  std::function<std::string(int64_t)> label;
+  std::function<std::vector<RequestRecord>(const std::vector<RequestRecord>&)> measured;
+};
+
+CapacityResult SearchLoad(const ExperimentConfig& base, const std::vector<Slo>& slos,
+                          const CapacitySearchConfig& search, const LoadAxis& axis) {
   CapacityResult result;
   result.policy = base.policy;
-  std::map<int64_t, double> throughput;  // users -> request throughput, probes so far
+  std::map<int64_t, double> throughput;  // steps -> request throughput, probes so far
 
-  auto probe = [&](int64_t users) -> LoadProbe& {
+  auto probe = [&](int64_t steps) -> LoadProbe& {
     ExperimentConfig config = base;
-    config.workload_paper.users = users;
     config.timeline_path.clear();
+    LoadProbe p;
+    p.load_steps = steps;
+    axis.apply(steps, config, p);
     ExperimentResult run = RunExperiment(config);
-    std::vector<RequestRecord> measured;
-    for (const RequestRecord& r : run.records) {
-      if (r.round >= search.warmup_rounds) measured.push_back(r);
-    }
+    std::vector<RequestRecord> measured = axis.measured(run.records);
     if (measured.empty()) measured = run.records;
     run.summary = SummarizeRun(measured, run.summary.engine);
     run.records = std::move(measured);
-    LoadProbe p;
-    p.users = users;
+    const std::string at = " at " + axis.label(steps);
     p.summary = run.summary;
     p.meets_slos = run.summary.requests_completed > 0 && run.summary.engine.rejected_requests == 0;
     p.verdict = "ok";
@@ -140,51 +156,49 @@ CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Sl
       const double value = SloMetricValue(run.summary, slo.metric);
       if (p.meets_slos && value > slo.limit_ms) {
         p.meets_slos = false;
-        p.verdict = "SLO " + slo.metric + " " + Format(value) + " > " + Format(slo.limit_ms) +
-                    " at " + std::to_string(users) + " users";
+        p.verdict = "SLO " + slo.metric + " " + Format(value) + " > " + Format(slo.limit_ms) + at;
       }
     }
     const auto [first_ms, last_ms] = QueueingThirds(run.records);
     if (last_ms > search.queue_growth_ratio * first_ms + search.queue_growth_min_ms) {
       p.saturated = true;
-      p.verdict = "saturated at " + std::to_string(users) + " users: queueing delay grows (" +
-                  Format(first_ms) + " ms in the first third of requests, " + Format(last_ms) +
-                  " ms in the last)";
+      p.verdict = "saturated" + at + ": queueing delay grows (" + Format(first_ms) +
+                  " ms in the first third of requests, " + Format(last_ms) + " ms in the last)";
     }
-    throughput[users] = run.summary.request_throughput_per_s;
+    throughput[steps] = run.summary.request_throughput_per_s;
     result.probes.push_back(std::move(p));
     return result.probes.back();
   };
   auto passes = [](const LoadProbe& p) { return p.meets_slos && !p.saturated; };
-  auto mark_saturated = [&](int64_t users) {
-    if (result.saturated_from_users == 0 || users < result.saturated_from_users) {
-      result.saturated_from_users = users;
-    }
+  int64_t saturated_from = 0;
+  auto mark_saturated = [&](int64_t steps) {
+    if (saturated_from == 0 || steps < saturated_from) saturated_from = steps;
   };
 
   // 1. Exponential phase.
   int64_t good = 0;
   int64_t bad = 0;
   std::string bad_reason;
-  for (int64_t users = 1;; users = std::min(users * 2, search.max_users)) {
-    LoadProbe& p = probe(users);
-    const auto half = throughput.find(users / 2);
-    if (!p.saturated && good > 0 && users == 2 * good && half != throughput.end() &&
+  for (int64_t steps = 1;; steps = std::min(steps * 2, axis.max_steps)) {
+    LoadProbe& p = probe(steps);
+    const auto half = throughput.find(steps / 2);
+    if (axis.plateau_test && !p.saturated && good > 0 && steps == 2 * good &&
+        half != throughput.end() &&
         p.summary.request_throughput_per_s < (1.0 + search.plateau_gain) * half->second) {
       p.saturated = true;
-      p.verdict = "saturated at " + std::to_string(users) + " users: throughput " +
+      p.verdict = "saturated at " + axis.label(steps) + ": throughput " +
                   Format(p.summary.request_throughput_per_s) + " req/s, < " +
                   Format(100 * search.plateau_gain) + "% above " + Format(half->second) +
-                  " req/s at " + std::to_string(users / 2) + " users";
+                  " req/s at " + axis.label(steps / 2);
     }
-    if (p.saturated) mark_saturated(users);
+    if (p.saturated) mark_saturated(steps);
     if (!passes(p)) {
-      bad = users;
+      bad = steps;
       bad_reason = p.verdict;
       break;
     }
-    good = users;
-    if (users == search.max_users) break;
+    good = steps;
+    if (steps == axis.max_steps) break;
   }
   // 2. Binary search in (good, bad).
   while (bad > 0 && bad - good > 1) {
@@ -198,13 +212,171 @@ CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Sl
       bad_reason = p.verdict;
     }
   }
+  result.max_load_steps = good;
   result.max_users = good;
+  result.saturated_from_users = saturated_from;
   if (bad == 0) {
     result.at_search_limit = true;
-    result.limited_by = "search limit (--max-users " + std::to_string(search.max_users) +
-                        "): a lower bound";
+    result.limited_by = axis.limit_text;
   } else {
     result.limited_by = bad_reason;
+  }
+  return result;
+}
+
+// Arrivals in a trace: request records and sessions, and the time of the
+// last one, read once with the run's reader options.
+struct TraceArrivals {
+  int64_t requests = 0;
+  int64_t sessions = 0;
+  int64_t last_ns = 0;
+};
+
+TraceArrivals CountTraceArrivals(const ExperimentConfig& config) {
+  if (config.trace_path.empty()) throw UsageError("--trace: the trace workload needs a file");
+  TraceReadOptions options;
+  const auto format = ParseTraceFormat(config.trace_format);
+  if (!format) throw UsageError("--trace-format: unknown format '" + config.trace_format + "'");
+  options.format = *format;
+  options.max_line_bytes = config.max_line_bytes;
+  options.long_lines = LongLinePolicy::kSkip;
+  const std::unique_ptr<TraceReader> reader = OpenTrace(config.trace_path, options);
+  TraceArrivals arrivals;
+  while (const std::optional<TraceRecord> record = reader->Next()) {
+    if (const auto* request = std::get_if<TraceRequest>(&*record)) {
+      ++arrivals.requests;
+      arrivals.last_ns = request->arrival_ns;
+    } else if (const auto* start = std::get_if<SessionStart>(&*record)) {
+      ++arrivals.sessions;
+      arrivals.last_ns = start->time_ns;
+    }
+  }
+  return arrivals;
+}
+
+std::string FormatRate(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+}  // namespace
+
+CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
+                              const CapacitySearchConfig& search) {
+  if (base.workload == "trace") {
+    throw UsageError("--workload: capacity searches over users (efim-paper or typing); a "
+                     "trace's load is fixed by its file");
+  }
+  if (search.max_users < 1) throw UsageError("--max-users: must be at least 1");
+  if (search.warmup_rounds < 0) throw UsageError("--warmup-rounds: must be >= 0");
+  LoadAxis axis;
+  axis.max_steps = search.max_users;
+  axis.limit_text =
+      "search limit (--max-users " + std::to_string(search.max_users) + "): a lower bound";
+  axis.apply = [](int64_t users, ExperimentConfig& config, LoadProbe& probe) {
+    config.workload_paper.users = users;
+    probe.users = users;
+  };
+  axis.label = [](int64_t users) { return std::to_string(users) + " users"; };
+  axis.measured = [&](const std::vector<RequestRecord>& records) {
+    std::vector<RequestRecord> measured;
+    for (const RequestRecord& r : records) {
+      if (r.round >= search.warmup_rounds) measured.push_back(r);
+    }
+    return measured;
+  };
+  return SearchLoad(base, slos, search, axis);
+}
+
+CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
+                                  const CapacitySearchConfig& search) {
+  if (base.workload != "trace" && base.workload != "typing") {
+    throw UsageError("--search rate: open-loop capacity needs --workload trace or typing (" +
+                     base.workload + " is closed loop: search users)");
+  }
+  if (search.max_rate_steps < 1) throw UsageError("--max-rate-steps: must be at least 1");
+  if (!(search.rate_step >= 0) || !std::isfinite(search.rate_step)) {
+    throw UsageError("--rate-step: must be >= 0 (0 = auto)");
+  }
+  if (!(search.warmup_fraction >= 0 && search.warmup_fraction < 1)) {
+    throw UsageError("--warmup-fraction: must be in [0, 1)");
+  }
+  const bool trace = base.workload == "trace";
+  double step = search.rate_step;
+  std::string unit = "sessions/s";
+  double recorded_rate = 0;
+  if (trace) {
+    if (step == 0) step = 1.0 / 16;
+    const TraceArrivals arrivals = CountTraceArrivals(base);
+    const int64_t count = arrivals.requests + arrivals.sessions;
+    if (count == 0 || arrivals.last_ns <= 0) {
+      throw InputError(base.trace_path, 0, "",
+                       "open-loop capacity needs arrivals spread over time (found " +
+                           std::to_string(count) + " arrivals, the last at " +
+                           std::to_string(arrivals.last_ns) + " ns)");
+    }
+    recorded_rate = static_cast<double>(count) / (static_cast<double>(arrivals.last_ns) * 1e-9);
+    unit = arrivals.sessions == 0   ? "requests/s"
+           : arrivals.requests == 0 ? "sessions/s"
+                                    : "arrivals/s";
+  } else if (step == 0) {
+    step = 0.01;
+  }
+  const double window_s = base.duration_s > 0 ? base.duration_s : search.typing_window_s;
+  auto rate_of = [=](int64_t steps) {
+    return trace ? static_cast<double>(steps) * step * recorded_rate
+                 : static_cast<double>(steps) * step;
+  };
+  LoadAxis axis;
+  axis.max_steps = search.max_rate_steps;
+  axis.plateau_test = false;
+  axis.limit_text = "search limit (--max-rate-steps " + std::to_string(search.max_rate_steps) +
+                    " = " + FormatRate(rate_of(search.max_rate_steps)) + " " + unit +
+                    "): a lower bound";
+  axis.apply = [=](int64_t steps, ExperimentConfig& config, LoadProbe& probe) {
+    probe.rate_per_s = rate_of(steps);
+    if (trace) {
+      config.rate_scale = static_cast<double>(steps) * step;
+      probe.rate_scale = config.rate_scale;
+    } else {
+      config.session_rate_per_s = probe.rate_per_s;
+      config.duration_s = window_s;
+      config.typing.sessions = std::max<int64_t>(
+          1, static_cast<int64_t>(std::ceil(probe.rate_per_s * window_s)));
+    }
+  };
+  axis.label = [=](int64_t steps) {
+    std::string text = FormatRate(rate_of(steps)) + " " + unit;
+    if (trace) text += " (rate scale " + FormatRate(static_cast<double>(steps) * step) + ")";
+    return text;
+  };
+  axis.measured = [&](const std::vector<RequestRecord>& records) {
+    std::vector<RequestRecord> measured = records;
+    std::sort(measured.begin(), measured.end(), [](const RequestRecord& a, const RequestRecord& b) {
+      return a.arrival != b.arrival ? a.arrival < b.arrival : a.request_id < b.request_id;
+    });
+    const auto warmup = static_cast<std::ptrdiff_t>(
+        std::floor(search.warmup_fraction * static_cast<double>(measured.size())));
+    measured.erase(measured.begin(), measured.begin() + warmup);
+    return measured;
+  };
+  CapacityResult result = SearchLoad(base, slos, search, axis);
+  result.open_loop = true;
+  result.rate_unit = unit;
+  result.rate_step = step;
+  result.recorded_rate_per_s = recorded_rate;
+  result.max_users = 0;
+  result.saturated_from_users = 0;
+  if (result.max_load_steps > 0) {
+    result.max_rate_per_s = rate_of(result.max_load_steps);
+    if (trace) result.max_rate_scale = static_cast<double>(result.max_load_steps) * step;
+  }
+  for (const LoadProbe& p : result.probes) {
+    if (p.saturated && (result.saturated_from_rate_per_s == 0 ||
+                        p.rate_per_s < result.saturated_from_rate_per_s)) {
+      result.saturated_from_rate_per_s = p.rate_per_s;
+    }
   }
   return result;
 }

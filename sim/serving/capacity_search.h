@@ -1,7 +1,8 @@
 #pragma once
 // Capacity search: the largest load (closed-loop users of the efim-paper or
-// typing workload) one deployment (one replica, or a cluster of
-// `replicas` behind a router) sustains while meeting every latency SLO.
+// typing workload; or, open loop, an arrival rate: SearchRateCapacity) one
+// deployment (one replica, or a cluster of `replicas` behind a router)
+// sustains while meeting every latency SLO.
 //
 // Search (deterministic: every probe is one RunExperiment with the base
 // config's seed, only `users` changes):
@@ -58,10 +59,18 @@ struct CapacitySearchConfig {
   double queue_growth_ratio = 2.0;   // last third vs first third of requests
   double queue_growth_min_ms = 50;   // and by more than this
   int64_t warmup_rounds = 1;         // rounds per user left out of SLOs and saturation
+  // Open loop (SearchRateCapacity).
+  double rate_step = 0;              // grid step; 0 = auto (see SearchRateCapacity)
+  int64_t max_rate_steps = 1024;     // search bound, in steps
+  double warmup_fraction = 0.2;      // first requests by arrival left out of SLOs and saturation
+  double typing_window_s = 180;      // typing: sessions arrive over this when duration_s is 0
 };
 
 struct LoadProbe {
-  int64_t users = 0;
+  int64_t users = 0;          // closed loop
+  double rate_per_s = 0;      // open loop: offered arrival rate (CapacityResult::rate_unit)
+  double rate_scale = 0;      // open loop, trace: --rate-scale of the probe
+  int64_t load_steps = 0;     // the searched integer: users, or rate / rate step
   RunSummary summary;  // of the requests after warm-up (the engine counters are the run's)
   bool meets_slos = false;
   bool saturated = false;
@@ -79,12 +88,45 @@ struct CapacityResult {
   // Smallest load found saturated; 0 when none was.
   int64_t saturated_from_users = 0;
   std::vector<LoadProbe> probes;  // in probe order
-  const LoadProbe* answer() const;  // the probe at max_users, or null
+  const LoadProbe* answer() const;  // the probe at max_load_steps, or null
+  // The searched integer at the answer (closed loop: max_users).
+  int64_t max_load_steps = 0;
+  // Open loop: the answer as a rate, and what it is measured in.
+  bool open_loop = false;
+  std::string rate_unit;                  // "requests/s", "sessions/s", ...
+  double rate_step = 0;                   // the search grid (trace: in rate scale)
+  double recorded_rate_per_s = 0;         // trace: its arrivals / time of its last arrival
+  double max_rate_per_s = 0;              // 0 when even the first step failed
+  double max_rate_scale = 0;              // trace: the --rate-scale of the answer
+  double saturated_from_rate_per_s = 0;   // smallest rate found saturated; 0 when none was
 };
 
 // Throws UsageError for a trace workload (its load is fixed by the file)
 // or a bad search bound; whatever RunExperiment throws.
 CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
                               const CapacitySearchConfig& search);
+
+// Open loop: the highest arrival rate one deployment serves, on the grid
+// rate = k x step (k = 1, 2, 4, ... up to max_rate_steps, then binary
+// search to the exact k), with the same SLO judging and saturation tests.
+//   trace:  the trace replayed at --rate-scale k x step (step default 1/16,
+//           so the grid holds the recorded rate, k = 16); the rate is the
+//           scale x the recorded rate: the trace's arrivals (request
+//           records and sessions) over the time of its last arrival, read
+//           once before the search. Unit: requests/s (request records
+//           only), sessions/s (sessions only), else arrivals/s.
+//   typing: an open population at --session-rate k x step (default 0.01
+//           sessions/s); every probe covers the same arrival window
+//           (duration_s, or typing_window_s when it is 0), so it has
+//           ceil(rate x window) sessions and nothing is sent after it.
+// Saturation is the queue-growth test only: the throughput-plateau test
+// is for closed loops (open-loop throughput follows the offered rate until
+// queues grow, and on few sessions its noise would read as a plateau).
+// Warm-up: requests are ordered by arrival and the first warmup_fraction
+// of them are left out of SLOs and saturation (the run starts with an
+// empty server and, for typing, fewer sessions open than in steady state).
+// Throws UsageError for efim-paper (closed loop only) or bad settings.
+CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
+                                  const CapacitySearchConfig& search);
 
 }  // namespace efimsim

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 
@@ -21,6 +23,7 @@
 #include "sim/serving/router.h"
 #include "traces/code_corpus.h"
 #include "traces/load_tokenizer.h"
+#include "traces/rate_scaled_trace_reader.h"
 #include "traces/text_paper_workload.h"
 #include "traces/trace_open.h"
 
@@ -147,8 +150,25 @@ std::string TokenizerPath(const ExperimentConfig& config) {
   return TokenizerPathOrDefault(config.tokenizer_path);
 }
 
+// "2", "0.25": a rate scale as the user would write it.
+std::string FormatRateScale(double scale) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", scale);
+  return text;
+}
+
+// The run's tokenizer, not loaded yet: the shared one when it is for this
+// run's path, else one of the run's own.
+std::shared_ptr<const SharedTokenizer> RunTokenizer(const ExperimentConfig& config) {
+  const std::string path = TokenizerPath(config);
+  if (config.shared_tokenizer && config.shared_tokenizer->path() == path) {
+    return config.shared_tokenizer;
+  }
+  return std::make_shared<const SharedTokenizer>(path);
+}
+
 void SetUpPaper(const ExperimentConfig& config, const PolicySpec& policy, const ModelSpec& model,
-                WorkloadSetup& setup) {
+                const SharedTokenizer& tokenizer, WorkloadSetup& setup) {
   std::string documents = config.documents;
   std::string auto_reason;
   if (documents != "auto" && documents != "synthetic" && documents != "text") {
@@ -172,7 +192,7 @@ void SetUpPaper(const ExperimentConfig& config, const PolicySpec& policy, const 
     }
   }
   if (documents == "text") {
-    setup.bpe.emplace(LoadTokenizer(tokenizer_path));
+    setup.bpe.emplace(tokenizer.Get());
     CodeCorpusConfig corpus_config;
     corpus_config.directory = config.corpus_dir;
     corpus_config.min_tokens = config.workload_paper.doc_min_tokens;
@@ -213,14 +233,13 @@ void SetUpPaper(const ExperimentConfig& config, const PolicySpec& policy, const 
   }
 }
 
-void SetUpSessions(const ExperimentConfig& config, const PolicySpec& policy,
-                   const ModelSpec& model, WorkloadSetup& setup, bool tokenizer_required) {
-  const std::string path = TokenizerPath(config);
-  if (tokenizer_required || std::filesystem::exists(path)) {
-    setup.bpe.emplace(LoadTokenizer(path));
-    setup.text_builder =
-        std::make_unique<TextPromptBuilder>(policy.prompt_format, *setup.bpe, model.tokens);
-  }
+// The text prompt builder of editing sessions, on the run's tokenizer.
+const TextPromptBuilder* SetUpSessions(const PolicySpec& policy, const ModelSpec& model,
+                                       const SharedTokenizer& tokenizer, WorkloadSetup& setup) {
+  setup.bpe.emplace(tokenizer.Get());
+  setup.text_builder =
+      std::make_unique<TextPromptBuilder>(policy.prompt_format, *setup.bpe, model.tokens);
+  return setup.text_builder.get();
 }
 
 void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
@@ -247,6 +266,13 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
       w.push_back({"trace", config.trace_path});
       w.push_back({"trace_format", config.trace_format});
       w.push_back({"max_line_bytes", config.max_line_bytes});
+      if (config.rate_scale != 1) w.push_back({"rate_scale", config.rate_scale});
+    } else if (config.session_rate_per_s > 0) {
+      w.push_back({"population", std::string("open")});
+      w.push_back({"session_rate_per_s", config.session_rate_per_s});
+      w.push_back({"sessions", config.typing.sessions});
+      w.push_back({"chars_per_second", config.typing.behavior.chars_per_second});
+      w.push_back({"accept_probability", config.typing.behavior.accept_probability});
     } else {
       w.push_back({"users", config.workload_paper.users});
       w.push_back({"chars_per_second", config.typing.behavior.chars_per_second});
@@ -390,9 +416,20 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const std::unique_ptr<LatencyModel> latency =
       MakeLatencyModel(config.latency_model, model, gpu, cpu);
 
+  if (config.rate_scale != 1 && config.workload != "trace") {
+    throw UsageError("--rate-scale: only for --workload trace (typing's open population takes "
+                     "--session-rate)");
+  }
+  if (config.session_rate_per_s != 0 && config.workload != "typing") {
+    throw UsageError("--session-rate: only for --workload typing");
+  }
+  if (!(config.session_rate_per_s >= 0) || !std::isfinite(config.session_rate_per_s)) {
+    throw UsageError("--session-rate: must be >= 0 (0 = closed population)");
+  }
+  const std::shared_ptr<const SharedTokenizer> tokenizer = RunTokenizer(config);
   WorkloadSetup setup;
   if (config.workload == "efim-paper") {
-    SetUpPaper(config, policy, model, setup);
+    SetUpPaper(config, policy, model, *tokenizer, setup);
   } else if (config.workload == "trace") {
     if (config.trace_path.empty()) throw UsageError("--trace: the trace workload needs a file");
     TraceReadOptions options;
@@ -405,20 +442,36 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     setup.trace = OpenTrace(config.trace_path, options);
     setup.name = "trace";
     setup.description = "trace " + config.trace_path + " (" + setup.trace->header().source + ")";
+    if (config.rate_scale != 1) {
+      setup.trace = std::make_unique<RateScaledTraceReader>(std::move(setup.trace),
+                                                            config.rate_scale);
+      setup.description += ", arrivals at " + FormatRateScale(config.rate_scale) +
+                           "x the recorded rate";
+    }
     setup.documents = "as recorded in the trace";
-    SetUpSessions(config, policy, model, setup, /*tokenizer_required=*/false);
+    // The tokenizer is loaded at the first editing session, if any.
   } else if (config.workload == "typing") {
     TypingWorkloadConfig typing = config.typing;
     typing.users = config.workload_paper.users;
     typing.seed = static_cast<uint64_t>(config.workload_paper.seed);
     typing.source_dir = config.corpus_dir;
+    if (config.session_rate_per_s > 0) {
+      typing.population = TypingPopulation::kOpen;
+      typing.session_rate_per_s = config.session_rate_per_s;
+    }
     auto generator = std::make_unique<TypingWorkload>(typing);
     setup.name = "typing";
     setup.description = "typing: " + std::to_string(typing.users) + " users typing real files at " +
                         std::to_string(typing.behavior.chars_per_second) + " chars/s";
+    if (typing.population == TypingPopulation::kOpen) {
+      setup.description = "typing: open population, " + std::to_string(typing.sessions) +
+                          " sessions arriving at " + std::to_string(typing.session_rate_per_s) +
+                          "/s (Poisson), typing real files at " +
+                          std::to_string(typing.behavior.chars_per_second) + " chars/s";
+    }
     setup.documents = "real code, Llama-3.1 tokenizer";
     setup.trace = std::move(generator);
-    SetUpSessions(config, policy, model, setup, /*tokenizer_required=*/true);
+    SetUpSessions(policy, model, *tokenizer, setup);
   } else {
     throw UsageError("--workload: unknown workload '" + config.workload +
                      "' (choose one of: efim-paper, trace, typing)");
@@ -481,6 +534,14 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
         config.workload == "trace" ? config.trace_path : setup.name, stop);
     observer.trace = trace_client.get();
     trace_client->set_output_length(output_length.get());
+    if (!setup.text_builder) {
+      // A trace's first editing session loads the tokenizer; without one
+      // (no file), the client reports that sessions need it.
+      trace_client->set_builder_source([&]() -> const TextPromptBuilder* {
+        if (!std::filesystem::exists(tokenizer->path())) return nullptr;
+        return SetUpSessions(policy, model, *tokenizer, setup);
+      });
+    }
     trace_client->Start();
   }
   if (config.progress) {

@@ -26,6 +26,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@
 #include "sim/serving/engine_config.h"
 #include "traces/line_reader.h"
 #include "traces/paper_workload.h"
+#include "traces/shared_tokenizer.h"
 #include "traces/typing_workload.h"
 
 namespace efimsim {
@@ -95,6 +97,18 @@ struct ExperimentConfig {
   // simulation runs (never for a shorter run), on the calling thread.
   std::function<void(const RunProgress&)> progress;
   double progress_interval_s = 5;
+  // Open-loop load. trace: arrival times (request records, session starts)
+  // divided by rate_scale, edits keeping their offsets within a session
+  // (traces/rate_scaled_trace_reader.h); 1 = as recorded.
+  double rate_scale = 1;
+  // typing: > 0 makes the population open: typing.sessions sessions arrive
+  // as a Poisson process at this rate, each a new user who types one file
+  // and leaves; 0 = the closed population of `users`.
+  double session_rate_per_s = 0;
+  // Optional: a tokenizer shared by many runs, loaded on first need; when
+  // null, or for another path than tokenizer_path's, the run makes its own.
+  // Either way it is loaded only if the workload needs text.
+  std::shared_ptr<const SharedTokenizer> shared_tokenizer;
 };
 
 struct ExperimentResult {

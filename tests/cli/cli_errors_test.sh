@@ -44,6 +44,11 @@ expect_error "--users" sweep --grid users=0
 expect_error "--slo: unknown metric 'bogus'" capacity --slo bogus=1
 expect_error "--trigger: unknown trigger 'nope'" replay --workload typing --trigger nope
 expect_error "/nonexistent" replay --workload trace --trace /nonexistent
+expect_error "--rate-scale" replay --workload trace --trace /nonexistent --rate-scale 0
+expect_error "--rate-scale: only for --workload trace" replay --rate-scale 2
+expect_error "--session-rate: only for --workload typing" replay --session-rate 1
+expect_error "--search: expected users, rate or auto" capacity --search bogus
+expect_error "--target-rate" capacity --target-rate 0
 
 # Commands without --out.
 expect_error_plain() {

@@ -2,9 +2,16 @@
 // flagged rather than reported as capacity; SLO parsing.
 #include "sim/serving/capacity_search.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "sim/base/errors.h"
+#include "traces/rate_scaled_trace_reader.h"
+#include "traces/trace_writer.h"
 
 namespace efimsim {
 namespace {
@@ -96,6 +103,113 @@ TEST(CapacitySearch, TraceWorkloadIsRejected) {
   ExperimentConfig config = Paper("efim");
   config.workload = "trace";
   EXPECT_THROW(SearchCapacity(config, {}, CapacitySearchConfig{}), UsageError);
+}
+
+// A request trace: `count` requests of 1,000 prompt tokens and one output
+// token, one every `gap_ns`, written to a temporary file.
+class OpenLoopTrace : public ::testing::Test {
+ protected:
+  std::string Write(int64_t count, int64_t gap_ns) {
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("efimsim-open-loop-" + std::to_string(getpid()) + "-" +
+                               std::to_string(count) + ".jsonl"))
+                                 .string();
+    std::ofstream out(path);
+    TraceHeader header;
+    header.schema_version = 1;
+    header.source = "test";
+    TraceWriter writer(out, header);
+    for (int64_t i = 0; i < count; ++i) {
+      TraceRequest request;
+      request.arrival_ns = i * gap_ns;
+      request.prompt_tokens = 1000;
+      request.output_tokens = 1;
+      writer.Write(request);
+    }
+    paths_.push_back(path);
+    return path;
+  }
+  void TearDown() override {
+    for (const std::string& path : paths_) std::filesystem::remove(path);
+  }
+  static ExperimentConfig TraceRun(const std::string& path) {
+    ExperimentConfig config;
+    config.policy = "fim";
+    config.workload = "trace";
+    config.trace_path = path;
+    config.record_wall_time = false;
+    return config;
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
+
+TEST_F(OpenLoopTrace, RateSearchFindsTheRateWhereRequestsStartQueueing) {
+  // A lone request takes one engine step of S ns. Spaced at least S apart
+  // no request ever waits; closer, the next one queues. So with the SLO
+  // "no queueing" the capacity is the largest scale k whose scaled gaps
+  // (ScaleTimeNs, rounding included) are all >= S: computed here directly.
+  constexpr int64_t kCount = 30;
+  constexpr int64_t kGapNs = 1'000'000'000;
+  const ExperimentResult lone = RunExperiment(TraceRun(Write(1, kGapNs)));
+  ASSERT_EQ(lone.records.size(), 1u);
+  const int64_t service_ns = ToNanoseconds(lone.records[0].e2e());
+  ASSERT_GT(service_ns, 0);
+  auto no_request_waits = [&](int64_t k) {
+    for (int64_t i = 1; i < kCount; ++i) {
+      if (ScaleTimeNs(i * kGapNs, static_cast<double>(k)) -
+              ScaleTimeNs((i - 1) * kGapNs, static_cast<double>(k)) <
+          service_ns) {
+        return false;
+      }
+    }
+    return true;
+  };
+  int64_t expected = 0;
+  while (no_request_waits(expected + 1)) ++expected;
+  ASSERT_GT(expected, 2);
+  ASSERT_LT(expected, 1024);
+
+  CapacitySearchConfig search;
+  search.rate_step = 1;  // the grid is the rate scale 1, 2, 3, ...
+  search.warmup_fraction = 0;
+  const CapacityResult r = SearchRateCapacity(TraceRun(Write(kCount, kGapNs)),
+                                              {ParseSlo("queueing_max_ms=1e-7")}, search);
+  EXPECT_TRUE(r.open_loop);
+  EXPECT_EQ(r.rate_unit, "requests/s");
+  EXPECT_EQ(r.max_load_steps, expected);
+  EXPECT_DOUBLE_EQ(r.max_rate_scale, static_cast<double>(expected));
+  // The recorded rate: 30 arrivals over the 29 s to the last one.
+  EXPECT_DOUBLE_EQ(r.recorded_rate_per_s, 30.0 / 29.0);
+  EXPECT_DOUBLE_EQ(r.max_rate_per_s, static_cast<double>(expected) * 30.0 / 29.0);
+  EXPECT_FALSE(r.at_search_limit);
+  ASSERT_NE(r.answer(), nullptr);
+  EXPECT_EQ(r.answer()->summary.queueing_ms.max, 0.0);
+  for (const LoadProbe& p : r.probes) {
+    EXPECT_EQ(p.meets_slos && !p.saturated, p.load_steps <= expected) << p.verdict;
+  }
+  EXPECT_NE(r.limited_by.find("queueing_max_ms"), std::string::npos) << r.limited_by;
+  EXPECT_NE(r.limited_by.find("requests/s (rate scale " + std::to_string(expected + 1)),
+            std::string::npos)
+      << r.limited_by;
+}
+
+TEST_F(OpenLoopTrace, ARequestTraceNeverLoadsTheTokenizer) {
+  // The "tokenizer" is no tokenizer.json at all: loading it would throw.
+  const std::string trace = Write(3, 1000);
+  ExperimentConfig config = TraceRun(trace);
+  config.tokenizer_path = trace;
+  config.shared_tokenizer = std::make_shared<const SharedTokenizer>(trace);
+  EXPECT_EQ(RunExperiment(config).records.size(), 3u);
+  EXPECT_THROW(config.shared_tokenizer->Get(), InputError);
+}
+
+TEST_F(OpenLoopTrace, RateSearchNeedsAnOpenLoopWorkload) {
+  CapacitySearchConfig search;
+  EXPECT_THROW(SearchRateCapacity(Paper("efim"), {}, search), UsageError);
+  search.warmup_fraction = 1;
+  EXPECT_THROW(SearchRateCapacity(TraceRun(Write(3, 1000)), {}, search), UsageError);
 }
 
 }  // namespace

@@ -1,0 +1,170 @@
+#include "sim/app/capacity_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "sim/base/atomic_file.h"
+#include "sim/metrics/output_writers.h"
+
+namespace efimsim::cli {
+
+std::string Pad(const std::string& text, size_t width, bool right) {
+  if (text.size() >= width) return text;
+  const std::string fill(width - text.size(), ' ');
+  return right ? fill + text : text + fill;
+}
+
+std::string Percent(double fraction) { return FormatFixed(100.0 * fraction, 1) + "%"; }
+
+const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy) {
+  for (const Plan& plan : plans) {
+    if (plan.search.policy == policy && plan.gpus > 0) return &plan;
+  }
+  return nullptr;
+}
+
+std::string CsvQuoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string AnswerCells(const LoadProbe* answer) {
+  return Pad(answer ? Percent(answer->summary.prefix_cache_hit_rate) : "-", 10) +
+         Pad(answer ? FormatFixed(answer->summary.ttft_ms.p99, 1) : "-", 10) +
+         Pad(answer ? FormatFixed(answer->summary.tpot_ms.p99, 2) : "-", 10) +
+         Pad(answer ? FormatFixed(answer->summary.request_throughput_per_s, 2) : "-", 9);
+}
+
+void PrintWrote(const std::vector<Plan>& plans, const std::string& out_dir, double wall_s) {
+  int64_t probes = 0;
+  for (const Plan& plan : plans) probes += static_cast<int64_t>(plan.search.probes.size());
+  char line[300];
+  std::snprintf(line, sizeof line, "\nwrote %s/capacity.csv and %s/probes.csv (%lld runs, %.1f s)\n",
+                out_dir.c_str(), out_dir.c_str(), static_cast<long long>(probes), wall_s);
+  std::cout << line;
+}
+
+void PrintEfimSaving(const std::vector<Plan>& plans) {
+  if (const Plan* efim = FindPlan(plans, "efim")) {
+    for (const char* other_name : {"fim", "baseline"}) {
+      const Plan* other = FindPlan(plans, other_name);
+      if (other == nullptr) continue;
+      const int64_t saved = other->gpus - efim->gpus;
+      char line[200];
+      std::snprintf(line, sizeof line, "EFIM vs %-9s %lld GPUs instead of %lld: %lld %s (%.1f%%)\n",
+                    (std::string(other_name) + ":").c_str(), static_cast<long long>(efim->gpus),
+                    static_cast<long long>(other->gpus),
+                    static_cast<long long>(saved >= 0 ? saved : -saved),
+                    saved >= 0 ? "fewer" : "more",
+                    100.0 * static_cast<double>(saved >= 0 ? saved : -saved) /
+                        static_cast<double>(other->gpus));
+      std::cout << line;
+    }
+  }
+}
+
+int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
+                       const RateReportSetup& setup) {
+  const std::string unit = plans.empty() ? std::string() : plans.front().search.rate_unit;
+  const bool trace = base.workload == "trace";
+  for (Plan& plan : plans) {
+    if (plan.search.max_rate_per_s <= 0) continue;
+    plan.deployments =
+        static_cast<int64_t>(std::ceil(setup.target_rate / plan.search.max_rate_per_s));
+    plan.replicas = plan.deployments * base.replicas;
+    plan.gpus = plan.replicas * setup.gpus_per_replica;
+  }
+
+  // Outputs.
+  auto f = [](double v) { return FormatFixed(v, 6); };
+  std::string capacity_csv =
+      "policy,search,rate_unit,max_rate_per_s,max_rate_scale,recorded_rate_per_s,rate_step,"
+      "at_search_limit,saturated_from_rate_per_s,replicas_per_deployment,router,"
+      "target_rate_per_s,replicas_needed,gpus_per_replica,gpus_needed,prefix_cache_hit_rate,"
+      "ttft_p99_ms,tpot_p99_ms,e2e_p99_ms,request_throughput_per_s,probes,slos,limited_by\n";
+  std::string probes_csv =
+      "policy,search,rate_unit,rate_per_s,rate_scale,passed,meets_slos,saturated,"
+      "request_throughput_per_s,ttft_p99_ms,tpot_p99_ms,e2e_p99_ms,queueing_mean_ms,"
+      "prefix_cache_hit_rate,verdict\n";
+  for (const Plan& plan : plans) {
+    const CapacityResult& r = plan.search;
+    const LoadProbe* answer = r.answer();
+    const RunSummary empty;
+    const RunSummary& s = answer != nullptr ? answer->summary : empty;
+    capacity_csv += r.policy + ",rate," + CsvQuoted(r.rate_unit) + "," + f(r.max_rate_per_s) +
+                    "," + f(r.max_rate_scale) + "," + f(r.recorded_rate_per_s) + "," +
+                    f(r.rate_step) + "," + (r.at_search_limit ? "true" : "false") + "," +
+                    f(r.saturated_from_rate_per_s) + "," + std::to_string(base.replicas) + "," +
+                    base.router + "," + f(setup.target_rate) + "," +
+                    std::to_string(plan.replicas) + "," + std::to_string(setup.gpus_per_replica) +
+                    "," + std::to_string(plan.gpus) + "," + f(s.prefix_cache_hit_rate) + "," +
+                    f(s.ttft_ms.p99) + "," + f(s.tpot_ms.p99) + "," + f(s.e2e_ms.p99) + "," +
+                    f(s.request_throughput_per_s) + "," + std::to_string(r.probes.size()) + "," +
+                    CsvQuoted(setup.slo_text) + "," + CsvQuoted(r.limited_by) + "\n";
+    for (const LoadProbe& p : r.probes) {
+      probes_csv += r.policy + ",rate," + CsvQuoted(r.rate_unit) + "," + f(p.rate_per_s) + "," +
+                    f(p.rate_scale) + "," + (p.meets_slos && !p.saturated ? "true" : "false") +
+                    "," + (p.meets_slos ? "true" : "false") + "," +
+                    (p.saturated ? "true" : "false") + "," +
+                    f(p.summary.request_throughput_per_s) + "," + f(p.summary.ttft_ms.p99) + "," +
+                    f(p.summary.tpot_ms.p99) + "," + f(p.summary.e2e_ms.p99) + "," +
+                    f(p.summary.queueing_ms.mean) + "," + f(p.summary.prefix_cache_hit_rate) +
+                    "," + CsvQuoted(p.verdict) + "\n";
+    }
+  }
+  WriteFileAtomically(setup.out_dir + "/capacity.csv", capacity_csv);
+  WriteFileAtomically(setup.out_dir + "/probes.csv", probes_csv);
+
+  // Report.
+  const std::string deployment =
+      base.replicas == 1 ? std::string("one replica")
+                         : std::to_string(base.replicas) + " replicas behind " + base.router;
+  std::cout << "capacity: highest arrival rate (open loop) " << deployment << " serves with "
+            << setup.slo_text << " (ms)\n";
+  if (trace && !plans.empty()) {
+    std::cout << "workload: trace " << base.trace_path << ", recorded rate "
+              << FormatFixed(plans.front().search.recorded_rate_per_s, 3) << " " << unit
+              << " (arrivals / time of the last), replayed at --rate-scale k x "
+              << FormatFixed(plans.front().search.rate_step, 4)
+              << "; sessions keep their internal timing\n";
+  } else {
+    std::cout << "workload: typing, open population: sessions arrive (Poisson) over "
+              << FormatFixed(base.duration_s, 0)
+              << " s at --session-rate k x "
+              << FormatFixed(plans.empty() ? 0.0 : plans.front().search.rate_step, 4)
+              << " sessions/s, each a user typing one file\n";
+  }
+  std::cout << "model:    " << base.engine.model << " on " << base.engine.gpu
+            << "; SLOs on requests after the first " << FormatFixed(100 * setup.warmup_fraction, 0)
+            << "% by arrival\n"
+            << "latency:  " << DescribeLatencyModel(base) << "\n"
+            << "target:   " << FormatFixed(setup.target_rate, 3) << " " << unit
+            << "; GPUs = replicas x " << setup.gpus_per_replica
+            << " (tensor parallelism not modelled)\n\n";
+  const std::string rate_header = "max " + unit;
+  std::cout << Pad("policy", 10, false) << Pad(rate_header, 18)
+            << (trace ? Pad("scale", 8) : std::string()) << Pad("replicas", 10) << Pad("GPUs", 7)
+            << Pad("hit rate", 10) << Pad("p99 TTFT", 10) << Pad("p99 TPOT", 10) << Pad("req/s", 9)
+            << "  next load up fails because\n";
+  for (const Plan& plan : plans) {
+    const CapacityResult& r = plan.search;
+    const std::string bound = r.at_search_limit ? ">=" : "";
+    std::string replicas =
+        plan.gpus > 0 ? (r.at_search_limit ? "<=" : "") + std::to_string(plan.replicas) : "-";
+    std::string gpus = plan.gpus > 0 ? std::to_string(plan.gpus) : "-";
+    std::cout << Pad(r.policy, 10, false) << Pad(bound + FormatFixed(r.max_rate_per_s, 3), 18)
+              << (trace ? Pad(FormatFixed(r.max_rate_scale, 4), 8) : std::string())
+              << Pad(replicas, 10) << Pad(gpus, 7)
+              << AnswerCells(r.answer())
+              << "  " << (r.max_load_steps == 0 ? "even the first step fails: " : "")
+              << r.limited_by << "\n";
+  }
+  std::cout << "\n";
+  PrintEfimSaving(plans);
+  PrintWrote(plans, setup.out_dir, setup.wall_s);
+  return 0;
+}
+
+}  // namespace efimsim::cli

@@ -1,0 +1,47 @@
+#pragma once
+// What `efimsim capacity` prints and writes: the plan per policy, table
+// cells, the EFIM-saving lines, and the open-loop (arrival rate) report.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/serving/capacity_search.h"
+
+namespace efimsim::cli {
+
+struct Plan {
+  CapacityResult search;
+  int64_t deployments = 0;  // deployments of `replicas` replicas for the target; 0: none can
+  int64_t replicas = 0;
+  int64_t gpus = 0;
+};
+
+std::string Pad(const std::string& text, size_t width, bool right = true);
+std::string Percent(double fraction);
+std::string CsvQuoted(const std::string& text);
+// The plan of `policy` when it has a GPU count, else null.
+const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy);
+// Hit rate, p99 TTFT, p99 TPOT and req/s of the answer, as table cells.
+std::string AnswerCells(const LoadProbe* answer);
+// "wrote DIR/capacity.csv and DIR/probes.csv (N runs, S s)".
+void PrintWrote(const std::vector<Plan>& plans, const std::string& out_dir, double wall_s);
+// "EFIM vs fim: 15 GPUs instead of 19: 4 fewer (21.1%)", and vs baseline.
+void PrintEfimSaving(const std::vector<Plan>& plans);
+
+// What the open-loop report states besides the plans.
+struct RateReportSetup {
+  std::string slo_text;       // "ttft_p99_ms <= 500.0, ..."
+  double target_rate = 0;     // in the search's rate unit
+  int64_t gpus_per_replica = 1;
+  double warmup_fraction = 0;
+  std::string out_dir;
+  double wall_s = 0;
+};
+// Fills the plans' replica and GPU counts for the target rate, writes
+// capacity.csv and probes.csv (open-loop columns: search, rate_unit,
+// rates) and prints the table. Returns the exit status.
+int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
+                       const RateReportSetup& setup);
+
+}  // namespace efimsim::cli

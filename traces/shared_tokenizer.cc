@@ -1,0 +1,14 @@
+#include "traces/shared_tokenizer.h"
+
+#include "traces/load_tokenizer.h"
+
+namespace efimsim {
+
+SharedTokenizer::SharedTokenizer(const std::string& path) : path_(TokenizerPathOrDefault(path)) {}
+
+const tokenizer::BpeTokenizer& SharedTokenizer::Get() const {
+  std::call_once(once_, [this] { tokenizer_.emplace(LoadTokenizer(path_)); });
+  return *tokenizer_;
+}
+
+}  // namespace efimsim
