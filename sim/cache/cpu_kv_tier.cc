@@ -19,6 +19,7 @@ CpuKvTier::CpuKvTier(int64_t capacity_blocks, int64_t bytes_per_block, double by
   EFIMSIM_CHECK(transfer_latency >= Duration{0}, "CPU KV tier: latency >= 0");
   nodes_.resize(static_cast<size_t>(capacity_blocks));
   free_slots_.reserve(static_cast<size_t>(capacity_blocks));
+  index_.reserve(static_cast<size_t>(capacity_blocks));  // no rehash while filling
   // Slot 0 is handed out first.
   for (int64_t i = capacity_blocks; i-- > 0;) free_slots_.push_back(static_cast<int32_t>(i));
 }

@@ -9,7 +9,7 @@ const ParamTable<CpuKvTierConfig>& CpuKvTierParams() {
   static const ParamTable<C> table = {
       {{"cpu-kv-gib", "GiB",
         "host memory per replica for a CPU KV tier (vLLM offloading connector); 0 = off", 0,
-        1 << 20},
+        16384},
        &C::cpu_kv_gib},
       {{"offload-gbps", "GB/s",
         "host -> GPU rate of CPU KV loads; 0 = the GPU's host link (estimate, see sim/README.md)",
