@@ -174,7 +174,9 @@ std::vector<po::options_description> ExperimentOptionGroups() {
   AddParamOptions(engine, EngineParams(), defaults.engine);
   po::options_description latency("Latency model host overheads");
   AddParamOptions(latency, CpuOverheadParams(), defaults.cpu);
-  return {workload, client, engine, latency};
+  po::options_description cpu_kv("CPU KV tier (vLLM offloading connector; vLLM engine only)");
+  AddParamOptions(cpu_kv, CpuKvTierParams(), defaults.cpu_kv);
+  return {workload, client, engine, latency, cpu_kv};
 }
 
 ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
@@ -186,6 +188,7 @@ ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
   ApplyParamOptions(values, TypingPopulationParams(), config.typing);
   ApplyParamOptions(values, EngineParams(), config.engine);
   ApplyParamOptions(values, CpuOverheadParams(), config.cpu);
+  ApplyParamOptions(values, CpuKvTierParams(), config.cpu_kv);
   return config;
 }
 

@@ -49,6 +49,38 @@ const std::vector<Row>& Rows() {
   return rows;
 }
 
+// Shown only when a run had a CPU KV tier, so reports without one keep
+// their bytes.
+const std::vector<Row>& CpuKvRows() {
+  static const std::vector<Row> rows = {
+      {"first-admission hit rate",
+       [](const RunSummary& s) { return Percent(s.first_admission_hit_rate); }},
+      {"CPU tier tokens loaded",
+       [](const RunSummary& s) { return std::to_string(s.engine.cpu_kv_loaded_tokens); }},
+      {"CPU tier GiB loaded",
+       [](const RunSummary& s) {
+         return FormatFixed(static_cast<double>(s.engine.cpu_kv_loaded_bytes) / (1 << 30), 2);
+       }},
+      {"CPU tier GiB stored",
+       [](const RunSummary& s) {
+         return FormatFixed(static_cast<double>(s.engine.cpu_kv_stored_bytes) / (1 << 30), 2);
+       }},
+      {"mean CPU tier load (ms)",
+       [](const RunSummary& s) {
+         return FormatFixed(s.engine.cpu_kv_loads > 0
+                                ? static_cast<double>(s.engine.cpu_kv_load_time_ns) /
+                                      static_cast<double>(s.engine.cpu_kv_loads) / 1e6
+                                : 0.0,
+                            2);
+       }},
+      {"GPU / CPU tier evictions",
+       [](const RunSummary& s) {
+         return std::to_string(s.engine.evictions) + "/" + std::to_string(s.engine.cpu_kv_evictions);
+       }},
+  };
+  return rows;
+}
+
 std::string Pad(const std::string& text, size_t width, bool right) {
   if (text.size() >= width) return text;
   const std::string fill(width - text.size(), ' ');
@@ -83,6 +115,14 @@ std::string RenderRunHeader(const ExperimentResult& result) {
     out += "output length: " + lengths +
            " (--output-length; realised lengths in summary.json's output_length)\n";
   }
+  const std::string cpu_kv_gib = SettingText(info, "cpu_kv_tier", "cpu_kv_gib");
+  if (!cpu_kv_gib.empty()) {
+    out += "CPU KV tier:   " + cpu_kv_gib + " GiB per replica, loads at " +
+           SettingText(info, "cpu_kv_tier", "offload_gbps") + " GB/s (" +
+           SettingText(info, "cpu_kv_tier", "offload_gbps_source") + ") + " +
+           SettingText(info, "cpu_kv_tier", "offload_latency_us") +
+           " us per transfer; vLLM offloading connector semantics (sim/README.md)\n";
+  }
   const std::string warning = SettingText(info, "warnings", "rejected_requests");
   if (!warning.empty()) out += "WARNING:       rejected requests: " + warning + "\n";
   const std::string skipped = SettingText(info, "warnings", "trace_lines_skipped");
@@ -97,6 +137,14 @@ std::string RenderComparisonTable(const std::vector<PolicyResult>& results) {
   for (const PolicyResult& r : results) out += Pad(r.policy, kColumnWidth, true);
   out += "\n";
   for (const Row& row : Rows()) {
+    out += Pad(row.label, kLabelWidth, false);
+    for (const PolicyResult& r : results) out += Pad(row.value(r.result.summary), kColumnWidth, true);
+    out += "\n";
+  }
+  bool cpu_tier = false;
+  for (const PolicyResult& r : results) cpu_tier |= r.result.summary.engine.cpu_kv_blocks_total > 0;
+  if (!cpu_tier) return out;
+  for (const Row& row : CpuKvRows()) {
     out += Pad(row.label, kLabelWidth, false);
     for (const PolicyResult& r : results) out += Pad(row.value(r.result.summary), kColumnWidth, true);
     out += "\n";

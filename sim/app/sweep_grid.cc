@@ -23,6 +23,7 @@ void ForEachTable(ExperimentConfig& config, Visitor&& visit) {
   visit(TypingPopulationParams(), config.typing);
   visit(EngineParams(), config.engine);
   visit(CpuOverheadParams(), config.cpu);
+  visit(CpuKvTierParams(), config.cpu_kv);
 }
 
 std::vector<std::string> SplitValues(const std::string& key, const std::string& text) {

@@ -92,6 +92,14 @@ const std::vector<Metric>& Metrics() {
        [](const ExperimentResult& r) { return I(r.summary.engine.decode_tokens_computed); }},
       {"steps", [](const ExperimentResult& r) { return I(r.summary.engine.steps); }},
       {"events", [](const ExperimentResult& r) { return I(r.summary.engine.events); }},
+      // CPU KV tier (0 without one).
+      {"cpu_kv_loaded_tokens",
+       [](const ExperimentResult& r) { return I(r.summary.engine.cpu_kv_loaded_tokens); }},
+      {"cpu_kv_loaded_bytes",
+       [](const ExperimentResult& r) { return I(r.summary.engine.cpu_kv_loaded_bytes); }},
+      {"cpu_kv_loads", [](const ExperimentResult& r) { return I(r.summary.engine.cpu_kv_loads); }},
+      {"cpu_kv_evictions",
+       [](const ExperimentResult& r) { return I(r.summary.engine.cpu_kv_evictions); }},
   };
   return metrics;
 }

@@ -80,6 +80,10 @@ bool PrefixCacheManager::AllocateSlots(KvSequence& sequence, int64_t num_compute
     }
     sequence.num_registered_blocks =
         std::max<int32_t>(sequence.num_registered_blocks, static_cast<int32_t>(full_blocks));
+    if (cpu_tier_ != nullptr && full_blocks > first) {
+      // vLLM offers a new request's blocks from block 0 (GPU hits included).
+      cpu_tier_->Store(keys.first(static_cast<size_t>(full_blocks)), admitting ? 0 : first);
+    }
   }
   return true;
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sim/base/check.h"
+#include "sim/cache/cpu_kv_tier.h"
 #include "sim/cache/kv_block_pool.h"
 
 namespace efimsim {
@@ -73,6 +74,13 @@ class PrefixCacheManager {
   // Releases every block of `sequence` (last-first) and resets it.
   void Free(KvSequence& sequence);
 
+  // Optional CPU KV tier (must outlive the manager; null: none, the
+  // default). Every call that registers blocks offers the sequence's full
+  // blocks to it (write-through store, CpuKvTier::Store), from block 0 at
+  // admission and from the first newly registered block after it.
+  void set_cpu_tier(CpuKvTier* tier) { cpu_tier_ = tier; }
+  CpuKvTier* cpu_tier() const { return cpu_tier_; }
+
   int32_t block_tokens() const { return block_tokens_; }
   bool caching_enabled() const { return caching_enabled_; }
   const PrefixCacheStats& stats() const { return stats_; }
@@ -96,6 +104,7 @@ class PrefixCacheManager {
   bool caching_enabled_;
   PrefixCacheStats stats_;
   std::vector<BlockId> scratch_;
+  CpuKvTier* cpu_tier_ = nullptr;
 };
 
 }  // namespace efimsim

@@ -38,6 +38,17 @@ struct EngineCounters {
   int64_t rejected_requests = 0;
   int64_t prefill_tokens_computed = 0;  // prompt positions computed (recomputes included)
   int64_t decode_tokens_computed = 0;   // generated-token positions computed
+  // CPU KV tier (sim/cache/cpu_kv_tier.h); all 0 without one.
+  int64_t cpu_kv_blocks_total = 0;      // one replica's tier; 0: no tier
+  int64_t cpu_kv_lookups = 0;
+  int64_t cpu_kv_hit_blocks = 0;        // found by lookups (a request may look up again)
+  int64_t cpu_kv_loads = 0;             // load transfers started
+  int64_t cpu_kv_loaded_tokens = 0;
+  int64_t cpu_kv_loaded_bytes = 0;
+  int64_t cpu_kv_stored_blocks = 0;
+  int64_t cpu_kv_stored_bytes = 0;
+  int64_t cpu_kv_evictions = 0;
+  int64_t cpu_kv_load_time_ns = 0;      // sum over loads, link queueing included
 };
 
 struct RunSummary {

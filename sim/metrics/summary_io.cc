@@ -20,6 +20,33 @@ ordered_json DistributionJson(const Distribution& d) {
   return out;
 }
 
+// Only for a run with a CPU KV tier, so that runs without one keep their
+// bytes. Hit rates are over prefix_cache_queries (tokens looked up).
+void AddCpuKvTierResults(const RunSummary& s, ordered_json& results) {
+  const EngineCounters& e = s.engine;
+  const double queries = static_cast<double>(e.prefix_cache_query_tokens);
+  ordered_json tier;
+  tier["blocks_total"] = e.cpu_kv_blocks_total;
+  tier["lookups"] = e.cpu_kv_lookups;
+  tier["hit_blocks"] = e.cpu_kv_hit_blocks;
+  tier["loads"] = e.cpu_kv_loads;
+  tier["loaded_tokens"] = e.cpu_kv_loaded_tokens;
+  tier["loaded_bytes"] = e.cpu_kv_loaded_bytes;
+  tier["stored_blocks"] = e.cpu_kv_stored_blocks;
+  tier["stored_bytes"] = e.cpu_kv_stored_bytes;
+  tier["cpu_evictions"] = e.cpu_kv_evictions;
+  tier["gpu_evictions"] = e.evictions;
+  tier["mean_load_ms"] = e.cpu_kv_loads > 0 ? static_cast<double>(e.cpu_kv_load_time_ns) /
+                                                  static_cast<double>(e.cpu_kv_loads) / 1e6
+                                            : 0.0;
+  tier["cpu_hit_rate"] = queries > 0 ? static_cast<double>(e.cpu_kv_loaded_tokens) / queries : 0.0;
+  tier["gpu_plus_cpu_hit_rate"] =
+      queries > 0
+          ? static_cast<double>(e.prefix_cache_hit_tokens + e.cpu_kv_loaded_tokens) / queries
+          : 0.0;
+  results["cpu_kv_tier"] = tier;
+}
+
 }  // namespace
 
 std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
@@ -61,6 +88,7 @@ std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
   results["kv_block_evictions"] = s.engine.evictions;
   results["prefill_tokens_computed"] = s.engine.prefill_tokens_computed;
   results["decode_tokens_computed"] = s.engine.decode_tokens_computed;
+  if (s.engine.cpu_kv_blocks_total > 0) AddCpuKvTierResults(s, results);
   root["results"] = results;
   ordered_json simulator;
   simulator["events"] = s.engine.events;

@@ -1,5 +1,7 @@
 #include "sim/serving/experiment.h"
 
+#include <climits>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -118,6 +120,16 @@ EngineCounters ClusterCounters(const std::vector<EngineCounters>& replicas) {
     total.rejected_requests += r.rejected_requests;
     total.prefill_tokens_computed += r.prefill_tokens_computed;
     total.decode_tokens_computed += r.decode_tokens_computed;
+    total.cpu_kv_blocks_total = std::max(total.cpu_kv_blocks_total, r.cpu_kv_blocks_total);
+    total.cpu_kv_lookups += r.cpu_kv_lookups;
+    total.cpu_kv_hit_blocks += r.cpu_kv_hit_blocks;
+    total.cpu_kv_loads += r.cpu_kv_loads;
+    total.cpu_kv_loaded_tokens += r.cpu_kv_loaded_tokens;
+    total.cpu_kv_loaded_bytes += r.cpu_kv_loaded_bytes;
+    total.cpu_kv_stored_blocks += r.cpu_kv_stored_blocks;
+    total.cpu_kv_stored_bytes += r.cpu_kv_stored_bytes;
+    total.cpu_kv_evictions += r.cpu_kv_evictions;
+    total.cpu_kv_load_time_ns += r.cpu_kv_load_time_ns;
     total.kv_blocks_total = std::max(total.kv_blocks_total, r.kv_blocks_total);
     const double usage = r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_peak_used) /
                                                      static_cast<double>(r.kv_blocks_total)
@@ -326,6 +338,55 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   e.push_back({"kv_cache_gib", capacity.kv_gib});
 }
 
+// The CPU KV tier's settings (sim/serving/cpu_kv_tier_config.h), written
+// into the replica's config; the tier exists only with cpu_kv_gib > 0.
+struct CpuKvTierSetup {
+  double offload_gbps = 0;
+  std::string offload_source;
+};
+
+CpuKvTierSetup SetUpCpuKvTier(const ExperimentConfig& config, const ModelSpec& model,
+                              const GpuSpec& gpu, ReplicaConfig& replica) {
+  CpuKvTierSetup setup;
+  const HostLinkDefault link = DefaultHostLink(gpu);
+  if (config.cpu_kv.cpu_kv_gib > 0 && config.cpu_kv.offload_gbps <= 0 && link.gbps <= 0) {
+    throw UsageError("--cpu-kv-gib: GPU spec " + gpu.name +
+                     " has no host_link_gbps; give the link's rate with --offload-gbps");
+  }
+  setup.offload_gbps = config.cpu_kv.offload_gbps > 0 ? config.cpu_kv.offload_gbps : link.gbps;
+  setup.offload_source = config.cpu_kv.offload_gbps > 0 ? std::string("--offload-gbps") : link.source;
+  replica.kv_bytes_per_block = config.engine.block_tokens * model.KvBytesPerToken();
+  replica.cpu_kv_blocks = CpuKvTierBlocks(config.cpu_kv, replica.kv_bytes_per_block);
+  if (config.cpu_kv.cpu_kv_gib > 0 && replica.cpu_kv_blocks < 1) {
+    throw UsageError("--cpu-kv-gib: " + std::to_string(config.cpu_kv.cpu_kv_gib) +
+                     " GiB holds no KV block of " + std::to_string(replica.kv_bytes_per_block) +
+                     " bytes");
+  }
+  if (replica.cpu_kv_blocks > INT32_MAX) {
+    throw UsageError("--cpu-kv-gib: more than 2^31-1 blocks");
+  }
+  replica.offload_bytes_per_s = setup.offload_gbps * 1e9;
+  replica.offload_latency = FromSeconds(config.cpu_kv.offload_latency_us * 1e-6);
+  return setup;
+}
+
+void DescribeCpuKvTier(const ExperimentConfig& config, const PolicySpec& policy,
+                       const CpuKvTierSetup& setup, RunInfo& info) {
+  auto& t = info.Section("cpu_kv_tier").settings;
+  t.push_back({"semantics",
+               std::string("vLLM 0.11-0.12 OffloadingConnector with the CPU backend and LRU: "
+                           "write-through stores of full blocks, lookup after the GPU prefix "
+                           "hit, asynchronous loads (the request waits, others run); "
+                           "sim/README.md \"CPU KV tier\"")});
+  t.push_back({"active", policy.prefix_caching});
+  t.push_back({"cpu_kv_gib", config.cpu_kv.cpu_kv_gib});
+  t.push_back({"offload_gbps", setup.offload_gbps});
+  t.push_back({"offload_gbps_source", setup.offload_source});
+  t.push_back({"offload_latency_us", config.cpu_kv.offload_latency_us});
+  t.push_back({"store_transfers", std::string("not charged: GPU -> host copies assumed hidden "
+                                              "behind steps (counted in bytes only)")});
+}
+
 // What BPE boundaries cost the cache on real text: between consecutive
 // rounds of a user, the segment that grows (the whole prefix for psm/spm,
 // the increment after <MID> for efim) could be reused in full by
@@ -490,6 +551,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   replica_config.max_context_tokens = model.max_context_tokens;
   replica_config.output_token_first = model.tokens.text_first;
   replica_config.output_token_last = model.tokens.text_last;
+  const CpuKvTierSetup cpu_kv = SetUpCpuKvTier(config, model, gpu, replica_config);
 
   Simulator simulator;
   simulator.set_interrupt_flag(config.interrupt);
@@ -600,6 +662,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   DescribeRun(config, policy, setup, model, gpu, *latency, capacity, default_output_length,
               result.info);
   if (output_length) DescribeOutputLengths(*output_length, output_tokens, result.info);
+  if (replica_config.cpu_kv_blocks > 0) DescribeCpuKvTier(config, policy, cpu_kv, result.info);
   if (setup.text_paper) DescribeBoundaryReuse(*setup.text_paper, policy, result.info);
   if (trace_client) {
     auto& client = result.info.Section("client").settings;

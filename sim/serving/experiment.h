@@ -35,6 +35,7 @@
 #include "sim/metrics/request_record_sink.h"
 #include "sim/metrics/run_info.h"
 #include "sim/metrics/summary.h"
+#include "sim/serving/cpu_kv_tier_config.h"
 #include "sim/serving/engine_config.h"
 #include "traces/line_reader.h"
 #include "traces/paper_workload.h"
@@ -57,6 +58,7 @@ struct ExperimentConfig {
   std::string workload = "efim-paper";  // efim-paper | trace | typing
   EngineConfig engine;
   CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs
+  CpuKvTierConfig cpu_kv;           // CPU KV tier per replica; off by default
   PaperWorkloadConfig workload_paper;  // users and seed also drive typing
   std::string documents = "auto";   // efim-paper: auto | synthetic | text
   std::string corpus_dir;           // text documents and typing sources; "": Python stdlib

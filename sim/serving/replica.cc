@@ -1,6 +1,7 @@
 #include "sim/serving/replica.h"
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -13,6 +14,7 @@ namespace {
 // Event payloads of this handler.
 constexpr uint64_t kPayloadSchedule = 0;
 constexpr uint64_t kPayloadStepComplete = 1;
+constexpr uint64_t kPayloadLoadDone = 2;  // a CPU KV load completes while the replica is idle
 }  // namespace
 
 Replica::Replica(Simulator& simulator, ReplicaConfig config, const LatencyModel& latency,
@@ -22,6 +24,12 @@ Replica::Replica(Simulator& simulator, ReplicaConfig config, const LatencyModel&
       scheduler_(config.limits, cache_) {
   EFIMSIM_CHECK(config_.output_token_first <= config_.output_token_last,
                 "empty output token range");
+  if (config_.cpu_kv_blocks > 0 && config_.prefix_caching) {
+    cpu_tier_ = std::make_unique<CpuKvTier>(config_.cpu_kv_blocks, config_.kv_bytes_per_block,
+                                            config_.offload_bytes_per_s, config_.offload_latency);
+    cache_.set_cpu_tier(cpu_tier_.get());
+    scheduler_.set_cpu_tier(cpu_tier_.get());
+  }
 }
 
 Replica::~Replica() = default;
@@ -133,7 +141,9 @@ void Replica::Cancel(uint64_t request_id) {
 }
 
 void Replica::CancelNow(Request& request) {
-  if (request.state == RequestState::kRunning) cache_.Free(request.kv);
+  if (request.state == RequestState::kRunning || request.state == RequestState::kLoadingKv) {
+    cache_.Free(request.kv);
+  }
   scheduler_.Remove(&request);
   request.finish = simulator_.Now();
   request.TransitionTo(RequestState::kCancelled);
@@ -152,6 +162,8 @@ void Replica::HandleEvent(const Event& event) {
   if (event.payload == kPayloadSchedule) {
     schedule_pending_ = false;
     StartStep();
+  } else if (event.payload == kPayloadLoadDone) {
+    if (!step_in_flight_) RequestSchedule();
   } else {
     EFIMSIM_CHECK(event.payload == kPayloadStepComplete, "unknown replica event");
     CompleteStep();
@@ -160,8 +172,9 @@ void Replica::HandleEvent(const Event& event) {
 
 void Replica::StartStep() {
   EFIMSIM_CHECK(!step_in_flight_, "a step started while another is in flight");
-  scheduler_.Schedule(plan_);
+  scheduler_.Schedule(plan_, simulator_.Now());
   if (plan_.empty()) {
+    if (cpu_tier_ != nullptr && HandleLoadWait()) return;
     // Every waiting request was checked to fit an empty cache at Submit, so
     // an empty plan means there is no work at all.
     EFIMSIM_CHECK(scheduler_.waiting().empty() && scheduler_.running().empty(),
@@ -217,6 +230,21 @@ void Replica::StartStep() {
     step_observer_->OnStep(step);
   }
   simulator_.ScheduleAfter(duration, EventClass::kStepComplete, this, kPayloadStepComplete);
+}
+
+bool Replica::HandleLoadWait() {
+  const TimePoint now = simulator_.Now();
+  if (const std::optional<TimePoint> done = scheduler_.NextLoadDone(now)) {
+    simulator_.Schedule(*done, EventClass::kSchedule, this, kPayloadLoadDone);
+    return true;
+  }
+  // Nothing runs and no load is pending, yet nothing fits: requests whose
+  // loads are done hold the blocks a request ahead of them needs.
+  if (scheduler_.ReleaseLoadedBlocks(now) > 0) {
+    RequestSchedule();
+    return true;
+  }
+  return false;
 }
 
 TokenId Replica::GeneratedToken(const Request& request) const {
@@ -280,6 +308,19 @@ EngineCounters Replica::Counters() const {
   c.rejected_requests = rejected_;
   c.prefill_tokens_computed = prefill_tokens_;
   c.decode_tokens_computed = decode_tokens_;
+  if (cpu_tier_ != nullptr) {
+    const CpuKvTierStats& t = cpu_tier_->stats();
+    c.cpu_kv_blocks_total = cpu_tier_->capacity_blocks();
+    c.cpu_kv_lookups = t.lookups;
+    c.cpu_kv_hit_blocks = t.hit_blocks;
+    c.cpu_kv_loads = t.loads;
+    c.cpu_kv_loaded_tokens = t.loaded_blocks * config_.block_tokens;
+    c.cpu_kv_loaded_bytes = t.loaded_blocks * cpu_tier_->bytes_per_block();
+    c.cpu_kv_stored_blocks = t.stored_blocks;
+    c.cpu_kv_stored_bytes = t.stored_blocks * cpu_tier_->bytes_per_block();
+    c.cpu_kv_evictions = t.evictions;
+    c.cpu_kv_load_time_ns = ToNanoseconds(t.load_time);
+  }
   return c;
 }
 
@@ -289,7 +330,8 @@ void Replica::CheckInvariants() const {
   std::vector<int32_t> references(static_cast<size_t>(pool.num_blocks()), 0);
   for (const auto& [id, request] : live_) {
     const RequestState state = request->state;
-    const bool holds_blocks = state == RequestState::kRunning;
+    const bool holds_blocks =
+        state == RequestState::kRunning || state == RequestState::kLoadingKv;
     EFIMSIM_CHECK(holds_blocks || request->kv.blocks.empty(),
                   "a request that is not running holds blocks");
     for (const BlockId block : request->kv.blocks) ++references[block];
@@ -304,7 +346,8 @@ void Replica::CheckInvariants() const {
   for (const auto& [id, request] : live_) {
     running += request->state == RequestState::kRunning ? 1 : 0;
     waiting += (request->state == RequestState::kWaiting ||
-                request->state == RequestState::kPreempted) ? 1 : 0;
+                request->state == RequestState::kPreempted ||
+                request->state == RequestState::kLoadingKv) ? 1 : 0;
   }
   EFIMSIM_CHECK(running == scheduler_.running().size(), "running list disagrees with states");
   EFIMSIM_CHECK(waiting == scheduler_.waiting().size(), "waiting queue disagrees with states");
@@ -312,9 +355,13 @@ void Replica::CheckInvariants() const {
     EFIMSIM_CHECK(r->state == RequestState::kRunning, "a non-running request in the running list");
   }
   for (const Request* r : scheduler_.waiting()) {
-    EFIMSIM_CHECK(r->state == RequestState::kWaiting || r->state == RequestState::kPreempted,
+    EFIMSIM_CHECK(r->state == RequestState::kWaiting || r->state == RequestState::kPreempted ||
+                      r->state == RequestState::kLoadingKv,
                   "a running request in the waiting queue");
   }
+  // The host tier conserves its blocks too (held + free == capacity). A
+  // key may be held in both tiers at once (write-through).
+  if (cpu_tier_ != nullptr) cpu_tier_->CheckInvariants();
 }
 
 }  // namespace efimsim

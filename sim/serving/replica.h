@@ -67,6 +67,12 @@ struct ReplicaConfig {
   int64_t max_context_tokens = 0;  // 0: no limit
   TokenId output_token_first = 0;  // generated token ids are drawn from
   TokenId output_token_last = 0;   // [first, last]
+  // CPU KV tier (sim/cache/cpu_kv_tier.h): none when cpu_kv_blocks is 0 or
+  // prefix caching is off.
+  int64_t cpu_kv_blocks = 0;
+  int64_t kv_bytes_per_block = 0;     // block_tokens x KV bytes per token
+  double offload_bytes_per_s = 0;     // host -> GPU link
+  Duration offload_latency{0};        // per load transfer
 };
 
 class Replica : public RequestSink, public EventHandler {
@@ -89,6 +95,8 @@ class Replica : public RequestSink, public EventHandler {
   // free + used == pool, and request/queue consistency. Throws on violation.
   void CheckInvariants() const;
   const PrefixCacheManager& cache() const { return cache_; }
+  // Null when the replica has no CPU KV tier.
+  const CpuKvTier* cpu_tier() const { return cpu_tier_.get(); }
   // Optional; must outlive the replica. Null: no step records.
   void set_step_observer(StepObserver* observer) { step_observer_ = observer; }
   // Requests waiting, running or in the step in flight (for routers).
@@ -104,11 +112,16 @@ class Replica : public RequestSink, public EventHandler {
   TokenId SyntheticPromptToken(uint64_t request_id, int64_t position) const;
   void FillPrompt(const ClientRequest& client_request, Request& request) const;
   void CancelNow(Request& request);
+  // An empty plan with requests still waiting: wakes the replica when the
+  // next CPU KV load is done, or frees loaded blocks to break a stall.
+  // Returns false if neither applies.
+  bool HandleLoadWait();
 
   Simulator& simulator_;
   ReplicaConfig config_;
   const LatencyModel& latency_;
   RequestObserver& observer_;
+  std::unique_ptr<CpuKvTier> cpu_tier_;  // before cache_: the cache points at it
   PrefixCacheManager cache_;
   VllmV1Scheduler scheduler_;
 

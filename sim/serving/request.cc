@@ -13,6 +13,7 @@ const char* RequestStateName(RequestState state) {
     case RequestState::kPreempted: return "preempted";
     case RequestState::kFinished: return "finished";
     case RequestState::kCancelled: return "cancelled";
+    case RequestState::kLoadingKv: return "loading_kv";
   }
   return "unknown";
 }
@@ -23,6 +24,10 @@ void Request::TransitionTo(RequestState next) {
                      (from == RequestState::kRunning && next == RequestState::kPreempted) ||
                      (from == RequestState::kPreempted && next == RequestState::kRunning) ||
                      (from == RequestState::kRunning && next == RequestState::kFinished) ||
+                     ((from == RequestState::kWaiting || from == RequestState::kPreempted) &&
+                      next == RequestState::kLoadingKv) ||
+                     (from == RequestState::kLoadingKv && next == RequestState::kRunning) ||
+                     (from == RequestState::kLoadingKv && next == RequestState::kPreempted) ||
                      (from != RequestState::kFinished && from != RequestState::kCancelled &&
                       next == RequestState::kCancelled);
   EFIMSIM_CHECK(legal, std::string("illegal request transition ") + RequestStateName(from) +

@@ -17,10 +17,17 @@ namespace efimsim {
 //   kRunning -> kPreempted          preempted (blocks freed, progress reset)
 //   kPreempted -> kRunning          re-admission (recompute)
 //   kRunning -> kFinished           last token emitted
-//   kWaiting | kRunning | kPreempted -> kCancelled   the client aborted it
+//   kWaiting | kPreempted -> kLoadingKv  CPU KV tier hit: blocks taken, load started
+//   kLoadingKv -> kRunning          admitted after its load completed
+//   kLoadingKv -> kPreempted        blocks given back to break a stall (see
+//                                   VllmV1Scheduler::ReleaseLoadedBlocks)
+//   kWaiting | kRunning | kPreempted | kLoadingKv -> kCancelled   the client aborted it
 // (A request that can never fit is rejected at submission and never
 // becomes a Request.)
-enum class RequestState : uint8_t { kWaiting, kRunning, kPreempted, kFinished, kCancelled };
+enum class RequestState : uint8_t {
+  kWaiting, kRunning, kPreempted, kFinished, kCancelled,
+  kLoadingKv,  // holds blocks, waits in the waiting queue for a CPU KV tier load
+};
 const char* RequestStateName(RequestState state);
 
 // How many requests ahead loops over running requests call Prefetch.
@@ -56,6 +63,7 @@ struct Request {
   int64_t preemptions = 0;
   TimePoint arrival;
   TimePoint finish = TimePoint::max();
+  TimePoint kv_load_done;           // kLoadingKv: when its CPU KV tier load completes
 
   // Starts loading the fields a step touches (a hint; changes nothing):
   // bytes [0, 144) lie in the three lines from `this` on, as the heap

@@ -21,7 +21,7 @@ void VllmV1Scheduler::Preempt(Request* victim) {
   waiting_.push_front(victim);
 }
 
-void VllmV1Scheduler::Schedule(StepPlan& plan) {
+void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
   plan.sequences.clear();
   plan.total_tokens = 0;
   plan.preempted = 0;
@@ -60,7 +60,9 @@ void VllmV1Scheduler::Schedule(StepPlan& plan) {
   plan.total_tokens = limits_.max_num_batched_tokens - budget;
 
   // 2. Waiting requests, only in a step that preempted nothing.
-  if (plan.preempted == 0) {
+  if (plan.preempted == 0 && cpu_tier_ != nullptr) {
+    AdmitWithCpuTier(plan, budget, now);
+  } else if (plan.preempted == 0) {
     while (!waiting_.empty() && budget > 0 &&
            static_cast<int64_t>(running_.size()) < limits_.max_num_seqs) {
       Request* request = waiting_.front();
@@ -80,6 +82,81 @@ void VllmV1Scheduler::Schedule(StepPlan& plan) {
       ++plan.admitted;
     }
   }
+}
+
+void VllmV1Scheduler::AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoint now) {
+  const int64_t block = cache_.block_tokens();
+  size_t index = 0;
+  while (index < waiting_.size() && budget > 0 &&
+         static_cast<int64_t>(running_.size()) < limits_.max_num_seqs) {
+    Request* request = waiting_[index];
+    int64_t context = 0;
+    int64_t new_tokens = 0;
+    if (request->state == RequestState::kLoadingKv) {
+      if (request->kv_load_done > now) {  // still loading: skipped, keeps its place
+        ++index;
+        continue;
+      }
+      context = request->num_computed_tokens;
+      new_tokens = std::min(request->num_tokens - context, budget);
+      if (!cache_.Allocate(request->kv, context, new_tokens, {}, request->block_keys)) break;
+    } else {
+      EFIMSIM_CHECK(request->num_computed_tokens == 0, "waiting request with progress");
+      const int64_t hit_tokens =
+          cache_.FindLongestHit(request->block_keys, request->num_tokens, hit_blocks_);
+      // The tier continues the chain after the GPU hit, under the same cap
+      // as the GPU lookup: at least one token is computed.
+      const int64_t limit = std::min<int64_t>((request->num_tokens - 1) / block,
+                                              static_cast<int64_t>(request->block_keys.size()));
+      const int64_t gpu_blocks = static_cast<int64_t>(hit_blocks_.size());
+      const int64_t cpu_blocks = cpu_tier_->Lookup(request->block_keys, std::min(gpu_blocks, limit), limit);
+      if (cpu_blocks > 0) {
+        const int64_t load_tokens = cpu_blocks * block;
+        if (!cache_.Allocate(request->kv, 0, load_tokens, hit_blocks_, request->block_keys)) break;
+        request->TransitionTo(RequestState::kLoadingKv);
+        request->num_computed_tokens = hit_tokens + load_tokens;
+        if (request->cached_tokens < 0) request->cached_tokens = hit_tokens + load_tokens;
+        request->kv_load_done = cpu_tier_->StartLoad(now, cpu_blocks);
+        ++index;
+        continue;
+      }
+      new_tokens = std::min(request->num_tokens - hit_tokens, budget);
+      if (!cache_.Allocate(request->kv, 0, new_tokens, hit_blocks_, request->block_keys)) break;
+      context = hit_tokens;
+      if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
+    }
+    waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(index));
+    running_.push_back(request);
+    request->TransitionTo(RequestState::kRunning);
+    plan.sequences.push_back({request, new_tokens, context});
+    request->num_computed_tokens = context + new_tokens;
+    plan.total_tokens += new_tokens;
+    budget -= new_tokens;
+    ++plan.admitted;
+  }
+}
+
+std::optional<TimePoint> VllmV1Scheduler::NextLoadDone(TimePoint now) const {
+  std::optional<TimePoint> next;
+  for (const Request* request : waiting_) {
+    if (request->state != RequestState::kLoadingKv || request->kv_load_done <= now) continue;
+    if (!next || request->kv_load_done < *next) next = request->kv_load_done;
+  }
+  return next;
+}
+
+int64_t VllmV1Scheduler::ReleaseLoadedBlocks(TimePoint now) {
+  int64_t released = 0;
+  for (Request* request : waiting_) {
+    if (request->state != RequestState::kLoadingKv || request->kv_load_done > now) continue;
+    cache_.Free(request->kv);
+    request->num_computed_tokens = 0;
+    ++request->preemptions;
+    ++preemptions_;
+    request->TransitionTo(RequestState::kPreempted);
+    ++released;
+  }
+  return released;
 }
 
 void VllmV1Scheduler::Remove(const Request* request) {

@@ -14,9 +14,18 @@
 //     prefix cache, take min(remaining, budget) tokens, allocate; stop at the
 //     first request that does not fit.
 // Progress (num_computed_tokens) advances at schedule time, as in vLLM.
+//
+// With a CPU KV tier (set_cpu_tier; sim/README.md "CPU KV tier"), step 2
+// continues each admission's GPU prefix hit into the tier. A tier hit takes
+// GPU blocks for the GPU hit plus the loaded blocks, starts the load, and
+// leaves the request in its place in the waiting queue (kLoadingKv): it is
+// skipped, as vLLM skips WAITING_FOR_REMOTE_KVS requests, until a step
+// starts after its load is done; then it is admitted with those tokens
+// computed and no new lookup. Without a tier, step 2 is unchanged.
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "sim/cache/prefix_cache_manager.h"
@@ -48,8 +57,18 @@ class VllmV1Scheduler {
   VllmV1Scheduler(SchedulerLimits limits, PrefixCacheManager& cache);
 
   void AddWaiting(Request* request) { waiting_.push_back(request); }
-  // Fills `plan` (cleared first) with the next step.
-  void Schedule(StepPlan& plan);
+  // Optional (must outlive the scheduler); null: none.
+  void set_cpu_tier(CpuKvTier* tier) { cpu_tier_ = tier; }
+  // Fills `plan` (cleared first) with the next step. `now` matters only with
+  // a CPU KV tier (loads done by then are admitted).
+  void Schedule(StepPlan& plan, TimePoint now = TimePoint{});
+  // The earliest completion among CPU KV loads after `now`, if any.
+  std::optional<TimePoint> NextLoadDone(TimePoint now) const;
+  // Frees the blocks of every kLoadingKv request whose load is done and
+  // returns it to kPreempted (progress reset, counted as a preemption), so
+  // that a waiting request ahead of them can fit; returns how many. Only
+  // for a stall: nothing running, nothing schedulable, no load pending.
+  int64_t ReleaseLoadedBlocks(TimePoint now);
   // Removes finished requests from the running list, keeping order.
   void RemoveFinished();
   // Removes one request from the waiting queue or running list (an abort),
@@ -62,6 +81,8 @@ class VllmV1Scheduler {
 
  private:
   void Preempt(Request* victim);
+  // Step 2 with a CPU KV tier.
+  void AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoint now);
 
   SchedulerLimits limits_;
   PrefixCacheManager& cache_;
@@ -69,6 +90,7 @@ class VllmV1Scheduler {
   std::vector<Request*> running_;  // admission order
   std::vector<BlockId> hit_blocks_;
   int64_t preemptions_ = 0;
+  CpuKvTier* cpu_tier_ = nullptr;
 };
 
 }  // namespace efimsim
