@@ -152,9 +152,11 @@ std::vector<po::options_description> ExperimentOptionGroups() {
   AddParamOptions(client, TypingPopulationParams(), defaults.typing);
   po::options_description engine("Engine (vLLM v1)");
   AddParamOptions(engine, EngineParams(), defaults.engine);
+  po::options_description second_engine("Engine choice and SGLang engine (--engine sglang)");
+  AddParamOptions(second_engine, SglangParams(), defaults.sglang);
   po::options_description latency("Latency model host overheads");
   AddParamOptions(latency, CpuOverheadParams(), defaults.cpu);
-  return {workload, client, engine, latency};
+  return {workload, client, engine, second_engine, latency};
 }
 
 ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
@@ -165,6 +167,7 @@ ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
   ApplyParamOptions(values, TypingParams(), config.typing.behavior);
   ApplyParamOptions(values, TypingPopulationParams(), config.typing);
   ApplyParamOptions(values, EngineParams(), config.engine);
+  ApplyParamOptions(values, SglangParams(), config.sglang);
   ApplyParamOptions(values, CpuOverheadParams(), config.cpu);
   return config;
 }

@@ -22,6 +22,7 @@ void ForEachTable(ExperimentConfig& config, Visitor&& visit) {
   visit(TypingParams(), config.typing.behavior);
   visit(TypingPopulationParams(), config.typing);
   visit(EngineParams(), config.engine);
+  visit(SglangParams(), config.sglang);
   visit(CpuOverheadParams(), config.cpu);
 }
 

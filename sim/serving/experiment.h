@@ -35,6 +35,7 @@
 #include "sim/metrics/run_info.h"
 #include "sim/metrics/summary.h"
 #include "sim/serving/engine_config.h"
+#include "sim/serving/sglang_config.h"
 #include "traces/line_reader.h"
 #include "traces/paper_workload.h"
 #include "traces/typing_workload.h"
@@ -54,6 +55,7 @@ struct ExperimentConfig {
   std::string latency_model = "auto";  // a built-in profile when one exists, else the roofline
   std::string workload = "efim-paper";  // efim-paper | trace | typing
   EngineConfig engine;
+  SglangConfig sglang;              // --engine and the SGLang engine's settings
   CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs
   PaperWorkloadConfig workload_paper;  // users and seed also drive typing
   std::string documents = "auto";   // efim-paper: auto | synthetic | text
