@@ -88,7 +88,8 @@ RadixNode* RadixCache::SplitNode(RadixNode* child, int64_t at) {
   return head;
 }
 
-RadixMatch RadixCache::Match(TokenSpan tokens, int64_t limit, std::vector<KvSlot>* slots) {
+RadixMatch RadixCache::Match(TokenSpan tokens, int64_t limit, std::vector<KvSlot>* slots,
+                             int64_t copy_from) {
   RadixMatch match{0, root_.get()};
   if (!enabled_) return match;
   limit = std::min<int64_t>(limit, static_cast<int64_t>(tokens.size())) / page_size_ * page_size_;
@@ -104,7 +105,10 @@ RadixMatch RadixCache::Match(TokenSpan tokens, int64_t limit, std::vector<KvSlot
     if (n == 0) break;
     const bool ends_inside = n < static_cast<int64_t>(child->key.size());
     if (ends_inside) child = SplitNode(child, n);
-    if (slots != nullptr) slots->insert(slots->end(), child->slots.begin(), child->slots.end());
+    if (slots != nullptr && pos + n > copy_from) {
+      const int64_t skip = std::max<int64_t>(0, copy_from - pos);
+      slots->insert(slots->end(), child->slots.begin() + skip, child->slots.end());
+    }
     Touch(child, tick);
     pos += n;
     node = child;
@@ -210,10 +214,8 @@ bool RadixCache::Allocate(int64_t n, std::vector<KvSlot>& out) {
   // SGLang asks the tree for the whole request, not the deficit.
   if (available() < n) Evict(n);
   if (available() < n) return false;
-  for (int64_t i = 0; i < n; ++i) {
-    out.push_back(free_.back());
-    free_.pop_back();
-  }
+  out.insert(out.end(), free_.end() - n, free_.end());
+  free_.resize(free_.size() - static_cast<size_t>(n));
   return true;
 }
 

@@ -80,9 +80,11 @@ class RadixCache {
   RadixCache(const RadixCache&) = delete;
   RadixCache& operator=(const RadixCache&) = delete;
 
-  // Longest cached page-aligned prefix of tokens[0, limit); appends its
-  // slots to `slots` (not cleared). limit <= tokens.size().
-  RadixMatch Match(TokenSpan tokens, int64_t limit, std::vector<KvSlot>* slots);
+  // Longest cached page-aligned prefix of tokens[0, limit); appends the
+  // slots of its positions >= copy_from to `slots` (not cleared; null:
+  // none). limit <= tokens.size().
+  RadixMatch Match(TokenSpan tokens, int64_t limit, std::vector<KvSlot>* slots,
+                   int64_t copy_from = 0);
   // Inserts tokens with their slots (equal sizes; only the page-aligned
   // part is inserted). Returns the length already present.
   int64_t Insert(TokenSpan tokens, std::span<const KvSlot> slots);

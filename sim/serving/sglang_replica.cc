@@ -39,6 +39,7 @@ void SglangReplica::FillPrompt(const ClientRequest& client_request, SglangReques
     tokens.assign(client_request.prompt.begin(), client_request.prompt.end());
     return;
   }
+  tokens.reserve(static_cast<size_t>(client_request.prompt_length + client_request.max_output_tokens));
   const int64_t length = client_request.prompt_length;
   const int64_t per_key = std::max<int32_t>(client_request.block_key_tokens, 1);
   const int64_t keys = std::min<int64_t>(length / per_key,
@@ -84,9 +85,13 @@ void SglangReplica::Submit(ClientRequest client_request) {
   base.max_output_tokens = client_request.max_output_tokens;
   base.arrival = simulator_.Now();
   base.tracks_block_keys = false;
-  request->tokens.reserve(static_cast<size_t>(longest));
   request->slots.reserve(static_cast<size_t>(longest));
-  FillPrompt(client_request, *request);
+  if (!client_request.prompt.empty()) {
+    // Taken, not copied: the prompt is the request's token stream.
+    request->tokens = std::move(client_request.prompt);
+  } else {
+    FillPrompt(client_request, *request);
+  }
   scheduler_.AddWaiting(request.get());
   const uint64_t id = base.id;
   EFIMSIM_CHECK(live_.emplace(id, std::move(request)).second, "request id submitted twice");

@@ -244,9 +244,15 @@ void SglangScheduler::CacheUnfinished(SglangRequest* r) {
     cache_.Free(slots.subspan(static_cast<size_t>(r->tree_tokens),
                               static_cast<size_t>(present - r->tree_tokens)));
   }
-  std::vector<KvSlot> tree_slots;
-  const RadixMatch match = cache_.Match(tokens, computed, &tree_slots);
-  std::copy(tree_slots.begin(), tree_slots.end(), r->slots.begin());
+  // The tree's slots replace the freed duplicates; positions before
+  // tree_tokens already are the tree's, and those after `present` are now
+  // the new leaf's, which are the request's own.
+  std::vector<KvSlot>& tree_slots = slot_scratch_;
+  tree_slots.clear();
+  const RadixMatch match =
+      cache_.Match(tokens, computed, present > r->tree_tokens ? &tree_slots : nullptr,
+                   r->tree_tokens);
+  std::copy(tree_slots.begin(), tree_slots.end(), r->slots.begin() + r->tree_tokens);
   cache_.DecLock(r->last_node);
   cache_.IncLock(match.last);
   r->last_node = match.last;

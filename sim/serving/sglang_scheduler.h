@@ -153,6 +153,7 @@ class SglangScheduler {
   std::vector<SglangRequest*> running_;  // the decode batch, admission order
   SglangRequest* chunked_ = nullptr;     // a prompt part-way through chunked prefill
   std::vector<SglangRequest*> order_scratch_;
+  std::vector<KvSlot> slot_scratch_;
   double init_ratio_;
   double min_ratio_;
   double ratio_decay_;
