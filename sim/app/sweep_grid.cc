@@ -71,6 +71,7 @@ void SetExperimentOption(ExperimentConfig& config, const std::string& key,
     throw UsageError("--grid: unknown option '" + key +
                      "' (any option of `efimsim replay --help`, or policy)");
   }
+  ValidateSglangConfig(config.sglang);  // names a bad --engine before any run
 }
 
 std::vector<OptionSetting> ExperimentOptionValues(const ExperimentConfig& config) {

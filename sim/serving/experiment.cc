@@ -422,14 +422,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                      "' (choose one of: efim-paper, trace, typing)");
   }
 
-  if (config.sglang.engine != "vllm_v1" && config.sglang.engine != "sglang") {
-    throw UsageError("--engine: unknown engine '" + config.sglang.engine + "' (choose one of: " +
-                     EngineNames() + ")");
-  }
-  if (config.sglang.schedule_policy != "lpm" && config.sglang.schedule_policy != "fcfs") {
-    throw UsageError("--schedule-policy: unknown policy '" + config.sglang.schedule_policy +
-                     "' (choose one of: lpm, fcfs)");
-  }
+  ValidateSglangConfig(config.sglang);
   if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
   if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
   std::unique_ptr<RoutingPolicy> routing = MakeRoutingPolicy(config.router);

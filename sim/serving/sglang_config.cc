@@ -1,5 +1,7 @@
 #include "sim/serving/sglang_config.h"
 
+#include "sim/base/errors.h"
+
 namespace efimsim {
 
 const ParamTable<SglangConfig>& SglangParams() {
@@ -28,5 +30,16 @@ const ParamTable<SglangConfig>& SglangParams() {
 }
 
 std::string EngineNames() { return "vllm_v1, sglang"; }
+
+void ValidateSglangConfig(const SglangConfig& config) {
+  if (config.engine != "vllm_v1" && config.engine != "sglang") {
+    throw UsageError("--engine: unknown engine '" + config.engine + "' (choose one of: " +
+                     EngineNames() + ")");
+  }
+  if (config.schedule_policy != "lpm" && config.schedule_policy != "fcfs") {
+    throw UsageError("--schedule-policy: unknown policy '" + config.schedule_policy +
+                     "' (choose one of: lpm, fcfs)");
+  }
+}
 
 }  // namespace efimsim

@@ -27,5 +27,8 @@ const ParamTable<SglangConfig>& SglangParams();
 
 // "vllm_v1, sglang"
 std::string EngineNames();
+// Throws UsageError naming --engine or --schedule-policy for a value that
+// is not one of the choices.
+void ValidateSglangConfig(const SglangConfig& config);
 
 }  // namespace efimsim
