@@ -172,11 +172,13 @@ std::vector<po::options_description> ExperimentOptionGroups() {
   AddParamOptions(client, TypingPopulationParams(), defaults.typing);
   po::options_description engine("Engine (vLLM v1)");
   AddParamOptions(engine, EngineParams(), defaults.engine);
+  po::options_description second_engine("Engine choice and SGLang engine (--engine sglang)");
+  AddParamOptions(second_engine, SglangParams(), defaults.sglang);
   po::options_description latency("Latency model host overheads");
   AddParamOptions(latency, CpuOverheadParams(), defaults.cpu);
   po::options_description cpu_kv("CPU KV tier (vLLM offloading connector; vLLM engine only)");
   AddParamOptions(cpu_kv, CpuKvTierParams(), defaults.cpu_kv);
-  return {workload, client, engine, latency, cpu_kv};
+  return {workload, client, engine, second_engine, latency, cpu_kv};
 }
 
 ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
@@ -187,6 +189,7 @@ ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
   ApplyParamOptions(values, TypingParams(), config.typing.behavior);
   ApplyParamOptions(values, TypingPopulationParams(), config.typing);
   ApplyParamOptions(values, EngineParams(), config.engine);
+  ApplyParamOptions(values, SglangParams(), config.sglang);
   ApplyParamOptions(values, CpuOverheadParams(), config.cpu);
   ApplyParamOptions(values, CpuKvTierParams(), config.cpu_kv);
   return config;

@@ -103,11 +103,21 @@ std::string RenderRunHeader(const ExperimentResult& result) {
   out += "model, GPU:    " + SettingText(info, "model", "name") + " on 1 x " +
          SettingText(info, "gpu", "description") + ", KV cache " +
          SettingText(info, "engine", "kv_tokens_effective") + " tokens\n";
+  if (SettingText(info, "engine", "name") == "sglang") {
+    out += "engine:        sglang 0.5.3, schedule_policy " +
+           SettingText(info, "engine", "schedule-policy") + ", chunked_prefill_size " +
+           SettingText(info, "engine", "chunked_prefill_size_effective") +
+           ", max_running_requests " +
+           SettingText(info, "engine", "max_running_requests_effective") + ", page " +
+           SettingText(info, "engine", "page-size") + " tokens, " +
+           (SettingText(info, "engine", "cuda-graphs") == "true" ? "CUDA graphs" : "eager") + "\n";
+  } else {
   out += "engine:        vllm_v1, max_num_batched_tokens " +
          SettingText(info, "engine", "max-num-batched-tokens") + ", max_num_seqs " +
          SettingText(info, "engine", "max-num-seqs") + ", block " +
          SettingText(info, "engine", "block-tokens") + " tokens, " +
          (SettingText(info, "engine", "cuda-graphs") == "true" ? "CUDA graphs" : "eager") + "\n";
+  }
   out += "latency model: " + SettingText(info, "latency_model", "description") + "\n";
   out += "documents:     " + SettingText(info, "workload", "documents") + "\n";
   const std::string lengths = SettingText(info, "workload", "output_length");

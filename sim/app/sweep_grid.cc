@@ -22,6 +22,7 @@ void ForEachTable(ExperimentConfig& config, Visitor&& visit) {
   visit(TypingParams(), config.typing.behavior);
   visit(TypingPopulationParams(), config.typing);
   visit(EngineParams(), config.engine);
+  visit(SglangParams(), config.sglang);
   visit(CpuOverheadParams(), config.cpu);
   visit(CpuKvTierParams(), config.cpu_kv);
 }
@@ -71,6 +72,7 @@ void SetExperimentOption(ExperimentConfig& config, const std::string& key,
     throw UsageError("--grid: unknown option '" + key +
                      "' (any option of `efimsim replay --help`, or policy)");
   }
+  ValidateSglangConfig(config.sglang);  // names a bad --engine before any run
 }
 
 std::vector<OptionSetting> ExperimentOptionValues(const ExperimentConfig& config) {

@@ -22,6 +22,7 @@
 #include "sim/metrics/request_id_order.h"
 #include "sim/metrics/timeline_writer.h"
 #include "sim/serving/replica.h"
+#include "sim/serving/sglang_replica.h"
 #include "sim/serving/router.h"
 #include "traces/code_corpus.h"
 #include "traces/load_tokenizer.h"
@@ -254,6 +255,43 @@ const TextPromptBuilder* SetUpSessions(const PolicySpec& policy, const ModelSpec
   return setup.text_builder.get();
 }
 
+// SGLang's limits with its hardware-derived defaults resolved.
+SglangLimits ResolveSglangLimits(const ExperimentConfig& config, const ModelSpec& model,
+                                 const KvCapacity& capacity) {
+  SglangLimits limits;
+  limits.chunked_prefill_size = config.sglang.chunked_prefill_size > 0
+                                    ? config.sglang.chunked_prefill_size
+                                    : SglangDefaultChunkedPrefill(capacity.memory_gib);
+  limits.max_running_requests =
+      config.sglang.max_running_requests > 0
+          ? config.sglang.max_running_requests
+          : SglangDefaultMaxRunning(capacity.tokens, model.max_context_tokens);
+  limits.max_prefill_tokens = config.sglang.max_prefill_tokens;
+  limits.lpm = config.sglang.schedule_policy == "lpm";
+  limits.schedule_conservativeness = config.sglang.schedule_conservativeness;
+  return limits;
+}
+
+void DescribeSglang(const ExperimentConfig& config, const ModelSpec& model,
+                    const KvCapacity& capacity, std::vector<Setting>& e) {
+  const SglangLimits limits = ResolveSglangLimits(config, model, capacity);
+  e.push_back({"name", std::string("sglang")});
+  e.push_back({"semantics",
+               std::string("SGLang 0.5.3 scheduler and RadixCache, synchronous (no overlap "
+                           "scheduling): prefill batches before decode, lpm/fcfs order, "
+                           "new_token_ratio admission, chunked prefill, retraction; token-level "
+                           "radix prefix cache with LRU leaf eviction; max-num-batched-tokens, "
+                           "max-num-seqs and block-tokens do not apply (block-tokens only sizes "
+                           "KV figures); evictions counts tokens")});
+  for (const auto& param : SglangParams()) {
+    if (param.info.name == "engine") continue;
+    std::visit([&](auto member) { e.push_back({param.info.name, config.sglang.*member}); },
+               param.field);
+  }
+  e.push_back({"chunked_prefill_size_effective", limits.chunked_prefill_size});
+  e.push_back({"max_running_requests_effective", limits.max_running_requests});
+}
+
 void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
                  const WorkloadSetup& setup, const ModelSpec& model, const GpuSpec& gpu,
                  const LatencyModel& latency, const KvCapacity& capacity,
@@ -325,10 +363,14 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   l.push_back({"graph_launch_us", config.cpu.graph_launch_us});
 
   auto& e = info.Section("engine").settings;
-  e.push_back({"name", std::string("vllm_v1")});
-  e.push_back({"semantics", std::string("vLLM v1 engine, 0.9-0.10 series: synchronous "
-                                        "scheduling, FCFS, chunked prefill, recompute "
-                                        "preemption, automatic prefix caching")});
+  if (config.sglang.engine == "sglang") {
+    DescribeSglang(config, model, capacity, e);
+  } else {
+    e.push_back({"name", std::string("vllm_v1")});
+    e.push_back({"semantics", std::string("vLLM v1 engine, 0.9-0.10 series: synchronous "
+                                          "scheduling, FCFS, chunked prefill, recompute "
+                                          "preemption, automatic prefix caching")});
+  }
   for (const auto& param : EngineParams()) {
     std::visit([&](auto member) { e.push_back({param.info.name, config.engine.*member}); },
                param.field);
@@ -538,6 +580,11 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                      "' (choose one of: efim-paper, trace, typing)");
   }
 
+  ValidateSglangConfig(config.sglang);
+  if (config.sglang.engine == "sglang" && config.cpu_kv.cpu_kv_gib > 0) {
+    throw UsageError("--cpu-kv-gib: the CPU KV tier models vLLM's offloading connector and "
+                     "applies to --engine vllm_v1 only (SGLang's host cache is not modelled)");
+  }
   if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
   if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
   std::unique_ptr<RoutingPolicy> routing = MakeRoutingPolicy(config.router);
@@ -564,11 +611,29 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   RunObserver observer(config.record_sink);
   if (output_length) observer.output_tokens = &output_tokens;
   observer.timeline = timeline.get();
-  std::vector<std::unique_ptr<Replica>> replicas;
-  std::vector<Replica*> replica_pointers;
+  std::vector<std::unique_ptr<EngineReplica>> replicas;
+  std::vector<EngineReplica*> replica_pointers;
+  SglangReplicaConfig sglang_config;
+  if (config.sglang.engine == "sglang") {
+    sglang_config.limits = ResolveSglangLimits(config, model, capacity);
+    sglang_config.block_tokens = replica_config.block_tokens;
+    sglang_config.num_blocks = replica_config.num_blocks;
+    sglang_config.page_size = static_cast<int32_t>(config.sglang.page_size);
+    sglang_config.prefix_caching = policy.prefix_caching;
+    sglang_config.check_invariants = config.engine.check_invariants;
+    sglang_config.max_context_tokens = model.max_context_tokens;
+    sglang_config.output_token_first = model.tokens.text_first;
+    sglang_config.output_token_last = model.tokens.text_last;
+  }
   for (int64_t i = 0; i < config.replicas; ++i) {
     replica_config.replica_index = static_cast<int32_t>(i);
-    replicas.push_back(std::make_unique<Replica>(simulator, replica_config, *latency, observer));
+    if (config.sglang.engine == "sglang") {
+      sglang_config.replica_index = static_cast<int32_t>(i);
+      replicas.push_back(
+          std::make_unique<SglangReplica>(simulator, sglang_config, *latency, observer));
+    } else {
+      replicas.push_back(std::make_unique<Replica>(simulator, replica_config, *latency, observer));
+    }
     if (timeline) replicas.back()->set_step_observer(&timeline_steps);
     replica_pointers.push_back(replicas.back().get());
   }
@@ -637,8 +702,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     EFIMSIM_CHECK(trace_client->requests_in_flight() == 0, "a trace request was never answered");
   }
   for (const auto& replica : replicas) {
-    EFIMSIM_CHECK(replica->cache().pool().num_free_blocks() == replica->cache().pool().num_blocks(),
-                  "KV blocks not returned to the pool");
+    EFIMSIM_CHECK(replica->kv_all_free(), "KV blocks not returned to the pool");
     replica->CheckInvariants();
   }
   if (observer.order) observer.order->Finish();

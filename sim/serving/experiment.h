@@ -37,6 +37,7 @@
 #include "sim/metrics/summary.h"
 #include "sim/serving/cpu_kv_tier_config.h"
 #include "sim/serving/engine_config.h"
+#include "sim/serving/sglang_config.h"
 #include "traces/line_reader.h"
 #include "traces/paper_workload.h"
 #include "traces/shared_tokenizer.h"
@@ -57,6 +58,7 @@ struct ExperimentConfig {
   std::string latency_model = "auto";  // a built-in profile when one exists, else the roofline
   std::string workload = "efim-paper";  // efim-paper | trace | typing
   EngineConfig engine;
+  SglangConfig sglang;              // --engine and the SGLang engine's settings
   CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs
   CpuKvTierConfig cpu_kv;           // CPU KV tier per replica; off by default
   PaperWorkloadConfig workload_paper;  // users and seed also drive typing

@@ -21,41 +21,10 @@
 #include "sim/core/simulator.h"
 #include "sim/metrics/summary.h"
 #include "sim/serving/engine_config.h"
+#include "sim/serving/engine_replica.h"
 #include "sim/serving/vllm_v1_scheduler.h"
 
 namespace efimsim {
-
-// Told about every finished request, at its finish instant.
-class RequestObserver {
- public:
-  virtual ~RequestObserver() = default;
-  virtual void OnRequestFinished(const RequestRecord& record) = 0;
-  // A cancelled request's record (record.cancelled is true).
-  virtual void OnRequestCancelled(const RequestRecord& record) = 0;
-  virtual void OnRequestRejected(const ClientRequest& request, const std::string& reason) = 0;
-};
-
-// One engine step as it was scheduled, for timelines and step-level
-// statistics. Told when the step starts (its duration is already known).
-struct StepRecord {
-  int32_t replica = 0;
-  TimePoint start;
-  TimePoint end;
-  int64_t sequences = 0;
-  int64_t prefill_sequences = 0;   // sequences computing prompt positions
-  int64_t decode_sequences = 0;    // sequences computing one generated position
-  int64_t tokens = 0;              // all tokens of the step
-  int64_t kv_used_blocks = 0;      // after the step's allocations
-  int64_t kv_total_blocks = 0;
-  int64_t preempted = 0;           // requests preempted while building the step
-  StepCost cost;
-};
-
-class StepObserver {
- public:
-  virtual ~StepObserver() = default;
-  virtual void OnStep(const StepRecord& step) = 0;
-};
 
 struct ReplicaConfig {
   int32_t replica_index = 0;       // names the replica in step records
@@ -75,7 +44,7 @@ struct ReplicaConfig {
   Duration offload_latency{0};        // per load transfer
 };
 
-class Replica : public RequestSink, public EventHandler {
+class Replica : public EngineReplica {
  public:
   Replica(Simulator& simulator, ReplicaConfig config, const LatencyModel& latency,
           RequestObserver& observer);
@@ -88,19 +57,22 @@ class Replica : public RequestSink, public EventHandler {
   void HandleEvent(const Event& event) override;
 
   // True when nothing is running, waiting or in flight.
-  bool idle() const;
+  bool idle() const override;
   // Counters for the run summary (events are filled in by the caller).
-  EngineCounters Counters() const;
+  EngineCounters Counters() const override;
   // Verifies block reference counts against the requests holding them,
   // free + used == pool, and request/queue consistency. Throws on violation.
-  void CheckInvariants() const;
+  void CheckInvariants() const override;
   const PrefixCacheManager& cache() const { return cache_; }
   // Null when the replica has no CPU KV tier.
   const CpuKvTier* cpu_tier() const { return cpu_tier_.get(); }
   // Optional; must outlive the replica. Null: no step records.
-  void set_step_observer(StepObserver* observer) { step_observer_ = observer; }
+  void set_step_observer(StepObserver* observer) override { step_observer_ = observer; }
   // Requests waiting, running or in the step in flight (for routers).
-  int64_t outstanding_requests() const { return static_cast<int64_t>(live_.size()); }
+  int64_t outstanding_requests() const override { return static_cast<int64_t>(live_.size()); }
+  bool kv_all_free() const override {
+    return cache_.pool().num_free_blocks() == cache_.pool().num_blocks();
+  }
 
  private:
   void RequestSchedule();

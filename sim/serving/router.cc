@@ -12,7 +12,7 @@ namespace {
 
 class RoundRobin : public RoutingPolicy {
  public:
-  size_t Pick(const ClientRequest&, const std::vector<Replica*>& replicas) override {
+  size_t Pick(const ClientRequest&, const std::vector<EngineReplica*>& replicas) override {
     const size_t index = next_ % replicas.size();
     ++next_;
     return index;
@@ -24,7 +24,7 @@ class RoundRobin : public RoutingPolicy {
 
 class LeastOutstanding : public RoutingPolicy {
  public:
-  size_t Pick(const ClientRequest&, const std::vector<Replica*>& replicas) override {
+  size_t Pick(const ClientRequest&, const std::vector<EngineReplica*>& replicas) override {
     size_t best = 0;
     for (size_t i = 1; i < replicas.size(); ++i) {
       if (replicas[i]->outstanding_requests() < replicas[best]->outstanding_requests()) best = i;
@@ -35,7 +35,7 @@ class LeastOutstanding : public RoutingPolicy {
 
 class SessionAffinity : public RoutingPolicy {
  public:
-  size_t Pick(const ClientRequest& request, const std::vector<Replica*>& replicas) override {
+  size_t Pick(const ClientRequest& request, const std::vector<EngineReplica*>& replicas) override {
     return static_cast<size_t>(Mix64(static_cast<uint64_t>(request.user)) % replicas.size());
   }
 };
@@ -66,7 +66,7 @@ std::unique_ptr<RoutingPolicy> MakeRoutingPolicy(const std::string& name) {
 
 std::string RoutingPolicyNames() { return Policies().JoinedNames(); }
 
-Router::Router(std::vector<Replica*> replicas, std::unique_ptr<RoutingPolicy> policy)
+Router::Router(std::vector<EngineReplica*> replicas, std::unique_ptr<RoutingPolicy> policy)
     : replicas_(std::move(replicas)), policy_(std::move(policy)), routed_(replicas_.size(), 0) {
   EFIMSIM_CHECK(!replicas_.empty(), "a router needs at least one replica");
 }

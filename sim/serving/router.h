@@ -30,7 +30,7 @@ class RoutingPolicy {
  public:
   virtual ~RoutingPolicy() = default;
   // Index in [0, replicas.size()) of the replica that gets `request`.
-  virtual size_t Pick(const ClientRequest& request, const std::vector<Replica*>& replicas) = 0;
+  virtual size_t Pick(const ClientRequest& request, const std::vector<EngineReplica*>& replicas) = 0;
 };
 
 // Throws UsageError("--router: ...") naming the valid policies.
@@ -41,7 +41,7 @@ std::string RoutingPolicyNames();
 class Router : public RequestSink {
  public:
   // Precondition: replicas is non-empty; they outlive the router.
-  Router(std::vector<Replica*> replicas, std::unique_ptr<RoutingPolicy> policy);
+  Router(std::vector<EngineReplica*> replicas, std::unique_ptr<RoutingPolicy> policy);
 
   void Submit(ClientRequest request) override;
   void Cancel(uint64_t request_id) override;
@@ -52,7 +52,7 @@ class Router : public RequestSink {
   const std::vector<int64_t>& routed() const { return routed_; }
 
  private:
-  std::vector<Replica*> replicas_;
+  std::vector<EngineReplica*> replicas_;
   std::unique_ptr<RoutingPolicy> policy_;
   std::unordered_map<uint64_t, size_t> placement_;  // live request -> replica index
   std::vector<int64_t> routed_;

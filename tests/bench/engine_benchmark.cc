@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "sim/cache/prefix_cache_manager.h"
+#include "sim/cache/radix_cache.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/random.h"
 #include "sim/serving/experiment.h"
@@ -143,8 +144,10 @@ BENCHMARK(BM_SchedulerDecodeStep)->Arg(256);
 // The paper's workload end to end: simulated tokens (prompt + output) per
 // second of wall time, with the default latency model (auto: the built-in
 // H100 profile) or, in the Roofline variant, the roofline.
-void PaperWorkloadEfim(benchmark::State& state, const char* latency_model) {
+void PaperWorkloadEfim(benchmark::State& state, const char* latency_model,
+                      const char* engine = "vllm_v1") {
   ExperimentConfig config;
+  config.sglang.engine = engine;
   config.policy = "efim";
   config.latency_model = latency_model;
   config.workload_paper.users = state.range(0);
@@ -164,6 +167,51 @@ void BM_PaperWorkloadEfim(benchmark::State& state) { PaperWorkloadEfim(state, "a
 void BM_PaperWorkloadEfimRoofline(benchmark::State& state) { PaperWorkloadEfim(state, "roofline"); }
 BENCHMARK(BM_PaperWorkloadEfimRoofline)->Arg(2000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PaperWorkloadEfim)->Arg(16)->Arg(256)->Arg(2000)->Unit(benchmark::kMillisecond);
+// The same under --engine sglang (target: within 2x of the vLLM engine).
+void BM_PaperWorkloadEfimSglang(benchmark::State& state) { PaperWorkloadEfim(state, "auto", "sglang"); }
+BENCHMARK(BM_PaperWorkloadEfimSglang)->Arg(2000)->Unit(benchmark::kMillisecond);
+
+// SGLang's radix cache on paper-workload-shaped prompts: 16 users, a
+// 3,072-token prompt each growing by 256 tokens a round for 5 rounds (EFIM:
+// every prompt extends the last). Per prompt: match (copying the prefix's
+// slots), lock, allocate the rest, insert, free duplicates, unlock.
+// Items: prompt tokens matched or inserted. A fresh cache per iteration.
+void BM_RadixMatchInsert(benchmark::State& state) {
+  constexpr int kUsers = 16, kRounds = 5;
+  constexpr int64_t kBase = 3072, kGrowth = 256;
+  RandomStream random = RandomStream::Derive(1, 0, "radix-bench");
+  std::vector<TokenVector> docs(kUsers);
+  for (TokenVector& doc : docs) {
+    for (int64_t i = 0; i < kBase + kRounds * kGrowth; ++i) {
+      doc.push_back(static_cast<TokenId>(random.NextU64() % 128000));
+    }
+  }
+  std::vector<KvSlot> slots;
+  int64_t tokens = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    RadixCache cache(1 << 20, 1, true);
+    state.ResumeTiming();
+    for (int round = 0; round < kRounds; ++round) {
+      for (const TokenVector& doc : docs) {
+        const int64_t n = kBase + round * kGrowth;
+        const TokenSpan prompt = TokenSpan(doc).first(static_cast<size_t>(n));
+        slots.clear();
+        const RadixMatch m = cache.Match(prompt, n - 1, &slots);
+        cache.IncLock(m.last);
+        cache.Allocate(n - m.length, slots);
+        const int64_t present = cache.Insert(prompt, slots);
+        cache.Free(std::span<const KvSlot>(slots).subspan(
+            static_cast<size_t>(m.length), static_cast<size_t>(present - m.length)));
+        cache.DecLock(m.last);
+        tokens += n;
+      }
+    }
+    benchmark::DoNotOptimize(cache.cached_tokens());
+  }
+  state.SetItemsProcessed(tokens);
+}
+BENCHMARK(BM_RadixMatchInsert);
 
 }  // namespace
 }  // namespace efimsim

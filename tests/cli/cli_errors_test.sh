@@ -38,6 +38,10 @@ expect_error "unrecognised option '--bogus'" replay --bogus 1
 expect_error "--gpu-memory-utilization" replay --gpu-memory-utilization 1.5
 expect_error "unknown model 'gpt-9'" replay --model gpt-9
 expect_error "--workload" replay --workload nope
+expect_error "--engine: unknown engine 'tgi'" replay --engine tgi
+expect_error "--engine: unknown engine 'tgi'" sweep --grid engine=sglang,tgi
+expect_error "--schedule-policy" compare --engine sglang --schedule-policy dfs
+expect_error "--page-size" replay --engine sglang --page-size 0
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "leaves no KV cache memory" replay --gpu-memory-gib 10
 expect_error "--users" sweep --grid users=0

@@ -56,7 +56,7 @@ class RouterTest : public ::testing::Test {
   }
   std::vector<int64_t> Outstanding() const {
     std::vector<int64_t> out;
-    for (const Replica* r : pointers_) out.push_back(r->outstanding_requests());
+    for (const EngineReplica* r : pointers_) out.push_back(r->outstanding_requests());
     return out;
   }
 
@@ -64,7 +64,7 @@ class RouterTest : public ::testing::Test {
   FixedLatency latency_;
   Recorder recorder_;
   std::vector<std::unique_ptr<Replica>> replicas_;
-  std::vector<Replica*> pointers_;
+  std::vector<EngineReplica*> pointers_;
   std::unique_ptr<Router> router_;
 };
 
