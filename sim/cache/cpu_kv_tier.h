@@ -28,11 +28,11 @@
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/base/time.h"
 #include "sim/cache/block_key.h"
+#include "sim/cache/block_key_index.h"
 
 namespace efimsim {
 
@@ -63,8 +63,8 @@ class CpuKvTier {
   // Starts loading `blocks` blocks at `now`; returns when they are on the GPU.
   TimePoint StartLoad(TimePoint now, int64_t blocks);
 
-  bool Contains(BlockKey key) const { return index_.count(key) != 0; }
-  int64_t size() const { return static_cast<int64_t>(index_.size()); }
+  bool Contains(BlockKey key) const { return index_.Find(key) != nullptr; }
+  int64_t size() const { return index_.size(); }
   int64_t capacity_blocks() const { return capacity_; }
   int64_t bytes_per_block() const { return bytes_per_block_; }
   // Keys from least to most recently used (for tests and checks).
@@ -83,6 +83,8 @@ class CpuKvTier {
   void Unlink(int32_t node);
   void PushMostRecent(int32_t node);
   void Touch(BlockKey key);
+  // Touches keys[size-1] .. keys[0] in that order (block 0 ends most recent).
+  void TouchAllDeepestFirst(std::span<const BlockKey> keys);
   void EvictLeastRecent();
 
   int64_t capacity_;
@@ -91,7 +93,10 @@ class CpuKvTier {
   Duration transfer_latency_;
   std::vector<Node> nodes_;            // one slot per block of capacity
   std::vector<int32_t> free_slots_;
-  std::unordered_map<BlockKey, int32_t> index_;
+  // key -> its node: the chain's head is the node's slot (tail unused).
+  // The GPU cache's index type: one cache line per lookup, sized for the
+  // whole tier up front, never rehashed.
+  BlockKeyIndex index_;
   int32_t least_recent_ = kNil;
   int32_t most_recent_ = kNil;
   TimePoint link_free_{};              // when the last started load ends
