@@ -35,8 +35,13 @@ const ParamTable<ExperimentConfig>& RunParams() {
         "'fixed:128 efim=eos:p=0.05'; the same request gets the same length under every "
         "policy with the same model; trace request records keep their recorded lengths"},
        &C::output_length},
-      {{"think-time-ms", "ms", "pause between a response's end and the user's next request", 0},
+      {{"think-time-ms", "ms", "pause between a response's end and the user's next request "
+        "(efim-paper; with --think-time-dist exponential, its mean)", 0},
        &C::think_time_ms},
+      {{"think-time-dist", "", "efim-paper pauses: fixed (every pause --think-time-ms; all users "
+        "start at t = 0 and stay in step) or exponential (each pause, the first included, drawn "
+        "with mean --think-time-ms per user and round, the same under every policy)"},
+       &C::think_time_dist},
       {{"latency-model", "", "step latency model: auto (the built-in kernel profile of the GPU "
         "and model when one exists, else the roofline; outputs name which), profile (the same, "
         "saying 'roofline fallback' when none exists), or roofline"},

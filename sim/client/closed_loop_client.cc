@@ -1,5 +1,7 @@
 #include "sim/client/closed_loop_client.h"
 
+#include <cmath>
+
 #include "sim/base/check.h"
 
 namespace efimsim {
@@ -13,9 +15,21 @@ ClosedLoopClient::ClosedLoopClient(Simulator& simulator, RoundPrompter& prompter
 
 void ClosedLoopClient::Start() {
   for (int64_t user = 0; user < prompter_.num_users(); ++user) {
-    simulator_.Schedule(simulator_.Now(), EventClass::kClientTimer, this,
+    const Duration pause = config_.exponential_think_time ? ThinkTime(user, 0) : Duration{0};
+    simulator_.Schedule(simulator_.Now() + pause, EventClass::kClientTimer, this,
                         static_cast<uint64_t>(user));
   }
+}
+
+Duration ClosedLoopClient::ThinkTime(int64_t user, int64_t round) const {
+  if (!config_.exponential_think_time || config_.think_time <= Duration{0}) {
+    return config_.think_time;
+  }
+  RandomStream rng = RandomStream::Derive(
+      config_.seed, OutputLengthKey(static_cast<uint64_t>(user), static_cast<uint64_t>(round)),
+      "think_time");
+  return Duration{static_cast<int64_t>(
+      std::llround(rng.Exponential(static_cast<double>(config_.think_time.count()))))};
 }
 
 void ClosedLoopClient::HandleEvent(const Event& event) {
@@ -45,7 +59,7 @@ void ClosedLoopClient::OnResponseComplete(int64_t user) {
     ++users_done_;
     return;
   }
-  simulator_.ScheduleAfter(config_.think_time, EventClass::kClientTimer, this,
+  simulator_.ScheduleAfter(ThinkTime(user, next_round_[user]), EventClass::kClientTimer, this,
                            static_cast<uint64_t>(user));
 }
 

@@ -3,6 +3,12 @@
 // t = 0; each next round is sent `think_time` after the previous response's
 // last token, and a user stops after its last round. The model's output is
 // thrown away (the next context comes from the workload).
+//
+// With exponential_think_time, every request (round 0 included) is sent
+// after a pause drawn from an exponential distribution of mean
+// `think_time`, so users do not move in lockstep. The pause before
+// (user, round) comes from RandomStream::Derive(seed, (user, round),
+// "think_time"): the same under every policy (paired comparisons).
 
 #include <cstdint>
 #include <vector>
@@ -11,12 +17,15 @@
 #include "sim/client/output_length.h"
 #include "sim/client/round_prompter.h"
 #include "sim/core/simulator.h"
+#include "sim/core/random.h"
 
 namespace efimsim {
 
 struct ClosedLoopConfig {
   int64_t max_output_tokens = 128;
-  Duration think_time{0};
+  Duration think_time{0};              // fixed pause, or the exponential's mean
+  bool exponential_think_time = false;
+  uint64_t seed = 0;                   // exponential_think_time only
 };
 
 class ClosedLoopClient : public EventHandler {
@@ -41,6 +50,8 @@ class ClosedLoopClient : public EventHandler {
 
  private:
   void SendRound(int64_t user);
+  // The pause before `user` sends `round`.
+  Duration ThinkTime(int64_t user, int64_t round) const;
 
   Simulator& simulator_;
   RoundPrompter& prompter_;

@@ -311,6 +311,9 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
     w.push_back({"doc_min_tokens", config.workload_paper.doc_min_tokens});
     w.push_back({"doc_max_tokens", config.workload_paper.doc_max_tokens});
     w.push_back({"think_time_ms", config.think_time_ms});
+    if (config.think_time_dist != "fixed") {
+      w.push_back({"think_time_dist", config.think_time_dist});
+    }
   } else {
     if (config.workload == "trace") {
       w.push_back({"trace", config.trace_path});
@@ -493,6 +496,10 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
   if (config.max_output_tokens < 1) throw UsageError("--max-tokens: must be at least 1");
   if (config.think_time_ms < 0) throw UsageError("--think-time-ms: must be >= 0");
+  if (config.think_time_dist != "fixed" && config.think_time_dist != "exponential") {
+    throw UsageError("--think-time-dist: unknown distribution '" + config.think_time_dist +
+                     "' (choose one of: fixed, exponential)");
+  }
   // Only a policy whose output-length spec is not the default gets a model,
   // so default runs are exactly what they were before the option existed.
   std::unique_ptr<OutputLengthModel> output_length;
@@ -646,6 +653,8 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     ClosedLoopConfig client_config;
     client_config.max_output_tokens = config.max_output_tokens;
     client_config.think_time = FromSeconds(config.think_time_ms / 1000.0);
+    client_config.exponential_think_time = config.think_time_dist == "exponential";
+    client_config.seed = static_cast<uint64_t>(config.workload_paper.seed);
     closed_loop = std::make_unique<ClosedLoopClient>(simulator, *setup.prompter, router,
                                                      client_config);
     observer.closed_loop = closed_loop.get();

@@ -79,6 +79,10 @@ struct ExperimentConfig {
   // max_output_tokens.
   std::string output_length = "fixed";
   double think_time_ms = 0;
+  // efim-paper: "fixed" (every pause is think_time_ms; users start together
+  // at t = 0) or "exponential" (each pause, the first included, drawn with
+  // mean think_time_ms; see sim/client/closed_loop_client.h).
+  std::string think_time_dist = "fixed";
   // Cluster: `replicas` identical replicas on one simulator behind a router
   // (sim/serving/router.h: round-robin, least-outstanding, session-affinity).
   int64_t replicas = 1;

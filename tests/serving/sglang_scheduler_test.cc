@@ -295,7 +295,9 @@ TEST(SglangEngineRun, EveryPolicyCompletesWithInvariantsCheckedUnderKvPressure) 
     const ExperimentResult run = RunExperiment(config);
     EXPECT_EQ(run.summary.requests_completed, 32) << policy;
     EXPECT_GT(run.summary.engine.preemptions + run.summary.engine.evictions, 0) << policy;
-    if (policy == "baseline") EXPECT_EQ(run.summary.prefix_cache_hit_rate, 0.0);
+    if (policy == "baseline") {
+      EXPECT_EQ(run.summary.prefix_cache_hit_rate, 0.0);
+    }
   }
 }
 
