@@ -272,6 +272,11 @@ CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Sl
   if (search.warmup_rounds < 0) throw UsageError("--warmup-rounds: must be >= 0");
   LoadAxis axis;
   axis.max_steps = search.max_users;
+  // Exponential pauses: a run lasts until its slowest user has paused
+  // rounds x mean, so requests / makespan hardly grows with users even far
+  // below saturation, and the plateau test would misread it. As in open
+  // loop, queue growth and the SLOs decide.
+  axis.plateau_test = !(base.think_time_dist == "exponential" && base.think_time_ms > 0);
   axis.limit_text =
       "search limit (--max-users " + std::to_string(search.max_users) + "): a lower bound";
   axis.apply = [](int64_t users, ExperimentConfig& config, LoadProbe& probe) {

@@ -81,6 +81,24 @@ TEST(CapacitySearch, ThroughputPlateauIsFlaggedAsSaturation) {
   EXPECT_LE(r.max_users, 16);
 }
 
+TEST(CapacitySearch, ExponentialPausesAreNotJudgedByThroughputPerMakespan) {
+  // 30 s mean pauses over 5 rounds: the makespan is the slowest user's
+  // pauses, so doubling a few users hardly raises requests / makespan. The
+  // throughput-plateau test used to stop this search at 7 users; queue
+  // growth and SLOs decide instead, and 32 users are nowhere near the
+  // engine's limit.
+  ExperimentConfig config = Paper("efim");
+  config.workload_paper.rounds = 5;
+  config.think_time_ms = 30000;
+  config.think_time_dist = "exponential";
+  config.max_output_tokens = 16;
+  CapacitySearchConfig search;
+  search.max_users = 32;
+  const CapacityResult r = SearchCapacity(config, {ParseSlo("e2e_p99_ms=1e9")}, search);
+  EXPECT_EQ(r.max_users, 32) << r.limited_by;
+  EXPECT_TRUE(r.at_search_limit);
+}
+
 TEST(CapacitySearch, ReachingTheSearchBoundSaysItIsALowerBound) {
   CapacitySearchConfig search;
   search.max_users = 3;
