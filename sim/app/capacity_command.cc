@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -56,7 +55,8 @@ int RunCapacityCommand(int argc, const char* const* argv) {
        "GPUs one replica occupies (tensor parallelism is not modelled: this only scales the GPU "
        "count)")
       ("plateau-gain", po::value<double>()->default_value(0.05),
-       "saturated when doubling users raises throughput by less than this fraction")
+       "saturated when doubling users raises throughput by less than this fraction (not with "
+       "--think-time-dist exponential: queue growth and SLOs decide)")
       ("queue-growth-ratio", po::value<double>()->default_value(2.0),
        "saturated when the last third of requests queue this many times longer than the first "
        "third (plus 50 ms)")
@@ -137,8 +137,6 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   }
 
   ExperimentConfig base = ExperimentFromOptions(values);
-  // One tokenizer for all runs, loaded by the first that needs text.
-  base.shared_tokenizer = std::make_shared<const SharedTokenizer>(base.tokenizer_path);
   if (!base.timeline_path.empty()) throw UsageError("--timeline: not available in capacity");
   if (values["documents"].defaulted() && base.workload == "efim-paper") base.documents = "synthetic";
   const bool open_loop =

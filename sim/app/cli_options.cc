@@ -1,6 +1,7 @@
 #include "sim/app/cli_options.h"
 
 #include <iostream>
+#include <memory>
 
 #include "sim/base/errors.h"
 
@@ -197,6 +198,9 @@ ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
   ApplyParamOptions(values, SglangParams(), config.sglang);
   ApplyParamOptions(values, CpuOverheadParams(), config.cpu);
   ApplyParamOptions(values, CpuKvTierParams(), config.cpu_kv);
+  // One tokenizer for every run made from these options (compare, sweep
+  // and capacity run many), loaded by the first that needs text.
+  config.shared_tokenizer = std::make_shared<const SharedTokenizer>(config.tokenizer_path);
   return config;
 }
 

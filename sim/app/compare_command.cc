@@ -60,8 +60,6 @@ int RunCompareCommand(int argc, const char* const* argv) {
   const std::vector<std::string> policies = SplitList(values["policies"].as<std::string>());
   for (const std::string& policy : policies) GetPolicy(policy);
   ExperimentConfig base = ExperimentFromOptions(values);
-  // One tokenizer for all runs, loaded by the first that needs text.
-  base.shared_tokenizer = std::make_shared<const SharedTokenizer>(base.tokenizer_path);
   base.interrupt = InstallInterruptHandler();
   const std::string out_dir = values["out"].as<std::string>();
   PrepareOutputDir(out_dir);

@@ -66,13 +66,7 @@ const std::vector<Row>& CpuKvRows() {
          return FormatFixed(static_cast<double>(s.engine.cpu_kv_stored_bytes) / (1 << 30), 2);
        }},
       {"mean CPU tier load (ms)",
-       [](const RunSummary& s) {
-         return FormatFixed(s.engine.cpu_kv_loads > 0
-                                ? static_cast<double>(s.engine.cpu_kv_load_time_ns) /
-                                      static_cast<double>(s.engine.cpu_kv_loads) / 1e6
-                                : 0.0,
-                            2);
-       }},
+       [](const RunSummary& s) { return FormatFixed(s.engine.cpu_kv_mean_load_ms(), 2); }},
       {"GPU / CPU tier evictions",
        [](const RunSummary& s) {
          return std::to_string(s.engine.evictions) + "/" + std::to_string(s.engine.cpu_kv_evictions);
@@ -146,19 +140,17 @@ std::string RenderComparisonTable(const std::vector<PolicyResult>& results) {
   std::string out = Pad("metric", kLabelWidth, false);
   for (const PolicyResult& r : results) out += Pad(r.policy, kColumnWidth, true);
   out += "\n";
-  for (const Row& row : Rows()) {
-    out += Pad(row.label, kLabelWidth, false);
-    for (const PolicyResult& r : results) out += Pad(row.value(r.result.summary), kColumnWidth, true);
-    out += "\n";
-  }
+  auto add_rows = [&](const std::vector<Row>& rows) {
+    for (const Row& row : rows) {
+      out += Pad(row.label, kLabelWidth, false);
+      for (const PolicyResult& r : results) out += Pad(row.value(r.result.summary), kColumnWidth, true);
+      out += "\n";
+    }
+  };
+  add_rows(Rows());
   bool cpu_tier = false;
   for (const PolicyResult& r : results) cpu_tier |= r.result.summary.engine.cpu_kv_blocks_total > 0;
-  if (!cpu_tier) return out;
-  for (const Row& row : CpuKvRows()) {
-    out += Pad(row.label, kLabelWidth, false);
-    for (const PolicyResult& r : results) out += Pad(row.value(r.result.summary), kColumnWidth, true);
-    out += "\n";
-  }
+  if (cpu_tier) add_rows(CpuKvRows());
   return out;
 }
 

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <memory>
 #include <thread>
 
 #include "sim/app/cli_options.h"
@@ -74,8 +73,6 @@ int RunSweepCommand(int argc, const char* const* argv) {
     return 0;
   }
   ExperimentConfig base = ExperimentFromOptions(values);
-  // One tokenizer for all runs, loaded by the first that needs text.
-  base.shared_tokenizer = std::make_shared<const SharedTokenizer>(base.tokenizer_path);
   if (!base.timeline_path.empty()) {
     throw UsageError("--timeline: not available in sweep (use replay for one run's timeline)");
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "sim/base/check.h"
+#include "sim/core/random.h"
 
 namespace efimsim {
 
@@ -26,7 +27,7 @@ Duration ClosedLoopClient::ThinkTime(int64_t user, int64_t round) const {
     return config_.think_time;
   }
   RandomStream rng = RandomStream::Derive(
-      config_.seed, OutputLengthKey(static_cast<uint64_t>(user), static_cast<uint64_t>(round)),
+      config_.seed, PairKey(static_cast<uint64_t>(user), static_cast<uint64_t>(round)),
       "think_time");
   return Duration{static_cast<int64_t>(
       std::llround(rng.Exponential(static_cast<double>(config_.think_time.count()))))};
@@ -46,7 +47,7 @@ void ClosedLoopClient::SendRound(int64_t user) {
   request.max_output_tokens = config_.max_output_tokens;
   if (output_length_ != nullptr) {
     request.max_output_tokens = output_length_->Draw(
-        OutputLengthKey(static_cast<uint64_t>(user), static_cast<uint64_t>(round)));
+        PairKey(static_cast<uint64_t>(user), static_cast<uint64_t>(round)));
   }
   request.sent = simulator_.Now();
   prompter_.Build(user, round, request.prompt);

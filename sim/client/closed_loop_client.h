@@ -7,7 +7,7 @@
 // With exponential_think_time, every request (round 0 included) is sent
 // after a pause drawn from an exponential distribution of mean
 // `think_time`, so users do not move in lockstep. The pause before
-// (user, round) comes from RandomStream::Derive(seed, (user, round),
+// (user, round) comes from RandomStream::Derive(seed, PairKey(user, round),
 // "think_time"): the same under every policy (paired comparisons).
 
 #include <cstdint>
@@ -17,7 +17,6 @@
 #include "sim/client/output_length.h"
 #include "sim/client/round_prompter.h"
 #include "sim/core/simulator.h"
-#include "sim/core/random.h"
 
 namespace efimsim {
 

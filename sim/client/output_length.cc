@@ -137,13 +137,11 @@ OutputLengthOption ParseOutputLengthOption(std::string_view text) {
       option.base = ParseOutputLengthSpec(word);
     } else {
       const std::string policy = word.substr(0, equals);
-      bool known = false;
-      std::string names;
-      for (const PolicySpec& p : AllPolicies()) {
-        known = known || p.name == policy;
-        names += (names.empty() ? "" : ", ") + p.name;
+      try {
+        GetPolicy(policy);
+      } catch (const UsageError& error) {  // "unknown policy 'x' (choose one of: ...)"
+        Bad(std::string(error.what()) + " in '" + word + "'");
       }
-      if (!known) Bad("unknown policy '" + policy + "' in '" + word + "' (choose one of: " + names + ")");
       for (const auto& [name, spec] : option.overrides) {
         if (name == policy) Bad("policy '" + policy + "' given twice");
       }
@@ -166,8 +164,6 @@ bool OutputLengthOption::IsDefault() const {
   return std::all_of(overrides.begin(), overrides.end(),
                      [](const auto& o) { return o.second.IsDefault(); });
 }
-
-uint64_t OutputLengthKey(uint64_t a, uint64_t b) { return Mix64(Mix64(a) + b); }
 
 OutputLengthModel::OutputLengthModel(OutputLengthSpec spec, int64_t max_tokens, uint64_t seed)
     : spec_(std::move(spec)), max_tokens_(max_tokens), seed_(seed) {
@@ -259,16 +255,15 @@ std::string OutputLengthModel::Description() const {
 }
 
 std::string_view RestOfLineEstimateText(std::string_view prefix) {
-  const size_t line_start = prefix.rfind('\n') == std::string_view::npos ? 0 : prefix.rfind('\n') + 1;
+  const size_t last_newline = prefix.rfind('\n');
+  const size_t line_start = last_newline == std::string_view::npos ? 0 : last_newline + 1;
   size_t column = prefix.size() - line_start;
   // The nearest non-blank line above the cursor's line.
   size_t end = line_start;  // one past the newline that ends the line above
   while (end > 0) {
     const size_t newline = end - 1;  // prefix[newline] == '\n'
-    const size_t begin =
-        newline == 0 || prefix.rfind('\n', newline - 1) == std::string_view::npos
-            ? 0
-            : prefix.rfind('\n', newline - 1) + 1;
+    const size_t previous = newline == 0 ? std::string_view::npos : prefix.rfind('\n', newline - 1);
+    const size_t begin = previous == std::string_view::npos ? 0 : previous + 1;
     const std::string_view line = prefix.substr(begin, newline - begin);
     if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
       // Past the cursor's column, moved forward to a UTF-8 boundary.

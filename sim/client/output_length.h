@@ -90,7 +90,8 @@ class OutputLengthModel {
 
   // True for eol: Draw needs the estimated rest of the line.
   bool needs_line_context() const { return spec_.kind == OutputLengthSpec::Kind::kEndOfLine; }
-  // The length of the request whose stable identity is `key`, in
+  // The length of the request whose stable identity is `key` (PairKey in
+  // sim/core/random.h), in
   // [1, max_tokens]. `rest_of_line_tokens` is used only by eol (>= 1).
   int64_t Draw(uint64_t key, int64_t rest_of_line_tokens = 1) const;
   // One line for outputs, e.g. "lognormal: median 13, p90 55 tokens; cap 128".
@@ -105,10 +106,6 @@ class OutputLengthModel {
   double log_median_ = 0;           // kLognormal
   double log_sigma_ = 0;
 };
-
-// A stable request identity from two integers (user, round), or (session
-// hash, edits applied).
-uint64_t OutputLengthKey(uint64_t a, uint64_t b);
 
 // The estimated tokens to the end of the line for a cursor at the end of
 // `prefix` (see eol above), given the token count of a text. At least 1.

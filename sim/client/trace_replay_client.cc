@@ -232,7 +232,7 @@ void TraceReplayClient::Send(uint32_t slot) {
       });
     }
     request.max_output_tokens = output_length_->Draw(
-        OutputLengthKey(HashName(session.id), static_cast<uint64_t>(session.text_edits)),
+        PairKey(HashName(session.id), static_cast<uint64_t>(session.text_edits)),
         rest_of_line);
   }
   request.sent = simulator_.Now();

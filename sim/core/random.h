@@ -54,5 +54,9 @@ inline uint64_t Mix64(uint64_t x) {
 }
 // FNV-1a over bytes, then mixed; stable across platforms.
 uint64_t HashName(std::string_view name);
+// A stream's `run` key for Derive from two integers, e.g. a request's
+// identity that is the same under every policy: (user, round) in the closed
+// loop, (session hash, text edits applied) for editing sessions.
+inline uint64_t PairKey(uint64_t a, uint64_t b) { return Mix64(Mix64(a) + b); }
 
 }  // namespace efimsim

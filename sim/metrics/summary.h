@@ -49,6 +49,13 @@ struct EngineCounters {
   int64_t cpu_kv_stored_bytes = 0;
   int64_t cpu_kv_evictions = 0;
   int64_t cpu_kv_load_time_ns = 0;      // sum over loads, link queueing included
+
+  // Mean CPU KV load time (link queueing included), ms; 0 without loads.
+  double cpu_kv_mean_load_ms() const {
+    return cpu_kv_loads > 0 ? static_cast<double>(cpu_kv_load_time_ns) /
+                                  static_cast<double>(cpu_kv_loads) / 1e6
+                            : 0.0;
+  }
 };
 
 struct RunSummary {

@@ -36,9 +36,7 @@ void AddCpuKvTierResults(const RunSummary& s, ordered_json& results) {
   tier["stored_bytes"] = e.cpu_kv_stored_bytes;
   tier["cpu_evictions"] = e.cpu_kv_evictions;
   tier["gpu_evictions"] = e.evictions;
-  tier["mean_load_ms"] = e.cpu_kv_loads > 0 ? static_cast<double>(e.cpu_kv_load_time_ns) /
-                                                  static_cast<double>(e.cpu_kv_loads) / 1e6
-                                            : 0.0;
+  tier["mean_load_ms"] = e.cpu_kv_mean_load_ms();
   tier["cpu_hit_rate"] = queries > 0 ? static_cast<double>(e.cpu_kv_loaded_tokens) / queries : 0.0;
   tier["gpu_plus_cpu_hit_rate"] =
       queries > 0

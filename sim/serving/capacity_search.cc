@@ -11,7 +11,6 @@
 #include <variant>
 
 #include "sim/base/errors.h"
-#include "traces/trace_open.h"
 
 namespace efimsim {
 namespace {
@@ -233,14 +232,7 @@ struct TraceArrivals {
 };
 
 TraceArrivals CountTraceArrivals(const ExperimentConfig& config) {
-  if (config.trace_path.empty()) throw UsageError("--trace: the trace workload needs a file");
-  TraceReadOptions options;
-  const auto format = ParseTraceFormat(config.trace_format);
-  if (!format) throw UsageError("--trace-format: unknown format '" + config.trace_format + "'");
-  options.format = *format;
-  options.max_line_bytes = config.max_line_bytes;
-  options.long_lines = LongLinePolicy::kSkip;
-  const std::unique_ptr<TraceReader> reader = OpenTrace(config.trace_path, options);
+  const std::unique_ptr<TraceReader> reader = OpenWorkloadTrace(config);
   TraceArrivals arrivals;
   while (const std::optional<TraceRecord> record = reader->Next()) {
     if (const auto* request = std::get_if<TraceRequest>(&*record)) {

@@ -463,23 +463,32 @@ void DescribeBoundaryReuse(const TextPaperWorkload& workload, const PolicySpec& 
 
 // The output-length model and what it gave: output tokens of the completed
 // requests (cancelled ones stopped early and are left out).
-void DescribeOutputLengths(const OutputLengthModel& model, std::vector<int64_t> tokens,
+void DescribeOutputLengths(const OutputLengthModel& model, const std::vector<int64_t>& tokens,
                            RunInfo& info) {
   auto& o = info.Section("output_length").settings;
   o.push_back({"spec", model.spec().text});
   o.push_back({"model", model.Description()});
-  std::sort(tokens.begin(), tokens.end());
-  std::vector<double> sorted(tokens.begin(), tokens.end());
-  double sum = 0;
-  for (const double t : sorted) sum += t;
-  o.push_back({"completed_requests", static_cast<int64_t>(sorted.size())});
-  o.push_back({"output_tokens_mean", sorted.empty() ? 0.0 : sum / static_cast<double>(sorted.size())});
-  o.push_back({"output_tokens_p50", sorted.empty() ? 0.0 : PercentileOfSorted(sorted, 50)});
-  o.push_back({"output_tokens_p90", sorted.empty() ? 0.0 : PercentileOfSorted(sorted, 90)});
-  o.push_back({"output_tokens_max", sorted.empty() ? int64_t{0} : tokens.back()});
+  const Distribution d = Summarize(std::vector<double>(tokens.begin(), tokens.end()));
+  o.push_back({"completed_requests", d.count});
+  o.push_back({"output_tokens_mean", d.mean});
+  o.push_back({"output_tokens_p50", d.p50});
+  o.push_back({"output_tokens_p90", d.p90});
+  o.push_back({"output_tokens_max", static_cast<int64_t>(d.max)});
 }
 
 }  // namespace
+
+std::unique_ptr<TraceReader> OpenWorkloadTrace(const ExperimentConfig& config) {
+  if (config.trace_path.empty()) throw UsageError("--trace: the trace workload needs a file");
+  TraceReadOptions options;
+  const auto format = ParseTraceFormat(config.trace_format);
+  if (!format) throw UsageError("--trace-format: unknown format '" + config.trace_format + "'");
+  options.format = *format;
+  if (config.max_line_bytes < 1) throw UsageError("--max-line-bytes: must be at least 1");
+  options.max_line_bytes = config.max_line_bytes;
+  options.long_lines = LongLinePolicy::kSkip;
+  return OpenTrace(config.trace_path, options);
+}
 
 std::string DescribeLatencyModel(const ExperimentConfig& config) {
   CpuOverheadConfig cpu = config.cpu;
@@ -541,15 +550,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   if (config.workload == "efim-paper") {
     SetUpPaper(config, policy, model, *tokenizer, setup);
   } else if (config.workload == "trace") {
-    if (config.trace_path.empty()) throw UsageError("--trace: the trace workload needs a file");
-    TraceReadOptions options;
-    const auto format = ParseTraceFormat(config.trace_format);
-    if (!format) throw UsageError("--trace-format: unknown format '" + config.trace_format + "'");
-    options.format = *format;
-    if (config.max_line_bytes < 1) throw UsageError("--max-line-bytes: must be at least 1");
-    options.max_line_bytes = config.max_line_bytes;
-    options.long_lines = LongLinePolicy::kSkip;
-    setup.trace = OpenTrace(config.trace_path, options);
+    setup.trace = OpenWorkloadTrace(config);
     setup.name = "trace";
     setup.description = "trace " + config.trace_path + " (" + setup.trace->header().source + ")";
     if (config.rate_scale != 1) {

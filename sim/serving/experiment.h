@@ -41,6 +41,7 @@
 #include "traces/line_reader.h"
 #include "traces/paper_workload.h"
 #include "traces/shared_tokenizer.h"
+#include "traces/trace_reader.h"
 #include "traces/typing_workload.h"
 
 namespace efimsim {
@@ -130,6 +131,11 @@ struct ExperimentResult {
 // end-of-run invariant fails (every request finished, cancelled or
 // rejected, every block back with reference count 0, no event left).
 ExperimentResult RunExperiment(const ExperimentConfig& config);
+
+// The reader of config.trace_path as a run reads it: --trace-format,
+// --max-line-bytes, long lines skipped. UsageError for a missing path or
+// bad settings, InputError for the file.
+std::unique_ptr<TraceReader> OpenWorkloadTrace(const ExperimentConfig& config);
 
 // The description of the latency model `config` would run with (what its
 // numbers rest on), for commands that report many runs at once.

@@ -72,16 +72,21 @@ void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
       const int64_t new_tokens = std::min(request->num_tokens - hit_tokens, budget);
       if (!cache_.Allocate(request->kv, 0, new_tokens, hit_blocks_, request->block_keys)) break;
       waiting_.pop_front();
-      running_.push_back(request);
-      request->TransitionTo(RequestState::kRunning);
       if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
-      plan.sequences.push_back({request, new_tokens, hit_tokens});
-      request->num_computed_tokens = hit_tokens + new_tokens;
-      plan.total_tokens += new_tokens;
-      budget -= new_tokens;
-      ++plan.admitted;
+      Admit(request, hit_tokens, new_tokens, plan, budget);
     }
   }
+}
+
+void VllmV1Scheduler::Admit(Request* request, int64_t context, int64_t new_tokens,
+                            StepPlan& plan, int64_t& budget) {
+  running_.push_back(request);
+  request->TransitionTo(RequestState::kRunning);
+  plan.sequences.push_back({request, new_tokens, context});
+  request->num_computed_tokens = context + new_tokens;
+  plan.total_tokens += new_tokens;
+  budget -= new_tokens;
+  ++plan.admitted;
 }
 
 void VllmV1Scheduler::AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoint now) {
@@ -126,13 +131,7 @@ void VllmV1Scheduler::AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoin
       if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
     }
     waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(index));
-    running_.push_back(request);
-    request->TransitionTo(RequestState::kRunning);
-    plan.sequences.push_back({request, new_tokens, context});
-    request->num_computed_tokens = context + new_tokens;
-    plan.total_tokens += new_tokens;
-    budget -= new_tokens;
-    ++plan.admitted;
+    Admit(request, context, new_tokens, plan, budget);
   }
 }
 

@@ -81,6 +81,11 @@ class VllmV1Scheduler {
 
  private:
   void Preempt(Request* victim);
+  // A request just taken off the waiting queue, with blocks allocated for
+  // `context` computed + `new_tokens` tokens, joins the running list and
+  // this step's plan.
+  void Admit(Request* request, int64_t context, int64_t new_tokens, StepPlan& plan,
+             int64_t& budget);
   // Step 2 with a CPU KV tier.
   void AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoint now);
 

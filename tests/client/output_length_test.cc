@@ -16,6 +16,8 @@
 #include <sstream>
 
 #include "sim/base/errors.h"
+#include "sim/core/random.h"
+#include "sim/core/random.h"
 #include "sim/metrics/summary.h"
 #include "sim/serving/experiment.h"
 #include "traces/tokenizer/default_tokenizer_path.h"
@@ -30,7 +32,7 @@ std::vector<double> Sample(const OutputLengthModel& model, int64_t rest_of_line 
   lengths.reserve(kSample);
   for (int64_t i = 0; i < kSample; ++i) {
     lengths.push_back(static_cast<double>(
-        model.Draw(OutputLengthKey(static_cast<uint64_t>(i), 0), rest_of_line)));
+        model.Draw(PairKey(static_cast<uint64_t>(i), 0), rest_of_line)));
   }
   std::sort(lengths.begin(), lengths.end());
   return lengths;
