@@ -1,8 +1,8 @@
 #pragma once
 // One tokenizer for many runs: loaded the first time a run needs text, at
-// most once per object, however many runs (and threads) share it. Commands
-// that run many simulations (compare, sweep, capacity) make one and hand it
-// to every run (ExperimentConfig::shared_tokenizer), so a workload of
+// most once per object, however many runs (and threads) share it. The CLI
+// makes one per command (cli::ExperimentFromOptions) and every run made from
+// that config shares it (ExperimentConfig::shared_tokenizer), so a workload of
 // lengths only never pays for tokenizer.json (~0.6 s), and a text workload
 // pays once per process instead of once per run.
 //
