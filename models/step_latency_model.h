@@ -51,7 +51,6 @@ class StepLatencyModel : public LatencyModel {
                    std::unique_ptr<OperatorTimer> timer);
 
   const ShardShapes& Shapes() const { return shapes_; }
-  const std::string& OverheadSource() const { return overhead_source_; }
   // "eager", or "CUDA graphs for decode-only steps"; for descriptions.
   std::string OverheadText() const;
 

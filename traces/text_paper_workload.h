@@ -71,9 +71,6 @@ class TextPaperWorkload : public MultiRoundWorkload {
   std::string Name() const override { return "efim-paper-text"; }
   std::string Description() const override;
 
-  // The texts behind the tokens.
-  const std::string& document_text(int64_t user) const { return User(user).text; }
-  const std::string& document_path(int64_t user) const { return User(user).path; }
   // Round boundaries in code points.
   const PaperRoundLayout& layout(int64_t user) const { return User(user).layout; }
   std::string_view InitialPrefixText(int64_t user) const;

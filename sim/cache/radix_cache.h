@@ -122,7 +122,6 @@ class RadixCache {
   void Touch(RadixNode* node, uint64_t tick);
   void UpdateLeafSet(RadixNode* node);
   void DeleteLeaf(RadixNode* node);
-  void DeleteSubtree(RadixNode* node);
 
   int64_t num_slots_;
   int32_t page_size_;

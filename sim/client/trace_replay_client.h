@@ -65,7 +65,6 @@ class TraceReplayClient : public EventHandler {
 
   // Counters; efim_rebases includes sessions still open.
   TraceReplayStats stats() const;
-  int64_t open_sessions() const { return static_cast<int64_t>(session_slots_.size()); }
   int64_t requests_in_flight() const { return static_cast<int64_t>(owner_.size()); }
 
  private:

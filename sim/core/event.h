@@ -32,8 +32,6 @@ enum class EventClass : uint8_t {
 };
 inline constexpr int kEventClassCount = 5;
 
-const char* EventClassName(EventClass event_class);
-
 class EventHandler;
 
 struct Event {

@@ -20,9 +20,8 @@ void Simulator::Schedule(TimePoint time, EventClass event_class, EventHandler* h
 uint64_t Simulator::Run() {
   EFIMSIM_CHECK(!running_, "Simulator::Run re-entered");
   running_ = true;
-  stop_requested_ = false;
   const uint64_t handled_before = events_handled_;
-  while (!queue_.empty() && !stop_requested_) {
+  while (!queue_.empty()) {
     const Event event = queue_.Pop();
     EFIMSIM_CHECK(event.time >= now_, "time went backwards");
     now_ = event.time;

@@ -25,10 +25,9 @@ class Simulator {
     Schedule(now_ + delay, event_class, handler, payload);
   }
 
-  // Runs until the queue is empty or Stop() is called. Returns the number of
-  // events handled by this call.
+  // Runs until the queue is empty (or the interrupt flag is raised).
+  // Returns the number of events handled by this call.
   uint64_t Run();
-  void Stop() { stop_requested_ = true; }
   // When set, Run() throws Interrupted soon after *flag becomes true (it is
   // polled every few thousand events). The flag must outlive the run.
   void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
@@ -45,7 +44,6 @@ class Simulator {
   TimePoint now_ = kTimeZero;
   uint64_t events_handled_ = 0;
   bool running_ = false;
-  bool stop_requested_ = false;
   const std::atomic<bool>* interrupt_ = nullptr;
   std::function<void()> periodic_hook_;
 };
