@@ -8,8 +8,8 @@ MooncakeReader::MooncakeReader(const std::string& path, int64_t max_line_bytes,
                                int64_t block_key_tokens, LongLinePolicy long_lines)
     : lines_(path, max_line_bytes, long_lines), block_key_tokens_(block_key_tokens) {
   if (block_key_tokens_ < 1 || kMooncakeHashBlockTokens % block_key_tokens_ != 0) {
-    throw UsageError("Mooncake block key tokens must divide 512, got " +
-                     std::to_string(block_key_tokens_));
+    throw UsageError("--block-tokens: a Mooncake trace's 512-token hash ids need a block size "
+                     "that divides 512, got " + std::to_string(block_key_tokens_));
   }
   header_.source = "mooncake-jsonl";
   header_.description = "imported from " + path + "; 512-token hash ids expanded to " +

@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <iostream>
 
 #include "sim/app/cli_options.h"
@@ -20,7 +21,10 @@ int RunConvertCommand(int argc, const char* const* argv) {
        "input format: auto, efimsim, azure-csv, mooncake-jsonl, tasktracker-csv, "
        "humaneval-infilling")
       ("max-line-bytes", po::value<int64_t>()->default_value(kDefaultMaxLineBytes),
-       "longest input line (or CSV record) accepted [bytes]");
+       "longest input line (or CSV record) accepted [bytes]")
+      ("block-tokens", po::value<int64_t>()->default_value(16),
+       "block size of the engine that will replay the output: Mooncake's 512-token hash ids "
+       "become keys of this many tokens (must divide 512) [tokens]");
   po::positional_options_description positional;
   positional.add("input", 1).add("output", 1);
   po::variables_map values;
@@ -40,9 +44,16 @@ int RunConvertCommand(int argc, const char* const* argv) {
   options.format = *parsed;
   options.max_line_bytes = values["max-line-bytes"].as<int64_t>();
   if (options.max_line_bytes < 1) throw UsageError("--max-line-bytes: must be >= 1");
+  options.mooncake_block_key_tokens = values["block-tokens"].as<int64_t>();
 
   const std::string input = values["input"].as<std::string>();
   const std::string output = values["output"].as<std::string>();
+  std::error_code same_error;
+  if (std::filesystem::exists(output) &&
+      std::filesystem::equivalent(input, output, same_error)) {
+    throw UsageError("convert: OUTPUT " + output + " is the INPUT file; writing it would destroy "
+                     "the trace");
+  }
   std::unique_ptr<TraceReader> reader = OpenTrace(input, options);
   AtomicOutputFile file(output);
   TraceWriter writer(file.stream(), reader->header());

@@ -487,6 +487,9 @@ std::unique_ptr<TraceReader> OpenWorkloadTrace(const ExperimentConfig& config) {
   if (config.max_line_bytes < 1) throw UsageError("--max-line-bytes: must be at least 1");
   options.max_line_bytes = config.max_line_bytes;
   options.long_lines = LongLinePolicy::kSkip;
+  // Traces that carry block hashes (Mooncake) are expanded into keys of the
+  // engine's own block size, so they match the blocks the engine caches.
+  options.mooncake_block_key_tokens = config.engine.block_tokens;
   return OpenTrace(config.trace_path, options);
 }
 

@@ -130,6 +130,16 @@ expect_error "--max-line-bytes" replay --workload trace --trace "$out/long.jsonl
 expect_error_plain "long.jsonl:3: line longer than the maximum of 200 bytes" \
   convert "$out/long.jsonl" "$out/long.out.jsonl" --max-line-bytes 200
 
+# convert never writes over its input, and refuses a block size a Mooncake
+# trace cannot be expanded into.
+cp "$out/long.jsonl" "$out/same.jsonl"
+expect_error_plain "is the INPUT file" convert "$out/same.jsonl" "$out/same.jsonl"
+if cmp -s "$out/long.jsonl" "$out/same.jsonl"; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL: convert changed its input"; fi
+echo '{"timestamp": 0, "input_length": 600, "output_length": 2, "hash_ids": [1, 2]}' > "$out/mc.jsonl"
+expect_error_plain "--block-tokens: a Mooncake trace's 512-token hash ids need a block size that divides 512" \
+  convert "$out/mc.jsonl" "$out/mc.out.jsonl" --block-tokens 24
+
 # --help lists options with defaults and units, and exits 0.
 help=$("$efimsim" replay --help)
 if [[ $? -eq 0 && $help == *"--max-num-batched-tokens"*"(=2048)"*"[tokens]"* && $help == *"--think-time-ms"* ]]; then
