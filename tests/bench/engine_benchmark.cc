@@ -1,4 +1,4 @@
-// Hot paths of the engine (Google Benchmark). Targets are in the README;
+// Hot paths of the engine (Google Benchmark). Targets and results are in docs/performance.md;
 // ctest runs this once with a tiny min time as a smoke test only.
 #include <benchmark/benchmark.h>
 
