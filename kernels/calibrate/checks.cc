@@ -183,6 +183,15 @@ void check_decode(Checker& ck, int sm_count, Rng& rng) {
       {16, 2, 64, {500, 77}},
       {32, 32, 128, {1024, 4096}},
       {8, 2, 128, std::vector<int>(64, 4096)},
+      // GQA groups that are not powers of two (issue 26: 7, 6, 12 failed to
+      // launch), one CTA or several per group, and a prime group of 13.
+      {28, 4, 128, {1, 300, 4097}},
+      {12, 2, 128, {65, 2000}},
+      {48, 4, 128, {17, 1000, 4096}},
+      {24, 2, 64, {129, 3000}},
+      {10, 2, 64, {1, 700}},
+      {13, 1, 64, {64, 1500}},
+      {16, 1, 128, {999}},
   };
   for (const auto& c : cases) {
     std::vector<SeqShape> seqs;

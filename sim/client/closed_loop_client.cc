@@ -64,4 +64,9 @@ void ClosedLoopClient::OnResponseComplete(int64_t user) {
                            static_cast<uint64_t>(user));
 }
 
+void ClosedLoopClient::CheckDrained(int64_t ended) const {
+  EFIMSIM_CHECK(users_done_ == prompter_.num_users(), "a user did not finish");
+  EFIMSIM_CHECK(ended == requests_sent(), "finished + rejected != sent");
+}
+
 }  // namespace efimsim

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/client/client.h"
 #include "sim/client/client_request.h"
 #include "sim/client/output_length.h"
 #include "sim/client/round_prompter.h"
@@ -27,21 +28,25 @@ struct ClosedLoopConfig {
   uint64_t seed = 0;                   // exponential_think_time only
 };
 
-class ClosedLoopClient : public EventHandler {
+class ClosedLoopClient : public Client, public EventHandler {
  public:
   // All references must outlive the client.
   ClosedLoopClient(Simulator& simulator, RoundPrompter& prompter, RequestSink& sink,
                    ClosedLoopConfig config);
 
   // Schedules every user's first round at Now().
-  void Start();
+  void Start() override;
   // The engine finished `user`'s outstanding request at Now().
   void OnResponseComplete(int64_t user);
+  void OnRequestEnded(uint64_t /*request_id*/, int64_t user) override { OnResponseComplete(user); }
+  // Every user finished all rounds, and every request sent ended.
+  void CheckDrained(int64_t ended) const override;
+  int64_t efim_rebases() const override { return rebases(); }
 
   void HandleEvent(const Event& event) override;
   // Optional (null: every request asks for config.max_output_tokens): draws
   // each request's length, keyed by (user, round). Must outlive the client.
-  void set_output_length(const OutputLengthModel* model) { output_length_ = model; }
+  void set_output_length(const OutputLengthModel* model) override { output_length_ = model; }
 
   int64_t requests_sent() const { return static_cast<int64_t>(next_request_id_); }
   int64_t users_done() const { return users_done_; }

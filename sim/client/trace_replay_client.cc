@@ -286,4 +286,8 @@ void TraceReplayClient::MaybeClose(uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
+void TraceReplayClient::CheckDrained(int64_t /*ended*/) const {
+  EFIMSIM_CHECK(requests_in_flight() == 0, "a trace request was never answered");
+}
+
 }  // namespace efimsim

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/client/client.h"
 #include "sim/client/client_request.h"
 #include "sim/client/completion_trigger.h"
 #include "sim/client/output_length.h"
@@ -34,7 +35,7 @@ struct TraceReplayStats {
   int64_t efim_rebases = 0;
 };
 
-class TraceReplayClient : public EventHandler {
+class TraceReplayClient : public Client, public EventHandler {
  public:
   // `builder` may be null when the trace has no editing sessions (an
   // InputError is thrown at the first session otherwise). `trace_name`
@@ -46,7 +47,7 @@ class TraceReplayClient : public EventHandler {
                     std::string trace_name, TimePoint stop_sending_at = TimePoint::max());
   ~TraceReplayClient() override;
 
-  void Start();
+  void Start() override;
   // Where the builder comes from when none was given: called at the first
   // editing session (so a trace of request records never loads a
   // tokenizer); a null result is the missing-tokenizer InputError. Must
@@ -56,12 +57,16 @@ class TraceReplayClient : public EventHandler {
   }
   // The engine is done with `request_id` (finished, cancelled or rejected).
   void OnRequestDone(uint64_t request_id);
+  void OnRequestEnded(uint64_t request_id, int64_t /*user*/) override { OnRequestDone(request_id); }
+  // No request is still waiting for an answer.
+  void CheckDrained(int64_t ended) const override;
+  int64_t efim_rebases() const override { return stats().efim_rebases; }
   void HandleEvent(const Event& event) override;
   // Optional (null: every completion asks for config.max_output_tokens):
   // draws each completion's length, keyed by (session id, text edits
   // applied so far). Request records keep their recorded lengths. Must
   // outlive the client.
-  void set_output_length(const OutputLengthModel* model) { output_length_ = model; }
+  void set_output_length(const OutputLengthModel* model) override { output_length_ = model; }
 
   // Counters; efim_rebases includes sessions still open.
   TraceReplayStats stats() const;

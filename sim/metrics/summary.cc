@@ -7,6 +7,39 @@
 
 namespace efimsim {
 
+void EngineCounters::Add(const EngineCounters& replica) {
+  steps += replica.steps;
+  events += replica.events;
+  prefix_cache_lookups += replica.prefix_cache_lookups;
+  prefix_cache_query_tokens += replica.prefix_cache_query_tokens;
+  prefix_cache_hit_tokens += replica.prefix_cache_hit_tokens;
+  preemptions += replica.preemptions;
+  evictions += replica.evictions;
+  rejected_requests += replica.rejected_requests;
+  prefill_tokens_computed += replica.prefill_tokens_computed;
+  decode_tokens_computed += replica.decode_tokens_computed;
+  cpu_kv_blocks_total = std::max(cpu_kv_blocks_total, replica.cpu_kv_blocks_total);
+  cpu_kv_lookups += replica.cpu_kv_lookups;
+  cpu_kv_hit_blocks += replica.cpu_kv_hit_blocks;
+  cpu_kv_loads += replica.cpu_kv_loads;
+  cpu_kv_loaded_tokens += replica.cpu_kv_loaded_tokens;
+  cpu_kv_loaded_bytes += replica.cpu_kv_loaded_bytes;
+  cpu_kv_stored_blocks += replica.cpu_kv_stored_blocks;
+  cpu_kv_stored_bytes += replica.cpu_kv_stored_bytes;
+  cpu_kv_evictions += replica.cpu_kv_evictions;
+  cpu_kv_load_time_ns += replica.cpu_kv_load_time_ns;
+  kv_blocks_total = std::max(kv_blocks_total, replica.kv_blocks_total);
+  const double usage = replica.kv_blocks_total > 0
+                           ? static_cast<double>(replica.kv_blocks_peak_used) /
+                                 static_cast<double>(replica.kv_blocks_total)
+                           : 0.0;
+  const double best = kv_blocks_total > 0
+                          ? static_cast<double>(kv_blocks_peak_used) /
+                                static_cast<double>(kv_blocks_total)
+                          : 0.0;
+  if (usage > best) kv_blocks_peak_used = replica.kv_blocks_peak_used;
+}
+
 double PercentileOfSorted(std::span<const double> sorted, double q) {
   EFIMSIM_CHECK(!sorted.empty(), "percentile of nothing");
   EFIMSIM_CHECK(q >= 0.0 && q <= 100.0, "percentile out of range");

@@ -50,6 +50,12 @@ struct EngineCounters {
   int64_t cpu_kv_evictions = 0;
   int64_t cpu_kv_load_time_ns = 0;      // sum over loads, link queueing included
 
+  // Adds one replica's counters into a cluster's: sums, except the KV
+  // figures, which stay those of one replica (pool and tier sizes) and of
+  // the fullest replica (peak), so peak_kv_usage stays a fraction of one
+  // GPU's cache. A field added above must be added here.
+  void Add(const EngineCounters& replica);
+
   // Mean CPU KV load time (link queueing included), ms; 0 without loads.
   double cpu_kv_mean_load_ms() const {
     return cpu_kv_loads > 0 ? static_cast<double>(cpu_kv_load_time_ns) /

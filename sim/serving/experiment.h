@@ -1,17 +1,7 @@
 #pragma once
-// One run: a workload replayed under one policy on one replica, from set-up
+// One run: a workload (sim/serving/workload.h, by name) replayed under one
+// policy on one or more replicas of one engine behind a router, from set-up
 // to summary. The CLI, tests and sweeps all go through RunExperiment.
-//
-// Workloads:
-//   efim-paper  the EFIM paper's closed-loop multi-round benchmark; documents
-//               are real code tokenized with the Llama-3.1 tokenizer
-//               ("text"), or synthetic token sequences ("synthetic"); "auto"
-//               takes text when the tokenizer is present and the corpus has
-//               enough documents, and says which it took
-//   trace       any trace file traces/trace_open.h reads, replayed open loop
-//   typing      simulated users typing real files (traces/typing_workload.h)
-// Editing sessions (trace, typing) become completion requests through the
-// client model of CompletionClientConfig.
 //
 // Clusters (replicas > 1): every replica has the full engine configuration
 // (its own KV cache of the computed size); the summary sums the replicas'
