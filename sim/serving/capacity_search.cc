@@ -262,6 +262,13 @@ CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Sl
   }
   if (search.max_users < 1) throw UsageError("--max-users: must be at least 1");
   if (search.warmup_rounds < 0) throw UsageError("--warmup-rounds: must be >= 0");
+  // Every round left out would leave nothing to judge (the search then fell
+  // back to judging every request, the cold burst included: a wrong answer).
+  if (base.workload == "efim-paper" && search.warmup_rounds >= base.workload_paper.rounds) {
+    throw UsageError("--warmup-rounds: " + std::to_string(search.warmup_rounds) +
+                     " leaves none of the " + std::to_string(base.workload_paper.rounds) +
+                     " --rounds to judge; give fewer warm-up rounds or more rounds");
+  }
   LoadAxis axis;
   axis.max_steps = search.max_users;
   // Exponential pauses: a run lasts until its slowest user has paused

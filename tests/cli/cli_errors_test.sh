@@ -70,6 +70,8 @@ expect_error_plain() {
 }
 expect_error_plain "convert needs INPUT and OUTPUT" convert
 expect_error_plain "/nonexistent: cannot open file" tokenize /nonexistent
+mkdir -p "$out/srcdir"
+expect_error_plain "srcdir: is a directory; give its files" tokenize "$out/srcdir"
 expect_error_plain "merge: give the shard output directories" merge
 expect_error_plain "--seq" predict --seq 12x
 expect_error_plain "--timing: expected gpu or step" validate-latency --measured x.json --timing wall
