@@ -19,6 +19,7 @@
 #include "sim/client/round_prompter.h"
 #include "sim/client/trace_replay_client.h"
 #include "sim/serving/kv_capacity.h"
+#include "sim/serving/run_params.h"
 #include "sim/metrics/request_id_order.h"
 #include "sim/metrics/timeline_writer.h"
 #include "sim/serving/replica.h"
@@ -184,9 +185,6 @@ void SetUpPaper(const ExperimentConfig& config, const PolicySpec& policy, const 
                 const SharedTokenizer& tokenizer, WorkloadSetup& setup) {
   std::string documents = config.documents;
   std::string auto_reason;
-  if (documents != "auto" && documents != "synthetic" && documents != "text") {
-    throw UsageError("--documents: expected auto, synthetic or text, got '" + documents + "'");
-  }
   const std::string tokenizer_path = TokenizerPath(config);
   if (documents == "auto") {
     documents = std::filesystem::exists(tokenizer_path) ? "text" : "synthetic";
@@ -364,6 +362,7 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   l.push_back({"cpu_per_sequence_overhead_us", config.cpu.per_sequence_us});
   l.push_back({"eager_launch_per_layer_us", config.cpu.eager_launch_per_layer_us});
   l.push_back({"graph_launch_us", config.cpu.graph_launch_us});
+  for (Setting& s : NonDefaultQuietSettings(config, kLatencyGroup)) l.push_back(std::move(s));
 
   auto& e = info.Section("engine").settings;
   if (config.sglang.engine == "sglang") {
@@ -494,21 +493,18 @@ std::string DescribeLatencyModel(const ExperimentConfig& config) {
   CpuOverheadConfig cpu = config.cpu;
   cpu.cuda_graphs = config.engine.cuda_graphs;
   return MakeLatencyModel(config.latency_model, LoadModelSpec(config.engine.model),
-                          LoadGpuSpec(config.engine.gpu), cpu)
+                          LoadGpuSpec(config.engine.gpu), cpu, config.latency)
       ->Description();
 }
 
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const auto wall_start = std::chrono::steady_clock::now();
   const PolicySpec& policy = GetPolicy(config.policy);
+  CheckRunParams(config);  // ranges and allowed values, as the option tables declare them
   const ModelSpec model = LoadModelSpec(config.engine.model);
   const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
   if (config.max_output_tokens < 1) throw UsageError("--max-tokens: must be at least 1");
   if (config.think_time_ms < 0) throw UsageError("--think-time-ms: must be >= 0");
-  if (config.think_time_dist != "fixed" && config.think_time_dist != "exponential") {
-    throw UsageError("--think-time-dist: unknown distribution '" + config.think_time_dist +
-                     "' (choose one of: fixed, exponential)");
-  }
   // Only a policy whose output-length spec is not the default gets a model,
   // so default runs are exactly what they were before the option existed.
   std::unique_ptr<OutputLengthModel> output_length;
@@ -533,7 +529,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   CpuOverheadConfig cpu = config.cpu;
   cpu.cuda_graphs = config.engine.cuda_graphs;
   const std::unique_ptr<LatencyModel> latency =
-      MakeLatencyModel(config.latency_model, model, gpu, cpu);
+      MakeLatencyModel(config.latency_model, model, gpu, cpu, config.latency);
 
   if (config.rate_scale != 1 && config.workload != "trace") {
     throw UsageError("--rate-scale: only for --workload trace (typing's open population takes "
@@ -588,7 +584,6 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                      "' (choose one of: efim-paper, trace, typing)");
   }
 
-  ValidateSglangConfig(config.sglang);
   if (config.sglang.engine == "sglang" && config.cpu_kv.cpu_kv_gib > 0) {
     throw UsageError("--cpu-kv-gib: the CPU KV tier models vLLM's offloading connector and "
                      "applies to --engine vllm_v1 only (SGLang's host cache is not modelled)");
