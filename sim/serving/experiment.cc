@@ -349,6 +349,10 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   m.push_back({"name", model.name});
   m.push_back({"weights_gib", static_cast<double>(model.WeightBytes()) / (1 << 30)});
   m.push_back({"kv_bytes_per_token", model.KvBytesPerToken()});
+  if (capacity.tensor_parallel > 1) {
+    m.push_back({"weights_gib_per_gpu", capacity.weights_gib});
+    m.push_back({"kv_bytes_per_token_per_gpu", capacity.kv_bytes_per_token});
+  }
 
   auto& g = info.Section("gpu").settings;
   g.push_back({"name", gpu.name});
@@ -524,7 +528,8 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     }
   }
   if (config.duration_s < 0) throw UsageError("--duration-s: must be >= 0");
-  const KvCapacity capacity = ComputeKvCapacity(config.engine, model, gpu);
+  const KvCapacity capacity =
+      ComputeKvCapacity(config.engine, model, gpu, config.latency.tensor_parallel);
 
   CpuOverheadConfig cpu = config.cpu;
   cpu.cuda_graphs = config.engine.cuda_graphs;
