@@ -2,8 +2,10 @@
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "sim/base/errors.h"
+#include "sim/client/policy.h"
 
 namespace efimsim::cli {
 
@@ -93,6 +95,22 @@ LatencySetup LatencyFromOptions(const po::variables_map& values) {
   setup.options = config.latency;
   setup.cpu = config.cpu;
   return setup;
+}
+
+std::vector<std::string> SplitPolicies(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    if (item.empty()) throw UsageError("--policies: empty name in '" + text + "'");
+    for (const std::string& seen : items) {
+      if (seen == item) throw UsageError("--policies: '" + item + "' given twice");
+    }
+    GetPolicy(item);  // throws naming the known policies
+    items.push_back(item);
+  }
+  if (items.empty()) throw UsageError("--policies: no policy given");
+  return items;
 }
 
 bool ParseCommandLine(const std::string& command, const std::string& synopsis,

@@ -64,6 +64,10 @@ struct LatencySetup {
 };
 LatencySetup LatencyFromOptions(const po::variables_map& values);
 
+// --policies: comma-separated policy names, each known and given once;
+// throws UsageError("--policies: ...") otherwise.
+std::vector<std::string> SplitPolicies(const std::string& text);
+
 // Parses argv (after the command name) against `visible`; throws UsageError
 // naming the option for unknown options or bad syntax. Returns false (and
 // prints help) when --help was given.
