@@ -90,7 +90,7 @@ void SetParam(const Param<Config>& param, const std::string& text, Config& confi
         }
       },
       param.field);
-  CheckAllowedValue(param.info, ParamValueText(param, config));
+  if (!param.info.allowed.empty()) CheckAllowedValue(param.info, ParamValueText(param, config));
 }
 
 template <class Config>
