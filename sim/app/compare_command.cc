@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
@@ -16,24 +15,6 @@
 #include "sim/metrics/requests_csv_writer.h"
 
 namespace efimsim::cli {
-namespace {
-
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    if (item.empty()) throw UsageError("--policies: empty name in '" + text + "'");
-    for (const std::string& seen : items) {
-      if (seen == item) throw UsageError("--policies: '" + item + "' given twice");
-    }
-    items.push_back(item);
-  }
-  if (items.empty()) throw UsageError("--policies: no policy given");
-  return items;
-}
-
-}  // namespace
 
 int RunCompareCommand(int argc, const char* const* argv) {
   std::string policies_help = "comma-separated cache policies, run on the identical workload:";
@@ -57,8 +38,7 @@ int RunCompareCommand(int argc, const char* const* argv) {
                         visible, argc, argv, values)) {
     return 0;
   }
-  const std::vector<std::string> policies = SplitList(values["policies"].as<std::string>());
-  for (const std::string& policy : policies) GetPolicy(policy);
+  const std::vector<std::string> policies = SplitPolicies(values["policies"].as<std::string>());
   ExperimentConfig base = ExperimentFromOptions(values);
   base.interrupt = InstallInterruptHandler();
   const std::string out_dir = values["out"].as<std::string>();

@@ -94,8 +94,11 @@ std::string RenderRunHeader(const ExperimentResult& result) {
   const RunInfo& info = result.info;
   std::string out;
   out += "workload:      " + SettingText(info, "workload", "description") + "\n";
-  out += "model, GPU:    " + SettingText(info, "model", "name") + " on 1 x " +
-         SettingText(info, "gpu", "description") + ", KV cache " +
+  // "tp" is in the run info only when not 1 (a quiet option).
+  const std::string tp = SettingText(info, "latency_model", "tp");
+  out += "model, GPU:    " + SettingText(info, "model", "name") + " on " +
+         (tp.empty() ? "1" : tp) + " x " + SettingText(info, "gpu", "description") +
+         (tp.empty() ? "" : " (tensor parallel)") + ", KV cache " +
          SettingText(info, "engine", "kv_tokens_effective") + " tokens\n";
   if (SettingText(info, "engine", "name") == "sglang") {
     out += "engine:        sglang 0.5.3, schedule_policy " +

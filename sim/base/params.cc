@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "sim/base/errors.h"
 
@@ -30,6 +31,31 @@ std::string FormatDouble(double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.10g", value);
   return buffer;
+}
+
+ParamInfo Choice(std::string name, std::string help, std::vector<std::string> allowed) {
+  ParamInfo info;
+  info.name = std::move(name);
+  info.help = std::move(help);
+  info.allowed = std::move(allowed);
+  return info;
+}
+
+void CheckAllowedValue(const ParamInfo& info, const std::string& text) {
+  if (info.allowed.empty()) return;
+  std::string names;
+  for (const std::string& value : info.allowed) {
+    if (value == text) return;
+    names += (names.empty() ? "" : ", ") + value;
+  }
+  throw UsageError("--" + info.name + ": unknown value '" + text + "' (choose one of: " + names +
+                   ")");
+}
+
+void CheckRange(const ParamInfo& info, double value, const std::string& text) {
+  if (value < info.min_value || value > info.max_value || std::isnan(value)) {
+    Reject(info, "a number" + RangeText(info), text);
+  }
 }
 
 int64_t ParseInt64Option(const ParamInfo& info, const std::string& text) {
