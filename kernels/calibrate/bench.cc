@@ -129,7 +129,7 @@ double Bench::decode_us(const ModelSpec& s, int batch, int context_tokens) {
   DeviceBuffer<bf16_t> out(q.size());
   auto table = upload(shuffled_block_table(batch, per_seq, next_seed()));
   auto lens = upload(std::vector<std::int32_t>(batch, context_tokens));
-  const int splits = cuda::decode_attention_default_splits(batch, s.kv_heads, context_tokens, sm_count_);
+  const int splits = cuda::decode_attention_default_splits(batch, s.q_heads, s.kv_heads, context_tokens, sm_count_);
   DeviceBuffer<float> ws(cuda::decode_attention_workspace_bytes(batch, s.q_heads, s.head_dim, splits) / sizeof(float));
   cuda::DecodeAttentionParams p;
   p.q = q.data();

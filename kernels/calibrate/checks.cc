@@ -141,6 +141,8 @@ void check_prefill(Checker& ck, Rng& rng) {
       {{32, 8, 128}, {{130, 0}, {17, 500}}},
       {{8, 2, 128}, {{1024, 1024}}},
       {{4, 4, 64}, {{513, 0}, {3, 0}}},
+      {{28, 4, 128}, {{70, 30}, {5, 200}}},
+      {{12, 2, 64}, {{33, 0}, {100, 64}}},
   };
   for (const auto& [h, seqs] : cases) {
     const auto sc = make_paged_scenario(seqs, h.hq, h.hkv, h.d, rng);
@@ -183,6 +185,15 @@ void check_decode(Checker& ck, int sm_count, Rng& rng) {
       {16, 2, 64, {500, 77}},
       {32, 32, 128, {1024, 4096}},
       {8, 2, 128, std::vector<int>(64, 4096)},
+      // GQA groups that are not powers of two (issue 26: 7, 6, 12 failed to
+      // launch), one CTA or several per group, and a prime group of 13.
+      {28, 4, 128, {1, 300, 4097}},
+      {12, 2, 128, {65, 2000}},
+      {48, 4, 128, {17, 1000, 4096}},
+      {24, 2, 64, {129, 3000}},
+      {10, 2, 64, {1, 700}},
+      {13, 1, 64, {64, 1500}},
+      {16, 1, 128, {999}},
   };
   for (const auto& c : cases) {
     std::vector<SeqShape> seqs;
@@ -190,7 +201,8 @@ void check_decode(Checker& ck, int sm_count, Rng& rng) {
     const auto sc = make_paged_scenario(seqs, c.hq, c.hkv, c.d, rng);
     std::vector<float> want(sc.q.size());
     decode_attention_ref(sc.decode_args(), want);
-    const int dflt = cuda::decode_attention_default_splits(sc.num_seqs(), sc.kv_heads, sc.max_kv_len(), sm_count);
+    const int dflt = cuda::decode_attention_default_splits(sc.num_seqs(), sc.q_heads, sc.kv_heads, sc.max_kv_len(),
+                                                           sm_count);
     std::vector<int> splits = {1, dflt, 3, 7, 40};
     std::sort(splits.begin(), splits.end());
     splits.erase(std::unique(splits.begin(), splits.end()), splits.end());

@@ -4,7 +4,10 @@
 // shape, all row-major, and returns an error code: cudaErrorInvalidValue for
 // arguments it does not support, otherwise the launch status
 // (cudaGetLastError() after the launch). Launchers never synchronize and
-// never allocate; callers own memory (see device_buffer.h).
+// never allocate device memory; callers own it (see device_buffer.h). Grid,
+// block and shared memory of every launch come from the host functions of
+// launch_config.h, which a CPU test checks against the device limits of
+// sm_80 and sm_90 for every catalogued model.
 //
 // The paged KV cache is vLLM's flash layout, K and V each
 //   [num_blocks, block_tokens, kv_heads, head_dim],
@@ -17,12 +20,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace efimsim::kernels::cuda {
 
 using bf16_t = __nv_bfloat16;
 
 inline constexpr int kBlockTokens = 16;  // page size the attention kernels support
+
+// Why the calling thread's last launcher call returned cudaErrorInvalidValue
+// (the plan's message, e.g. "decode_attention: head_dim must be 64 or 128");
+// empty when it did not. set_launch_error records it and returns
+// cudaErrorInvalidValue (used by the launchers).
+const std::string& last_launch_error();
+cudaError_t set_launch_error(const std::string& why);
 
 // ---- GEMM: C = A * B^T ----------------------------------------------------
 struct GemmParams {
@@ -73,7 +84,7 @@ struct DecodeAttentionParams {
   int num_seqs = 0;
   int max_context_len = 0;  // max over sequences (host-side, sizes the split)
   int q_heads = 0;
-  int kv_heads = 0;         // q_heads / kv_heads must be 1, 2, 4 or 8
+  int kv_heads = 0;         // q_heads / kv_heads: 1 .. 64 (launch::decode::kMaxGroup)
   int head_dim = 0;         // 64 or 128
   int block_tokens = kBlockTokens;
   int max_blocks_per_seq = 0;
@@ -85,11 +96,12 @@ struct DecodeAttentionParams {
 
 // A split factor that gives about two CTAs per SM, never splitting below
 // 256 keys per split.
-int decode_attention_default_splits(int num_seqs, int kv_heads, int max_context_len, int sm_count);
+int decode_attention_default_splits(int num_seqs, int q_heads, int kv_heads, int max_context_len, int sm_count);
 std::size_t decode_attention_workspace_bytes(int num_seqs, int q_heads, int head_dim, int num_splits);
 
-// Split-KV flash decoding: one CTA per (split, KV head, sequence) computes
-// all q heads of that KV head's group, so K/V are read from memory once;
+// Split-KV flash decoding: one CTA per (split, KV head, head chunk, sequence)
+// computes up to 8 q heads of that KV head's group (the whole group when it
+// has at most 8), so K/V are read from memory once per chunk;
 // with num_splits > 1 a combine kernel merges the partial results by their
 // log-sum-exp.
 cudaError_t decode_attention(const DecodeAttentionParams& p, cudaStream_t stream);
@@ -159,3 +171,5 @@ cudaError_t poison_bf16(bf16_t* x, std::size_t n, cudaStream_t stream);
 cudaError_t spin(std::uint32_t ns, cudaStream_t stream);
 
 }  // namespace efimsim::kernels::cuda
+// The same for fp32 (sampling's logits).
+cudaError_t fill_uniform_f32(float* x, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t stream);
