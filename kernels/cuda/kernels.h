@@ -138,6 +138,16 @@ struct SiluAndMulParams {
 };
 cudaError_t silu_and_mul(const SiluAndMulParams& p, cudaStream_t stream);
 
+struct GeluParams {
+  const bf16_t* x = nullptr;  // [tokens, ffn]: the up projection (plain MLP)
+  bf16_t* out = nullptr;      // [tokens, ffn]
+  int tokens = 0;
+  int ffn = 0;                // multiple of 8
+};
+// gelu_pytorch_tanh (StarCoder2's MLP activation):
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), fp32 math.
+cudaError_t gelu_tanh(const GeluParams& p, cudaStream_t stream);
+
 struct ResidualAddParams {
   const bf16_t* a = nullptr;  // [n]
   const bf16_t* b = nullptr;  // [n]
@@ -158,11 +168,32 @@ struct KvCacheWriteParams {
 };
 cudaError_t kv_cache_write(const KvCacheWriteParams& p, cudaStream_t stream);
 
+// ---- sampling over the vocabulary (sampling.cu) ---------------------------------
+struct SamplingParams {
+  const float* logits = nullptr;      // [rows, vocab], fp32 (the lm_head output as a sampler reads it)
+  const float* uniforms = nullptr;    // [rows], draws in [0, 1); only read when top_k > 1
+  std::int32_t* tokens = nullptr;     // [rows], the chosen token ids
+  std::int32_t* top_ids = nullptr;    // optional [rows, top_k]: the top-k ids, best first
+  float* top_logits = nullptr;        // optional [rows, top_k]: their logits
+  int rows = 0;                       // sequences that emit a token this step
+  int vocab = 0;
+  int top_k = 1;                      // 1: greedy argmax; up to launch::sampling::kMaxTopK
+  float temperature = 1.0f;           // > 0; only used when top_k > 1
+};
+// Greedy (top_k = 1: the argmax, the lowest id among equal logits) or top-k
+// sampling: the top_k logits in order (value descending, then id
+// ascending; NaN never chosen), softmax of (logit - max) / temperature over
+// them, and the first id whose cumulative probability exceeds the row's
+// uniform draw. One CTA per row.
+cudaError_t sampling(const SamplingParams& p, cudaStream_t stream);
+
 // ---- harness utilities (fill.cu) -----------------------------------------------
 // Fills x[0, n) with bf16 values uniform in [lo, hi), a hash of (seed, index):
 // the same seed gives the same values. Used for inputs too large to upload.
 cudaError_t fill_uniform_bf16(bf16_t* x, std::size_t n, std::uint64_t seed, float lo, float hi,
                               cudaStream_t stream);
+// The same for fp32 (sampling's logits).
+cudaError_t fill_uniform_f32(float* x, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t stream);
 // Fills x[0, n) with a bf16 NaN pattern: outputs are poisoned before checks
 // so that an element a kernel fails to write can never pass.
 cudaError_t poison_bf16(bf16_t* x, std::size_t n, cudaStream_t stream);
@@ -171,5 +202,3 @@ cudaError_t poison_bf16(bf16_t* x, std::size_t n, cudaStream_t stream);
 cudaError_t spin(std::uint32_t ns, cudaStream_t stream);
 
 }  // namespace efimsim::kernels::cuda
-// The same for fp32 (sampling's logits).
-cudaError_t fill_uniform_f32(float* x, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t stream);
