@@ -1,6 +1,7 @@
 #include "launch_config.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace efimsim::kernels::launch {
 namespace {
@@ -18,11 +19,17 @@ std::string dim_text(const Dim3& d) {
   return s;
 }
 
-// Appends "what" to err when bad; keeps every violation, not only the first.
-void require(std::string& err, bool ok, const std::string& what) {
+// Appends `what` (a string, or a callable that makes one: no allocation on
+// the launchers' success path) to err when bad; keeps every violation.
+template <class Msg>
+void require(std::string& err, bool ok, Msg&& what) {
   if (ok) return;
   if (!err.empty()) err += "; ";
-  err += what;
+  if constexpr (std::is_invocable_v<Msg>) {
+    err += what();
+  } else {
+    err += what;
+  }
 }
 
 LaunchConfig config(const char* kernel, Dim3 grid, int threads, std::size_t dynamic_smem, std::size_t static_smem,
@@ -44,9 +51,20 @@ std::uint64_t stride_blocks(std::uint64_t work, int threads, std::uint64_t max_b
 
 }  // namespace
 
+bool launch_fits(const LaunchConfig& c, const DeviceLimits& dev) {
+  const std::uint64_t threads = c.block.x * c.block.y * c.block.z;
+  return c.grid.x >= 1 && c.grid.y >= 1 && c.grid.z >= 1 && c.grid.x <= dev.max_grid_x && c.grid.y <= dev.max_grid_y &&
+         c.grid.z <= dev.max_grid_z && c.block.x >= 1 && c.block.y >= 1 && c.block.z >= 1 &&
+         c.block.x <= dev.max_block_x && c.block.y <= dev.max_block_y && c.block.z <= dev.max_block_z &&
+         threads <= static_cast<std::uint64_t>(dev.max_threads_per_block) &&
+         threads <= static_cast<std::uint64_t>(c.launch_bounds) && (!c.whole_warps || threads % kWarpSize == 0) &&
+         c.static_smem <= dev.max_static_smem && c.static_smem + c.dynamic_smem <= dev.max_smem_optin;
+}
+
 std::string check_launch(const LaunchConfig& c, const DeviceLimits& dev) {
   std::string err;
   const std::uint64_t threads = c.block.x * c.block.y * c.block.z;
+  if (launch_fits(c, dev)) return err;
   require(err, c.grid.x >= 1 && c.grid.y >= 1 && c.grid.z >= 1, "empty grid " + dim_text(c.grid));
   require(err, c.grid.x <= dev.max_grid_x, "grid.x " + std::to_string(c.grid.x) + " > " + std::to_string(dev.max_grid_x));
   require(err, c.grid.y <= dev.max_grid_y, "grid.y " + std::to_string(c.grid.y) + " > " + std::to_string(dev.max_grid_y));
@@ -70,6 +88,16 @@ std::string check_launch(const LaunchConfig& c, const DeviceLimits& dev) {
                           " smem " + std::to_string(c.dynamic_smem) + "+" + std::to_string(c.static_smem) + " on " +
                           dev.name + ": " + err;
   return err;
+}
+
+void LaunchPlan::add(const LaunchConfig& c) {
+  if (!ok()) return;
+  if (!launch_fits(c, kMinSupported)) {
+    error = check_launch(c, kMinSupported);
+    count = 0;
+    return;
+  }
+  launches[static_cast<std::size_t>(count++)] = c;
 }
 
 std::string check_plan(const LaunchPlan& p, const DeviceLimits& dev) {
@@ -124,11 +152,11 @@ DecodePlan decode_attention_plan(const DecodeShape& s) {
           "decode_attention: num_seqs >= 0, max_context_len >= 0, max_blocks_per_seq > 0");
   require(p.error, s.max_context_len <= 2147483647ll, "decode_attention: max_context_len must fit an int");
   require(p.error, s.num_splits >= 1 && s.num_splits <= decode::kMaxSplits,
-          "decode_attention: num_splits must be 1.." + std::to_string(decode::kMaxSplits));
+          [] { return "decode_attention: num_splits must be 1.." + std::to_string(decode::kMaxSplits); });
   if (!p.ok()) return p;
   const long long group = s.q_heads / s.kv_heads;
   require(p.error, group <= decode::kMaxGroup,
-          "decode_attention: q_heads / kv_heads must be <= " + std::to_string(decode::kMaxGroup));
+          [] { return "decode_attention: q_heads / kv_heads must be <= " + std::to_string(decode::kMaxGroup); });
   if (!p.ok()) return p;
   p.group = static_cast<int>(group);
   p.heads_per_cta = decode::heads_per_cta(p.group);
@@ -176,7 +204,7 @@ LaunchPlan rope_plan(long long tokens, long long q_heads, long long kv_heads, lo
   LaunchPlan p;
   require(p.error, tokens >= 0 && q_heads > 0 && kv_heads > 0, "rope: tokens >= 0, q_heads > 0, kv_heads > 0");
   require(p.error, head_dim > 0 && head_dim % 2 == 0 && head_dim <= rope::kMaxHeadDim,
-          "rope: head_dim must be even and <= " + std::to_string(rope::kMaxHeadDim));
+          [] { return "rope: head_dim must be even and <= " + std::to_string(rope::kMaxHeadDim); });
   if (!p.ok() || tokens == 0) return p;
   using namespace rope;
   p.add(config("rope_kernel", {static_cast<std::uint64_t>(tokens), 1, 1}, kThreads, 0, kStaticSmem, kThreads));
@@ -187,8 +215,8 @@ namespace {
 LaunchPlan chunked_plan(const char* kernel, long long tokens, long long ffn) {
   LaunchPlan p;
   require(p.error, tokens >= 0 && ffn > 0 && ffn % 8 == 0,
-          std::string(kernel) + ": tokens >= 0, ffn a positive multiple of 8");
-  require(p.error, ffn <= 2147483647ll, std::string(kernel) + ": ffn must fit an int");
+          [&] { return std::string(kernel) + ": tokens >= 0, ffn a positive multiple of 8"; });
+  require(p.error, ffn <= 2147483647ll, [&] { return std::string(kernel) + ": ffn must fit an int"; });
   const std::uint64_t chunks = p.ok() ? static_cast<std::uint64_t>(ffn) / 8 * static_cast<std::uint64_t>(tokens) : 0;
   if (!p.ok() || chunks == 0) return p;
   using namespace pointwise;
@@ -223,7 +251,7 @@ LaunchPlan sampling_plan(long long rows, long long vocab, long long top_k) {
   LaunchPlan p;
   require(p.error, rows >= 0 && vocab > 0 && vocab <= 2147483647ll, "sampling: rows >= 0, 0 < vocab < 2^31");
   require(p.error, top_k >= 1 && top_k <= sampling::kMaxTopK && top_k <= vocab,
-          "sampling: top_k must be 1.." + std::to_string(sampling::kMaxTopK) + " and <= vocab");
+          [] { return "sampling: top_k must be 1.." + std::to_string(sampling::kMaxTopK) + " and <= vocab"; });
   if (!p.ok() || rows == 0) return p;
   using namespace sampling;
   p.add(config(capacity(static_cast<int>(top_k)) == 1 ? "sampling_kernel<1>" : "sampling_kernel<64>",

@@ -39,12 +39,19 @@ struct LaunchConfig {
   bool whole_warps = true;       // block threads must be a multiple of 32 (the kernel shuffles with full masks)
 };
 
+struct DeviceLimits;
+bool launch_fits(const LaunchConfig& c, const DeviceLimits& dev);
+std::string check_launch(const LaunchConfig& c, const DeviceLimits& dev);
+
 struct LaunchPlan {
   std::string error;  // empty: the shapes are supported
   std::array<LaunchConfig, 2> launches{};
   int count = 0;      // launches[0, count) in order
   bool ok() const { return error.empty(); }
-  void add(const LaunchConfig& c) { launches[static_cast<std::size_t>(count++)] = c; }
+  // Appends a launch; one that does not fit the oldest supported device
+  // (sm_80, kMinSupported) refuses the whole plan with the reason, so a
+  // launcher never launches an invalid configuration.
+  void add(const LaunchConfig& c);
 };
 
 // What a device allows one block and one grid (cudaDeviceProp). The 48 KiB
@@ -63,9 +70,10 @@ inline constexpr DeviceLimits kSm80{"sm_80 (A100)", 1024, 1024, 1024, 64, 214748
                                     48 * 1024, 163 * 1024};
 inline constexpr DeviceLimits kSm90{"sm_90 (H100/H200)", 1024, 1024, 1024, 64, 2147483647ull, 65535, 65535,
                                     48 * 1024, 227 * 1024};
+inline constexpr const DeviceLimits& kMinSupported = kSm80;  // the kernels need sm_80 (cp.async, bf16 mma)
 
-// Empty when `c` is a valid launch on `dev`, otherwise every violated limit.
-std::string check_launch(const LaunchConfig& c, const DeviceLimits& dev);
+// launch_fits: whether `c` is a valid launch on `dev` (no allocation).
+// check_launch: empty when it is, otherwise every violated limit.
 // check_launch of every launch of the plan (and its own error, if any).
 std::string check_plan(const LaunchPlan& p, const DeviceLimits& dev);
 

@@ -261,6 +261,16 @@ TEST(unsupported_shapes_are_refused_by_the_plans) {
   CHECK(!lc::sampling_plan(1, 1000, lc::sampling::kMaxTopK + 1).ok());
   CHECK(!lc::sampling_plan(1, 10, 20).ok());
   CHECK(lc::gemm_mma_plan(0, 64, 64).ok() && lc::gemm_mma_plan(0, 64, 64).count == 0);
+  // Shapes whose launch would exceed a device limit are refused by the plan
+  // itself (grid.y/z <= 65535), with the reason, and launch nothing.
+  const auto many_seqs = lc::decode_attention_plan(decode_shape(m, 65536, 10, 1));
+  CHECK(!many_seqs.ok() && many_seqs.count == 0);
+  CHECK_MSG(many_seqs.error.find("grid.z 65536") != std::string::npos, many_seqs.error);
+  CHECK(!lc::prefill_attention_plan(prefill_shape(m, 65536, 10, 10)).ok());
+  m.q_heads = 8 * 65536;
+  CHECK(!lc::prefill_attention_plan(prefill_shape(m, 1, 10, 10)).ok());  // grid.y = q_heads
+  CHECK(!lc::gemm_mma_plan(128ll * 65536, 64, 64).ok());                  // grid.y = ceil(m / 128)
+  CHECK(lc::gemm_mma_plan(128ll * 65535, 64, 64).ok());
   CHECK(lc::decode_attention_plan(decode_shape(m, 0, 10, 1)).count == 0);
 }
 
