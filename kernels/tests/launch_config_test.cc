@@ -167,6 +167,9 @@ void check_spec(const ModelSpec& m) {
     expect_valid(lc::kv_cache_write_plan(t, m.kv_heads, m.head_dim), name, "kv_cache_write " + at("tokens", t));
   }
 
+  // The timer's spin kernel (one sleeping thread) before every timed run.
+  expect_valid(lc::spin_plan(), name, "spin");
+
   // Sampling over the vocabulary: greedy (the profile's table) and top-k.
   std::set<int> rows;
   for (bool quick : {false, true}) {
