@@ -5,8 +5,8 @@
 // keys, tables sorted by their key with unique keys, plus one optional
 // object, provenance.sweep_repetitions (run-to-run noise of the repeated
 // sweeps; omitted when Profile::run_to_run is empty, e.g. with
-// efimsim-calibrate --no-repetition-provenance), which the simulator's reader
-// must accept before such profiles can be loaded.
+// efimsim-calibrate --no-repetition-provenance), which the simulator reads
+// (models/PROFILE.md; tests/models/profile_contract_test.cc pins the pair).
 
 #include <cstdint>
 #include <string>
