@@ -149,8 +149,10 @@ int RunCapacityCommand(int argc, const char* const* argv) {
     base.duration_s = search.typing_window_s;
   }
   base.interrupt = InstallInterruptHandler();
-  const std::string& out_dir = options.out;
-  PrepareOutputDir(out_dir);
+  const std::string out_dir = OutputDirOption(options.out);
+  // Checked now, created only once the search has an answer: a failed or
+  // interrupted search leaves no folder behind.
+  FirstMissingFolder(out_dir);
 
   std::string slo_text;
   for (const Slo& slo : slos) {
@@ -185,6 +187,7 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  PrepareOutputDir(out_dir);
   if (open_loop) {
     RateReportSetup report;
     report.slo_text = slo_text;

@@ -124,7 +124,17 @@ bool ParseCommandLine(const std::string& command, const std::string& synopsis,
     po::command_line_parser parser(argc, argv);
     parser.options(all);
     if (positional != nullptr) parser.positional(*positional);
-    po::store(parser.run(), values);
+    const po::parsed_options parsed = parser.run();
+    // A command without positional arguments refuses them: boost would
+    // otherwise drop `efimsim replay trace.csv`'s file without a word.
+    for (const po::option& option : parsed.options) {
+      if (positional == nullptr && option.position_key >= 0 && !option.value.empty()) {
+        throw UsageError(command + ": unexpected argument '" + option.value.front() +
+                         "'; settings are --options (a trace is --workload trace --trace FILE; "
+                         "see efimsim " + command + " --help)");
+      }
+    }
+    po::store(parsed, values);
     // --help before notify: notify checks required options, which a user
     // asking for help has not given.
     if (values.count("help")) {

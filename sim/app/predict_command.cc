@@ -22,9 +22,13 @@ int64_t ParseCount(const std::string& text, const std::string& spec, int64_t min
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || text.empty() || value < min_value) {
-    throw UsageError("--seq " + spec + ": '" + text + "' is not an integer >= " +
-                     std::to_string(min_value) + " (format NEW:CONTEXT[:emit|noemit])");
+  // A sequence longer than 2^31 - 1 tokens is no model's; past it the
+  // step's arithmetic in nanoseconds would overflow.
+  constexpr int64_t kMaxTokens = 2147483647;
+  if (used != text.size() || text.empty() || value < min_value || value > kMaxTokens) {
+    throw UsageError("--seq " + spec + ": '" + text + "' is not an integer from " +
+                     std::to_string(min_value) + " to " + std::to_string(kMaxTokens) +
+                     " (format NEW:CONTEXT[:emit|noemit])");
   }
   return value;
 }

@@ -232,4 +232,21 @@ bool StderrProgress::Finish() {
   return written;
 }
 
+void RequireMeasuredRequests(const ExperimentConfig& config, const ExperimentResult& result) {
+  const RunSummary& s = result.summary;
+  if (s.requests_completed > 0) return;
+  std::string why = "no request completed (" + std::to_string(s.engine.rejected_requests) +
+                    " rejected, " + std::to_string(s.requests_cancelled) + " cancelled)";
+  for (const RunInfoSection& section : result.info.sections) {
+    if (section.name != "warnings") continue;
+    for (const Setting& w : section.settings) {
+      if (w.key == "rejected_requests") why += "; first " + std::get<std::string>(w.value);
+    }
+  }
+  if (config.workload == "trace") {
+    throw InputError(config.trace_path, 0, "", why + ": nothing to measure; no output written");
+  }
+  throw UsageError(why + ": nothing to measure; no output written");
+}
+
 }  // namespace efimsim::cli

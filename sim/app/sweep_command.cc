@@ -101,7 +101,7 @@ int RunSweepCommand(int argc, const char* const* argv) {
   for (int64_t i = 0; i < grid_size; ++i) {
     if (shard.Holds(i)) runs.push_back(i);
   }
-  const std::string out_dir = values["out"].as<std::string>();
+  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
   PrepareOutputDir(out_dir);
   PrepareOutputDir(out_dir + "/runs");
 

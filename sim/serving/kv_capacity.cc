@@ -42,7 +42,11 @@ KvCapacity ComputeKvCapacity(const EngineConfig& config, const ModelSpec& model,
     }
     capacity.blocks = static_cast<int64_t>(std::floor(kv_bytes / block_bytes));
   }
-  if (capacity.blocks > INT32_MAX) throw UsageError("--kv-blocks: too many blocks");
+  if (capacity.blocks > INT32_MAX) {
+    throw UsageError(std::string(capacity.overridden ? "--kv-blocks" : "--gpu-memory-gib") +
+                     ": " + std::to_string(capacity.blocks) + " KV blocks, more than the " +
+                     std::to_string(INT32_MAX) + " one replica can index");
+  }
   capacity.tokens = capacity.blocks * config.block_tokens;
   capacity.kv_gib = static_cast<double>(capacity.blocks) * block_bytes / kGiB;
   return capacity;

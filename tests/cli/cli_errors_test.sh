@@ -159,6 +159,38 @@ echo '{"timestamp": 0, "input_length": 600, "output_length": 2, "hash_ids": [1, 
 expect_error_plain "--block-tokens: a Mooncake trace's 512-token hash ids need a block size that divides 512" \
   convert "$out/mc.jsonl" "$out/mc.out.jsonl" --block-tokens 24
 
+# Issue 25: numbers out of range and stray arguments are usage errors, never
+# exit 3 or silently ignored.
+expect_error "replay: unexpected argument 'trace.csv'" replay trace.csv
+expect_error "--cpu-step-overhead-us: expected a number >= 0 and <= 1e+14" replay --cpu-step-overhead-us 1e30
+expect_error "--duration-s: expected a number >= 0 and <= 100000000" replay --duration-s 1e300
+expect_error "--seed: expected an integer >= 0 and <= 9223372036854775807" replay --seed 18446744073709551615
+expect_error "--gpu-memory-gib: " replay --gpu-memory-gib 1e9
+expect_error_plain "is not an integer from 0 to 2147483647" predict --seq 1:9223372036854775807
+expect_error_plain "--out: folder '$out/missing' of $out/missing/p.json does not exist" \
+  profile import --from vidur --model llama-3.1-8b --gpu h100-sxm --dir "$out" --measured-on x \
+  --out "$out/missing/p.json"
+
+# A run with nothing to measure fails and leaves no output folder; a failed
+# compare leaves the previous complete output as it was.
+echo 'TIMESTAMP,ContextTokens,GeneratedTokens' > "$out/header-only.csv"
+"$efimsim" replay --workload trace --trace "$out/header-only.csv" --out "$out/empty/a/b" >/dev/null 2>"$out/err.txt"
+status=$?
+if [[ $status -eq 1 && $(cat "$out/err.txt") == *"header-only.csv: no request completed"* && ! -e "$out/empty" ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1));
+  echo "FAIL: header-only trace: exit $status, $(cat "$out/err.txt"), left: $(ls "$out")"; fi
+"$efimsim" compare --users 2 --rounds 1 --documents synthetic --out "$out/cmp/" >"$out/cmp.txt" 2>/dev/null
+before=$(cd "$out/cmp" && find . -type f | sort | xargs md5sum)
+"$efimsim" compare --users 2 --rounds 1 --documents synthetic --workload trace \
+  --trace "$out/header-only.csv" --out "$out/cmp" >/dev/null 2>&1
+after=$(cd "$out/cmp" && find . -type f | sort | xargs md5sum)
+if [[ -n $before && $before == "$after" && $(cat "$out/cmp.txt") != *"//"* ]] &&
+   [[ -z $(ls -d "$out"/cmp.partial-* 2>/dev/null) ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: failed compare changed the previous output"; fi
+"$efimsim" compare --users 2 --rounds 1 --documents synthetic --policies fim --out "$out/cmp" >/dev/null 2>&1
+if [[ -d $out/cmp/fim && ! -e $out/cmp/efim && ! -e $out/cmp/baseline ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: old policy folders left: $(ls "$out/cmp")"; fi
+
 # --help lists options with defaults and units, and exits 0.
 help=$("$efimsim" replay --help)
 if [[ $? -eq 0 && $help == *"--max-num-batched-tokens"*"(=2048)"*"[tokens]"* && $help == *"--think-time-ms"* ]]; then
