@@ -36,12 +36,6 @@ void Request::TransitionTo(RequestState next) {
   state = next;
 }
 
-void Request::CloseTailBlock() {
-  const BlockKey parent = block_keys.empty() ? kRootBlockKey : block_keys.back();
-  block_keys.push_back(HashBlock(parent, tail_tokens));
-  tail_tokens.clear();
-}
-
 RequestRecord Request::ToRecord() const {
   RequestRecord record;
   record.request_id = id;
@@ -57,6 +51,16 @@ RequestRecord Request::ToRecord() const {
   record.preemptions = preemptions;
   record.cancelled = state == RequestState::kCancelled;
   return record;
+}
+
+void InitRequest(const ClientRequest& client, TimePoint arrival, Request& request) {
+  request.id = client.request_id;
+  request.user = client.user;
+  request.round = client.round;
+  request.prompt_tokens = client.prompt_tokens();
+  request.num_tokens = request.prompt_tokens;
+  request.max_output_tokens = client.max_output_tokens;
+  request.arrival = arrival;
 }
 
 }  // namespace efimsim

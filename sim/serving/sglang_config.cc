@@ -1,6 +1,7 @@
 #include "sim/serving/sglang_config.h"
 
 #include "sim/base/errors.h"
+#include "sim/serving/engines.h"
 
 namespace efimsim {
 
@@ -29,10 +30,10 @@ const ParamTable<SglangConfig>& SglangParams() {
   return table;
 }
 
-std::string EngineNames() { return "vllm_v1, sglang"; }
+std::string EngineNames() { return Engines().JoinedNames(); }
 
 void ValidateSglangConfig(const SglangConfig& config) {
-  if (config.engine != "vllm_v1" && config.engine != "sglang") {
+  if (Engines().Find(config.engine) == nullptr) {
     throw UsageError("--engine: unknown engine '" + config.engine + "' (choose one of: " +
                      EngineNames() + ")");
   }

@@ -25,7 +25,7 @@ struct SglangConfig {
 
 const ParamTable<SglangConfig>& SglangParams();
 
-// "vllm_v1, sglang"
+// The registered engines (engines.h): "vllm_v1, sglang"
 std::string EngineNames();
 // Throws UsageError naming --engine or --schedule-policy for a value that
 // is not one of the choices.

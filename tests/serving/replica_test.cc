@@ -1,7 +1,9 @@
-// The replica's request lifecycle: submission, rejection, cancellation,
-// prompts given as block keys. A fixed-duration latency model keeps the
-// timing arithmetic obvious.
+// The replica's request lifecycle (the step driver around the vLLM v1
+// core): submission, rejection, cancellation, prompts given as block keys.
+// A fixed-duration latency model keeps the timing arithmetic obvious.
 #include "sim/serving/replica.h"
+
+#include "sim/serving/vllm_v1_core.h"
 
 #include <gtest/gtest.h>
 
@@ -48,14 +50,20 @@ class At : public EventHandler {
 class ReplicaTest : public ::testing::Test {
  protected:
   ReplicaTest() {
-    config_.limits = {2048, 256};
-    config_.block_tokens = 16;
-    config_.num_blocks = 64;
+    VllmV1CoreConfig core;
+    core.limits = {2048, 256};
+    core.block_tokens = 16;
+    core.num_blocks = 64;
+    core.max_context_tokens = 4096;
+    core.output_token_first = 100;
+    core.output_token_last = 30000;
     config_.check_invariants = true;
-    config_.max_context_tokens = 4096;
     config_.output_token_first = 100;
     config_.output_token_last = 30000;
-    replica_ = std::make_unique<Replica>(simulator_, config_, latency_, recorder_);
+    auto engine = std::make_unique<VllmV1Core>(core);
+    core_ = engine.get();
+    replica_ = std::make_unique<Replica>(simulator_, config_, std::move(engine), latency_,
+                                         recorder_);
   }
 
   ClientRequest Tokens(uint64_t id, int64_t length, TokenId first, int64_t output = 4) {
@@ -71,6 +79,7 @@ class ReplicaTest : public ::testing::Test {
   ReplicaConfig config_;
   FixedLatency latency_;
   Recorder recorder_;
+  const VllmV1Core* core_ = nullptr;
   std::unique_ptr<Replica> replica_;
 };
 
@@ -100,7 +109,7 @@ TEST_F(ReplicaTest, CancellingAWaitingRequestRemovesIt) {
   EXPECT_TRUE(recorder_.cancelled[0].cancelled);
   EXPECT_EQ(recorder_.cancelled[0].output_tokens, 0);
   EXPECT_TRUE(recorder_.finished.empty());
-  EXPECT_EQ(replica_->cache().pool().num_free_blocks(), 64);
+  EXPECT_EQ(core_->cache().pool().num_free_blocks(), 64);
 }
 
 TEST_F(ReplicaTest, CancelledRequestsBlocksStayCachedForTheNextRequest) {
@@ -114,7 +123,7 @@ TEST_F(ReplicaTest, CancelledRequestsBlocksStayCachedForTheNextRequest) {
   EXPECT_EQ(recorder_.cancelled[0].output_tokens, 3);
   ASSERT_EQ(recorder_.finished.size(), 1u);
   EXPECT_EQ(recorder_.finished[0].cached_tokens, 96);  // 6 full prompt blocks of request 1
-  EXPECT_EQ(replica_->cache().pool().num_free_blocks(), 64);
+  EXPECT_EQ(core_->cache().pool().num_free_blocks(), 64);
 }
 
 TEST_F(ReplicaTest, CancellingAFinishedOrUnknownRequestIsANoOp) {
