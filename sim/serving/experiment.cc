@@ -115,7 +115,7 @@ EngineCounters ClusterCounters(const std::vector<EngineCounters>& replicas) {
     total.prefix_cache_query_tokens += r.prefix_cache_query_tokens;
     total.prefix_cache_hit_tokens += r.prefix_cache_hit_tokens;
     total.preemptions += r.preemptions;
-    total.evictions += r.evictions;
+    total.evicted_tokens += r.evicted_tokens;
     total.rejected_requests += r.rejected_requests;
     total.prefill_tokens_computed += r.prefill_tokens_computed;
     total.decode_tokens_computed += r.decode_tokens_computed;

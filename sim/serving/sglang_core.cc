@@ -108,7 +108,7 @@ EngineCounters SglangCore::Counters() const {
   c.prefix_cache_query_tokens = scheduler_.counters().query_tokens;
   c.prefix_cache_hit_tokens = scheduler_.counters().hit_tokens;
   c.preemptions = scheduler_.counters().retractions;
-  c.evictions = cache_.stats().evicted_tokens;
+  c.evicted_tokens = cache_.stats().evicted_tokens;
   c.kv_blocks_total = config_.num_blocks;
   return c;
 }
@@ -185,7 +185,7 @@ void DescribeSglang(const EngineContext& context, std::vector<Setting>& e) {
                            "new_token_ratio admission, chunked prefill, retraction; token-level "
                            "radix prefix cache with LRU leaf eviction; max-num-batched-tokens, "
                            "max-num-seqs and block-tokens do not apply (block-tokens only sizes "
-                           "KV figures); evictions counts tokens")});
+                           "KV figures)")});
   for (const auto& param : SglangParams()) {
     if (param.info.name == "engine") continue;
     std::visit([&](auto member) { e.push_back({param.info.name, context.sglang.*member}); },

@@ -132,7 +132,7 @@ EngineCounters VllmV1Core::Counters() const {
   c.prefix_cache_query_tokens = cache_.stats().query_tokens;
   c.prefix_cache_hit_tokens = cache_.stats().hit_tokens;
   c.preemptions = scheduler_.preemptions();
-  c.evictions = cache_.pool().evictions();
+  c.evicted_tokens = cache_.pool().evictions() * config_.block_tokens;
   c.kv_blocks_total = cache_.pool().num_blocks();
   if (cpu_tier_ != nullptr) {
     const CpuKvTierStats& t = cpu_tier_->stats();

@@ -293,7 +293,7 @@ TEST(SglangEngineRun, EveryPolicyCompletesWithInvariantsCheckedUnderKvPressure) 
     config.engine.check_invariants = true;
     const ExperimentResult run = RunExperiment(config);
     EXPECT_EQ(run.summary.requests_completed, 32) << policy;
-    EXPECT_GT(run.summary.engine.preemptions + run.summary.engine.evictions, 0) << policy;
+    EXPECT_GT(run.summary.engine.preemptions + run.summary.engine.evicted_tokens, 0) << policy;
     if (policy == "baseline") {
       EXPECT_EQ(run.summary.prefix_cache_hit_rate, 0.0);
     }
