@@ -57,10 +57,10 @@ class TraceReplayClient : public EventHandler {
   // The engine is done with `request_id` (finished, cancelled or rejected).
   void OnRequestDone(uint64_t request_id);
   void HandleEvent(const Event& event) override;
-  // Optional (null: every completion asks for config.max_output_tokens):
-  // draws each completion's length, keyed by (session id, text edits
-  // applied so far). Request records keep their recorded lengths. Must
-  // outlive the client.
+  // Optional (null: every completion runs to its cap,
+  // config.max_output_tokens): draws each completion's output_length, keyed
+  // by (session id, text edits applied so far); the cap stays. Request
+  // records keep their recorded lengths. Must outlive the client.
   void set_output_length(const OutputLengthModel* model) { output_length_ = model; }
 
   // Counters; efim_rebases includes sessions still open.

@@ -175,7 +175,7 @@ void Replica::CompleteStep() {
     ++r.num_tokens;
     ++r.output_tokens;
     if (r.first_token == TimePoint::max()) r.first_token = now;
-    if (r.output_tokens >= r.max_output_tokens) {
+    if (r.output_tokens >= r.output_length) {
       r.finish = now;
       r.TransitionTo(RequestState::kFinished);
       finished_.push_back(&r);

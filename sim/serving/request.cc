@@ -1,5 +1,6 @@
 #include "sim/serving/request.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/base/check.h"
@@ -59,7 +60,10 @@ void InitRequest(const ClientRequest& client, TimePoint arrival, Request& reques
   request.round = client.round;
   request.prompt_tokens = client.prompt_tokens();
   request.num_tokens = request.prompt_tokens;
-  request.max_output_tokens = client.max_output_tokens;
+  request.max_output_tokens = client.max_tokens;
+  request.output_length = client.output_length > 0
+                              ? std::min(client.output_length, client.max_tokens)
+                              : client.max_tokens;
   request.arrival = arrival;
 }
 

@@ -48,7 +48,10 @@ struct Request {
   int64_t num_tokens = 0;           // prompt + output so far
   int64_t num_computed_tokens = 0;  // tokens whose KV is (being) computed
   int64_t output_tokens = 0;
-  int64_t max_output_tokens = 0;
+  int64_t max_output_tokens = 0;    // the client's cap (max_tokens): what schedulers read
+  // When the model stops by itself (<= max_output_tokens). Read only by the
+  // driver's token emission: an engine cannot know it in advance.
+  int64_t output_length = 0;
   int64_t prompt_tokens = 0;
   RequestState state = RequestState::kWaiting;
   TimePoint first_scheduled = TimePoint::max();

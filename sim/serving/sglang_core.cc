@@ -21,7 +21,7 @@ SglangCore::SglangCore(SglangCoreConfig config)
 SglangCore::~SglangCore() = default;
 
 std::string SglangCore::RejectReason(const ClientRequest& request) const {
-  const int64_t longest = request.prompt_tokens() + request.max_output_tokens;
+  const int64_t longest = request.prompt_tokens() + request.max_tokens;
   std::string reason = ContextRejectReason(longest, config_.max_context_tokens);
   if (reason.empty() && longest > cache_.num_slots()) {
     reason = "needs " + std::to_string(longest) + " KV token slots, the cache has " +
@@ -32,7 +32,7 @@ std::string SglangCore::RejectReason(const ClientRequest& request) const {
 
 void SglangCore::FillPrompt(const ClientRequest& client_request, SglangRequest& request) const {
   TokenVector& tokens = request.tokens;
-  tokens.reserve(static_cast<size_t>(client_request.prompt_length + client_request.max_output_tokens));
+  tokens.reserve(static_cast<size_t>(client_request.prompt_length + client_request.max_tokens));
   const int64_t length = client_request.prompt_length;
   const int64_t per_key = std::max<int32_t>(client_request.block_key_tokens, 1);
   const int64_t keys = std::min<int64_t>(length / per_key,

@@ -26,7 +26,7 @@ VllmV1Core::VllmV1Core(VllmV1CoreConfig config)
 VllmV1Core::~VllmV1Core() = default;
 
 std::string VllmV1Core::RejectReason(const ClientRequest& request) const {
-  const int64_t longest = request.prompt_tokens() + request.max_output_tokens;
+  const int64_t longest = request.prompt_tokens() + request.max_tokens;
   const int64_t blocks_needed = (longest + config_.block_tokens - 1) / config_.block_tokens;
   if (!request.prompt_block_keys.empty() && request.block_key_tokens != config_.block_tokens) {
     return "block keys cover " + std::to_string(request.block_key_tokens) +
@@ -43,7 +43,7 @@ std::string VllmV1Core::RejectReason(const ClientRequest& request) const {
 std::unique_ptr<Request> VllmV1Core::Add(ClientRequest& client_request, TimePoint now) {
   auto request = std::make_unique<VllmRequest>();
   InitRequest(client_request, now, *request);
-  const int64_t longest = request->prompt_tokens + client_request.max_output_tokens;
+  const int64_t longest = request->prompt_tokens + client_request.max_tokens;
   const int64_t blocks_needed = (longest + config_.block_tokens - 1) / config_.block_tokens;
   request->tracks_block_keys = config_.prefix_caching;
   // Room for the longest sequence the request can reach (prompt + every

@@ -71,7 +71,7 @@ class ReplicaTest : public ::testing::Test {
     r.request_id = id;
     r.prompt.resize(static_cast<size_t>(length));
     std::iota(r.prompt.begin(), r.prompt.end(), first);
-    r.max_output_tokens = output;
+    r.max_tokens = output;
     return r;
   }
 
@@ -142,7 +142,7 @@ TEST_F(ReplicaTest, PromptsGivenAsBlockKeysShareExactlyTheirCommonKeys) {
     r.prompt_length = length;
     r.prompt_block_keys = std::move(keys);
     r.block_key_tokens = 16;
-    r.max_output_tokens = 2;
+    r.max_tokens = 2;
     return r;
   };
   replica_->Submit(keyed(1, {11, 12, 13}, 50));
@@ -164,7 +164,7 @@ TEST_F(ReplicaTest, BlockKeysForAnotherBlockSizeAreRejected) {
   r.prompt_length = 1024;
   r.prompt_block_keys = {1, 2};
   r.block_key_tokens = 512;
-  r.max_output_tokens = 2;
+  r.max_tokens = 2;
   replica_->Submit(r);
   EXPECT_EQ(recorder_.rejected.size(), 1u);
 }

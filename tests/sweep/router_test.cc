@@ -57,7 +57,7 @@ class RouterTest : public ::testing::Test {
     r.user = user;
     r.prompt.resize(64);
     std::iota(r.prompt.begin(), r.prompt.end(), static_cast<TokenId>(1000 + 100 * user));
-    r.max_output_tokens = 4;
+    r.max_tokens = 4;
     return r;
   }
   std::vector<int64_t> Outstanding() const {
