@@ -3,6 +3,7 @@
 // A fixed-duration latency model keeps the timing arithmetic obvious.
 #include "sim/serving/replica.h"
 
+#include "sim/serving/sglang_core.h"
 #include "sim/serving/vllm_v1_core.h"
 
 #include <gtest/gtest.h>
@@ -101,6 +102,26 @@ TEST_F(ReplicaTest, PromptLongerThanTheContextIsRejectedWithAReason) {
   EXPECT_EQ(replica_->Counters().rejected_requests, 1);
 }
 
+TEST_F(ReplicaTest, ARequestStopsAtItsDrawnLengthBeforeItsCap) {
+  ClientRequest r = Tokens(1, 100, 1000, 8);
+  r.output_length = 3;
+  replica_->Submit(r);
+  simulator_.Run();
+  ASSERT_EQ(recorder_.finished.size(), 1u);
+  EXPECT_EQ(recorder_.finished[0].output_tokens, 3);
+  EXPECT_EQ(recorder_.finished[0].e2e(), 3 * kStep);
+}
+
+TEST_F(ReplicaTest, SubmitChecksTheCapNotTheDrawnLength) {
+  // 4000 + 100 tokens exceed the 4096-token context although the model
+  // would stop after 2: the engine cannot know that.
+  ClientRequest r = Tokens(1, 4000, 1000, 100);
+  r.output_length = 2;
+  replica_->Submit(r);
+  EXPECT_EQ(recorder_.rejected, (std::vector<uint64_t>{1}));
+  EXPECT_NE(recorder_.last_reason.find("4100"), std::string::npos);
+}
+
 TEST_F(ReplicaTest, CancellingAWaitingRequestRemovesIt) {
   replica_->Submit(Tokens(1, 100, 1000));
   replica_->Cancel(1);  // before any step ran
@@ -167,6 +188,54 @@ TEST_F(ReplicaTest, BlockKeysForAnotherBlockSizeAreRejected) {
   r.max_tokens = 2;
   replica_->Submit(r);
   EXPECT_EQ(recorder_.rejected.size(), 1u);
+}
+
+}  // namespace
+}  // namespace efimsim
+
+namespace efimsim {
+namespace {
+
+// The same driver around the SGLang core: a prefill batch, then decode
+// batches; aborts of a request in the step in flight wait for its end, and
+// its computed tokens stay in the radix tree.
+TEST(ReplicaWithSglangCore, DrivesPrefillThenDecodeAndDefersAborts) {
+  Simulator simulator;
+  FixedLatency latency;
+  Recorder recorder;
+  SglangCoreConfig core;
+  core.limits.chunked_prefill_size = 8192;
+  core.limits.max_running_requests = 16;
+  core.num_blocks = 64;
+  core.max_context_tokens = 4096;
+  ReplicaConfig config;
+  config.check_invariants = true;
+  config.output_token_first = 100;
+  config.output_token_last = 30000;
+  auto engine = std::make_unique<SglangCore>(core);
+  const SglangCore* sglang = engine.get();
+  Replica replica(simulator, config, std::move(engine), latency, recorder);
+  auto tokens = [](uint64_t id, int64_t length, int64_t max_tokens) {
+    ClientRequest r;
+    r.request_id = id;
+    r.prompt.resize(static_cast<size_t>(length));
+    std::iota(r.prompt.begin(), r.prompt.end(), 1000);
+    r.max_tokens = max_tokens;
+    return r;
+  };
+  replica.Submit(tokens(1, 100, 4));
+  replica.Submit(tokens(2, 100, 50));
+  At cancel(simulator, TimePoint{Milliseconds(25)}, [&] { replica.Cancel(2); });
+  simulator.Run();
+  ASSERT_EQ(recorder.finished.size(), 1u);
+  EXPECT_EQ(recorder.finished[0].e2e(), 4 * kStep);  // one prefill + three decode steps
+  ASSERT_EQ(recorder.cancelled.size(), 1u);
+  EXPECT_EQ(recorder.cancelled[0].finish, TimePoint{Milliseconds(30)});
+  EXPECT_EQ(recorder.cancelled[0].output_tokens, 3);
+  EXPECT_TRUE(replica.idle());
+  EXPECT_TRUE(replica.kv_all_free());
+  EXPECT_GT(sglang->cache().evictable(), 0);  // the prompts stay cached
+  EXPECT_EQ(replica.Counters().steps, 4);
 }
 
 }  // namespace
