@@ -54,8 +54,6 @@ class Replica final : public EngineReplica {
   int64_t outstanding_requests() const override { return static_cast<int64_t>(live_.size()); }
   bool kv_all_free() const override { return core_->kv_all_free(); }
 
-  const EngineCore& core() const { return *core_; }
-
  private:
   void RequestSchedule();
   void StartStep();

@@ -65,7 +65,6 @@ class SglangCore final : public EngineCore {
   void CheckInvariants(const LiveRequests& live) const override;
 
   const RadixCache& cache() const { return cache_; }
-  const SglangScheduler& scheduler() const { return scheduler_; }
 
  private:
   void FillPrompt(const ClientRequest& client_request, SglangRequest& request) const;

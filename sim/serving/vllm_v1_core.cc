@@ -8,12 +8,12 @@
 
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
-#include "sim/serving/token_draw.h"
 
 namespace efimsim {
 
 VllmV1Core::VllmV1Core(VllmV1CoreConfig config)
-    : config_(config), cache_(config.num_blocks, config.block_tokens, config.prefix_caching),
+    : config_(config), draw_(config.output_token_first, config.output_token_last),
+      cache_(config.num_blocks, config.block_tokens, config.prefix_caching),
       scheduler_(config.limits, cache_) {
   if (config_.cpu_kv_blocks > 0 && config_.prefix_caching) {
     cpu_tier_ = std::make_unique<CpuKvTier>(config_.cpu_kv_blocks, config_.kv_bytes_per_block,
@@ -70,7 +70,6 @@ void VllmV1Core::FillPrompt(const ClientRequest& client_request, VllmRequest& re
                                client_request.prompt.end());
     return;
   }
-  const TokenDraw draw(config_.output_token_first, config_.output_token_last);
   const int64_t length = client_request.prompt_length;
   const int64_t full_blocks = length / block;
   const int64_t given = std::min<int64_t>(
@@ -80,13 +79,13 @@ void VllmV1Core::FillPrompt(const ClientRequest& client_request, VllmRequest& re
   TokenVector tokens(static_cast<size_t>(block));
   for (int64_t b = given; b < full_blocks; ++b) {
     for (int64_t i = 0; i < block; ++i) {
-      tokens[static_cast<size_t>(i)] = draw.SyntheticPrompt(request.id, b * block + i);
+      tokens[static_cast<size_t>(i)] = draw_.SyntheticPrompt(request.id, b * block + i);
     }
     const BlockKey parent = request.block_keys.empty() ? kRootBlockKey : request.block_keys.back();
     request.block_keys.push_back(HashBlock(parent, tokens));
   }
   for (int64_t position = full_blocks * block; position < length; ++position) {
-    request.tail_tokens.push_back(draw.SyntheticPrompt(request.id, position));
+    request.tail_tokens.push_back(draw_.SyntheticPrompt(request.id, position));
   }
 }
 

@@ -21,6 +21,7 @@
 #include "sim/cache/prefix_cache_manager.h"
 #include "sim/serving/engine_core.h"
 #include "sim/serving/engines.h"
+#include "sim/serving/token_draw.h"
 #include "sim/serving/vllm_v1_scheduler.h"
 
 namespace efimsim {
@@ -66,13 +67,12 @@ class VllmV1Core final : public EngineCore {
   void CheckInvariants(const LiveRequests& live) const override;
 
   const PrefixCacheManager& cache() const { return cache_; }
-  // Null when the core has no CPU KV tier.
-  const CpuKvTier* cpu_tier() const { return cpu_tier_.get(); }
 
  private:
   void FillPrompt(const ClientRequest& client_request, VllmRequest& request) const;
 
   VllmV1CoreConfig config_;
+  TokenDraw draw_;                       // tokens of prompts given as lengths
   std::unique_ptr<CpuKvTier> cpu_tier_;  // before cache_: the cache points at it
   PrefixCacheManager cache_;
   VllmV1Scheduler scheduler_;
