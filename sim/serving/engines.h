@@ -34,7 +34,6 @@ struct EngineContext {
 };
 
 struct EngineEntry {
-  std::string help;  // one line
   // Throws UsageError naming the option when the engine cannot run with
   // these settings. Called before any replica exists.
   void (*validate)(const EngineContext& context) = nullptr;

@@ -199,7 +199,6 @@ void DescribeSglang(const EngineContext& context, std::vector<Setting>& e) {
 
 EngineEntry SglangEngine() {
   EngineEntry entry;
-  entry.help = "SGLang 0.5.3: prefill-first batches, lpm/fcfs, token-level radix cache";
   entry.validate = ValidateSglang;
   entry.make = MakeSglangCore;
   entry.describe = DescribeSglang;

@@ -265,7 +265,6 @@ void DescribeCpuKvTier(const EngineContext& context, RunInfo& info) {
 
 EngineEntry VllmV1Engine() {
   EngineEntry entry;
-  entry.help = "vLLM v1 engine (0.9-0.10): FCFS, chunked prefill, paged prefix cache, CPU KV tier";
   entry.validate = [](const EngineContext& context) { SetUpCpuKvTier(context); };
   entry.make = MakeVllmV1Core;
   entry.describe = DescribeVllmV1;
