@@ -10,19 +10,20 @@
 //   Schedule(plan, now)        the core fills `plan` (requests, new tokens,
 //                              context) and advances progress; KV is
 //                              allocated and registered at schedule time
-//   ... the latency model prices the step; at its completion the driver
-//   draws one token for every sequence whose prompt is fully computed,
-//   advances num_tokens / output_tokens, and marks requests that reached
-//   their length kFinished, then:
-//   AfterStep(plan, tokens, finished)   the core appends the tokens to its
-//                              sequences and frees the finished requests' KV
+//   ... the latency model prices the step; at its completion:
+//   AfterStep(plan, emitter)   the core walks the plan once: for each
+//                              sequence the driver's TokenEmitter draws its
+//                              token (if its prompt is computed), advances
+//                              num_tokens / output_tokens and finishes it at
+//                              its length; the core appends the token to its
+//                              own sequence state; then it frees the KV of
+//                              the finished requests
 // Cost contract: the driver calls a core's virtuals once per step or once
 // per request event (submit, cancel), never once per sequence of a step.
 
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "sim/client/client_request.h"
 #include "sim/metrics/summary.h"
 #include "sim/serving/request.h"
+#include "sim/serving/token_draw.h"
 
 namespace efimsim {
 
@@ -76,9 +78,41 @@ struct KvUsage {
   int64_t total_blocks = 0;
 };
 
-// tokens[i] of AfterStep: the token emitted by plan.sequences[i], or
-// kNoEmittedToken for a prefill chunk that emitted none.
+// What TokenEmitter::Emit returns for a prefill chunk (no token yet).
 inline constexpr TokenId kNoEmittedToken = -1;
+
+// The driver's token emission for one completed step, handed to the core
+// so that emission and the engine's own bookkeeping are one pass over the
+// step (inline: it runs for every sequence).
+class TokenEmitter {
+ public:
+  TokenEmitter(const TokenDraw& draw, TimePoint now, std::vector<Request*>& finished)
+      : draw_(draw), now_(now), finished_(finished) {}
+
+  // The token `request` generated in the step, or kNoEmittedToken if its
+  // prompt is not computed yet. A request that reached its output length
+  // becomes kFinished (with its finish time) and joins finished().
+  TokenId Emit(Request& request) {
+    if (request.num_computed_tokens != request.num_tokens) return kNoEmittedToken;
+    const TokenId token = draw_.Generated(request.id, request.num_tokens);
+    ++request.num_tokens;
+    ++request.output_tokens;
+    if (request.first_token == TimePoint::max()) request.first_token = now_;
+    if (request.output_tokens >= request.output_length) {
+      request.finish = now_;
+      request.TransitionTo(RequestState::kFinished);
+      finished_.push_back(&request);
+    }
+    return token;
+  }
+  // Requests finished in this step, in plan order.
+  const std::vector<Request*>& finished() const { return finished_; }
+
+ private:
+  const TokenDraw& draw_;
+  TimePoint now_;
+  std::vector<Request*>& finished_;
+};
 
 // The driver's live requests, by id.
 using LiveRequests = std::unordered_map<uint64_t, std::unique_ptr<Request>>;
@@ -94,12 +128,11 @@ class EngineCore {
   virtual std::unique_ptr<Request> Add(ClientRequest& request, TimePoint now) = 0;
   // Fills `plan` (cleared first) with the next step.
   virtual void Schedule(StepPlan& plan, TimePoint now) = 0;
-  // After the step of `plan` completed and the driver emitted `tokens`
-  // (one per sequence, kNoEmittedToken where none): appends them to the engine's
-  // sequences and frees the KV of `finished` (in plan order; already
-  // kFinished) and drops them from the scheduler.
-  virtual void AfterStep(const StepPlan& plan, std::span<const TokenId> tokens,
-                         std::span<Request* const> finished) = 0;
+  // After the step of `plan` completed: calls emitter.Emit once for every
+  // sequence of the plan, in plan order, appends each emitted token to the
+  // engine's sequence state, then frees the KV of emitter.finished() and
+  // drops them from the scheduler.
+  virtual void AfterStep(const StepPlan& plan, TokenEmitter& emitter) = 0;
   // Frees an aborted request's KV (it stays cached where the engine caches
   // it) and drops it from the scheduler. The driver then marks it cancelled.
   virtual void Release(Request& request) = 0;

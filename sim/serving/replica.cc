@@ -158,30 +158,9 @@ void Replica::RecordStep(const StepCost& cost, Duration duration, const KvUsage&
 
 void Replica::CompleteStep() {
   step_in_flight_ = false;
-  const TimePoint now = simulator_.Now();
-  const std::vector<ScheduledSequence>& sequences = plan_.sequences;
-  tokens_.resize(sequences.size());
   finished_.clear();
-  for (size_t i = 0; i < sequences.size(); ++i) {
-    if (i + kRequestPrefetchDistance < sequences.size()) {
-      sequences[i + kRequestPrefetchDistance].request->Prefetch();
-    }
-    Request& r = *sequences[i].request;
-    if (r.num_computed_tokens != r.num_tokens) {  // a prefill chunk: no token yet
-      tokens_[i] = kNoEmittedToken;
-      continue;
-    }
-    tokens_[i] = draw_.Generated(r.id, r.num_tokens);
-    ++r.num_tokens;
-    ++r.output_tokens;
-    if (r.first_token == TimePoint::max()) r.first_token = now;
-    if (r.output_tokens >= r.output_length) {
-      r.finish = now;
-      r.TransitionTo(RequestState::kFinished);
-      finished_.push_back(&r);
-    }
-  }
-  core_->AfterStep(plan_, tokens_, finished_);
+  TokenEmitter emitter(draw_, simulator_.Now(), finished_);
+  core_->AfterStep(plan_, emitter);
   if (!finished_.empty()) {
     finished_ids_.clear();
     for (const Request* r : finished_) finished_ids_.push_back(r->id);

@@ -6,10 +6,11 @@
 // Step protocol (predict-then-apply): at a kSchedule event the core builds
 // the step (allocating KV and advancing progress, as the engines do at
 // schedule time); the latency model predicts its duration; a kStepComplete
-// event at now + duration applies the rest: the driver draws one token per
-// sequence whose prompt is computed, finishes requests that reached their
-// length, the core appends the tokens and frees the finished requests' KV,
-// and observers get the records. One event pair per step, never one per
+// event at now + duration applies the rest: one pass over the step in which
+// the driver's TokenEmitter draws one token per sequence whose prompt is
+// computed and finishes requests that reached their length while the core
+// appends the tokens to its own state; the core then frees the finished
+// requests' KV, and observers get the records. One event pair per step, never one per
 // token. The next step is scheduled at the completion instant, after that
 // instant's arrivals (event class order).
 //
@@ -72,7 +73,6 @@ class Replica final : public EngineReplica {
   LiveRequests live_;
   StepPlan plan_;
   std::vector<SequenceWork> work_;
-  std::vector<TokenId> tokens_;            // CompleteStep's, per plan sequence
   std::vector<Request*> finished_;         // CompleteStep's, in plan order
   std::vector<uint64_t> finished_ids_;     // CompleteStep's, sorted
   std::vector<uint64_t> pending_cancels_;  // requests of the step in flight

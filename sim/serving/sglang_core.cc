@@ -67,16 +67,16 @@ void SglangCore::Schedule(StepPlan& plan, TimePoint) {
   if (plan.empty()) scheduler_.OnIdle();
 }
 
-void SglangCore::AfterStep(const StepPlan& plan, std::span<const TokenId> tokens,
-                           std::span<Request* const> finished) {
+void SglangCore::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
   scheduler_.AfterPrefill(plan);
-  for (size_t i = 0; i < plan.sequences.size(); ++i) {
-    if (tokens[i] == kNoEmittedToken) continue;
-    static_cast<SglangRequest*>(plan.sequences[i].request)->tokens.push_back(tokens[i]);
+  for (const ScheduledSequence& seq : plan.sequences) {
+    SglangRequest& r = static_cast<SglangRequest&>(*seq.request);
+    const TokenId token = emitter.Emit(r);
+    if (token != kNoEmittedToken) r.tokens.push_back(token);
   }
-  if (finished.empty()) return;
+  if (emitter.finished().empty()) return;
   std::vector<Request*>& order = finished_scratch_;
-  order.assign(finished.begin(), finished.end());
+  order.assign(emitter.finished().begin(), emitter.finished().end());
   std::sort(order.begin(), order.end(),
             [](const Request* a, const Request* b) { return a->id < b->id; });
   for (Request* request : order) {

@@ -48,8 +48,7 @@ class SglangCore final : public EngineCore {
   // (cache_unfinished_req), then tokens are appended, then finished
   // requests insert their tokens and unlock (cache_finished_req), in
   // request-id order.
-  void AfterStep(const StepPlan& plan, std::span<const TokenId> tokens,
-                 std::span<Request* const> finished) override;
+  void AfterStep(const StepPlan& plan, TokenEmitter& emitter) override;
   // SGLang aborts between steps; a request that holds KV inserts its
   // computed tokens into the tree (they stay cached).
   void Release(Request& request) override;

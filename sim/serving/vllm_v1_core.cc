@@ -102,18 +102,19 @@ void VllmV1Core::Schedule(StepPlan& plan, TimePoint now) {
   }
 }
 
-void VllmV1Core::AfterStep(const StepPlan& plan, std::span<const TokenId> tokens,
-                           std::span<Request* const> finished) {
-  if (config_.prefix_caching) {
-    const std::vector<ScheduledSequence>& sequences = plan.sequences;
-    for (size_t i = 0; i < sequences.size(); ++i) {
-      if (tokens[i] == kNoEmittedToken) continue;
-      static_cast<VllmRequest*>(sequences[i].request)->AppendTokenKey(tokens[i],
-                                                                      config_.block_tokens);
+void VllmV1Core::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
+  const std::vector<ScheduledSequence>& sequences = plan.sequences;
+  const int32_t block_tokens = config_.block_tokens;
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    if (i + kRequestPrefetchDistance < sequences.size()) {
+      sequences[i + kRequestPrefetchDistance].request->Prefetch();
     }
+    VllmRequest& r = static_cast<VllmRequest&>(*sequences[i].request);
+    const TokenId token = emitter.Emit(r);
+    if (token != kNoEmittedToken) r.AppendTokenKey(token, block_tokens);
   }
-  if (finished.empty()) return;
-  for (Request* request : finished) cache_.Free(static_cast<VllmRequest*>(request)->kv);
+  if (emitter.finished().empty()) return;
+  for (Request* request : emitter.finished()) cache_.Free(static_cast<VllmRequest*>(request)->kv);
   scheduler_.RemoveFinished();
 }
 

@@ -49,8 +49,7 @@ class VllmV1Core final : public EngineCore {
   std::string RejectReason(const ClientRequest& request) const override;
   std::unique_ptr<Request> Add(ClientRequest& request, TimePoint now) override;
   void Schedule(StepPlan& plan, TimePoint now) override;
-  void AfterStep(const StepPlan& plan, std::span<const TokenId> tokens,
-                 std::span<Request* const> finished) override;
+  void AfterStep(const StepPlan& plan, TokenEmitter& emitter) override;
   void Release(Request& request) override;
   bool has_work() const override {
     return !scheduler_.waiting().empty() || !scheduler_.running().empty();
