@@ -67,9 +67,10 @@ const std::vector<Row>& CpuKvRows() {
        }},
       {"mean CPU tier load (ms)",
        [](const RunSummary& s) { return FormatFixed(s.engine.cpu_kv_mean_load_ms(), 2); }},
-      {"GPU / CPU tier evictions",
+      {"evicted (GPU tok / CPU blk)",
        [](const RunSummary& s) {
-         return std::to_string(s.engine.evictions) + "/" + std::to_string(s.engine.cpu_kv_evictions);
+         return std::to_string(s.engine.evicted_tokens) + "/" +
+                std::to_string(s.engine.cpu_kv_evictions);
        }},
   };
   return rows;

@@ -85,7 +85,7 @@ const std::vector<Metric>& Metrics() {
       {"kv_blocks_peak_used",
        [](const ExperimentResult& r) { return I(r.summary.engine.kv_blocks_peak_used); }},
       {"peak_kv_usage", [](const ExperimentResult& r) { return F(r.summary.peak_kv_usage); }},
-      {"kv_block_evictions", [](const ExperimentResult& r) { return I(r.summary.engine.evictions); }},
+      {"kv_evicted_tokens", [](const ExperimentResult& r) { return I(r.summary.engine.evicted_tokens); }},
       {"prefill_tokens_computed",
        [](const ExperimentResult& r) { return I(r.summary.engine.prefill_tokens_computed); }},
       {"decode_tokens_computed",

@@ -20,7 +20,15 @@ struct ClientRequest {
   int64_t prompt_length = 0;               // used only when `prompt` is empty
   std::vector<uint64_t> prompt_block_keys; // optional, with `prompt_length`
   int32_t block_key_tokens = 0;            // tokens each key covers
-  int64_t max_output_tokens = 0;  // generation stops after this many tokens
+  // The request's cap on generated tokens (an API's max_tokens): all an
+  // engine knows about when the request will stop, so its admission and
+  // context checks read only this.
+  int64_t max_tokens = 0;
+  // Tokens the model generates before it stops by itself, as the
+  // output-length model drew them (<= max_tokens; 0: none drawn, it runs to
+  // max_tokens). Only the replica's token emission reads it; an engine
+  // cannot know it in advance.
+  int64_t output_length = 0;
   TimePoint sent;                 // arrival at the engine (no network delay)
 
   int64_t prompt_tokens() const {

@@ -44,9 +44,9 @@ void ClosedLoopClient::SendRound(int64_t user) {
   request.request_id = next_request_id_++;
   request.user = user;
   request.round = round;
-  request.max_output_tokens = config_.max_output_tokens;
+  request.max_tokens = config_.max_output_tokens;
   if (output_length_ != nullptr) {
-    request.max_output_tokens = output_length_->Draw(
+    request.output_length = output_length_->Draw(
         PairKey(static_cast<uint64_t>(user), static_cast<uint64_t>(round)));
   }
   request.sent = simulator_.Now();

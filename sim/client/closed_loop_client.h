@@ -44,8 +44,9 @@ class ClosedLoopClient : public Client, public EventHandler {
   int64_t efim_rebases() const override { return rebases(); }
 
   void HandleEvent(const Event& event) override;
-  // Optional (null: every request asks for config.max_output_tokens): draws
-  // each request's length, keyed by (user, round). Must outlive the client.
+  // Optional (null: every request runs to its cap): draws each request's
+  // output_length, keyed by (user, round); the cap (max_tokens) stays
+  // config.max_output_tokens. Must outlive the client.
   void set_output_length(const OutputLengthModel* model) override { output_length_ = model; }
 
   int64_t requests_sent() const { return static_cast<int64_t>(next_request_id_); }

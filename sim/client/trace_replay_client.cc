@@ -91,8 +91,10 @@ void TraceReplayClient::Apply(TraceRecord record) {
     out.prompt_block_keys = std::move(request->block_keys);
     out.block_key_tokens = static_cast<int32_t>(request->block_key_tokens);
     // A trace's request generates its recorded output length (at least one
-    // token: an engine always samples one).
-    out.max_output_tokens = std::max<int64_t>(1, request->output_tokens);
+    // token: an engine always samples one). A trace records no cap, so that
+    // length is the cap as well.
+    out.max_tokens = std::max<int64_t>(1, request->output_tokens);
+    out.output_length = out.max_tokens;
     out.sent = simulator_.Now();
     ++stats_.request_records;
     sink_.Submit(std::move(out));
@@ -221,7 +223,7 @@ void TraceReplayClient::Send(uint32_t slot) {
   request.request_id = next_request_id_++;
   request.user = session.user_index;
   request.round = session.requests++;
-  request.max_output_tokens = config_.max_output_tokens;
+  request.max_tokens = config_.max_output_tokens;
   if (output_length_ != nullptr) {
     int64_t rest_of_line = 1;
     if (output_length_->needs_line_context()) {
@@ -231,7 +233,7 @@ void TraceReplayClient::Send(uint32_t slot) {
             .size();
       });
     }
-    request.max_output_tokens = output_length_->Draw(
+    request.output_length = output_length_->Draw(
         PairKey(HashName(session.id), static_cast<uint64_t>(session.text_edits)),
         rest_of_line);
   }

@@ -62,10 +62,10 @@ class TraceReplayClient : public Client, public EventHandler {
   void CheckDrained(int64_t ended) const override;
   int64_t efim_rebases() const override { return stats().efim_rebases; }
   void HandleEvent(const Event& event) override;
-  // Optional (null: every completion asks for config.max_output_tokens):
-  // draws each completion's length, keyed by (session id, text edits
-  // applied so far). Request records keep their recorded lengths. Must
-  // outlive the client.
+  // Optional (null: every completion runs to its cap,
+  // config.max_output_tokens): draws each completion's output_length, keyed
+  // by (session id, text edits applied so far); the cap stays. Request
+  // records keep their recorded lengths. Must outlive the client.
   void set_output_length(const OutputLengthModel* model) override { output_length_ = model; }
 
   // Counters; efim_rebases includes sessions still open.

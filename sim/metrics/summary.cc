@@ -14,7 +14,7 @@ void EngineCounters::Add(const EngineCounters& replica) {
   prefix_cache_query_tokens += replica.prefix_cache_query_tokens;
   prefix_cache_hit_tokens += replica.prefix_cache_hit_tokens;
   preemptions += replica.preemptions;
-  evictions += replica.evictions;
+  evicted_tokens += replica.evicted_tokens;
   rejected_requests += replica.rejected_requests;
   prefill_tokens_computed += replica.prefill_tokens_computed;
   decode_tokens_computed += replica.decode_tokens_computed;

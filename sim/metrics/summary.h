@@ -32,7 +32,10 @@ struct EngineCounters {
   int64_t prefix_cache_query_tokens = 0;
   int64_t prefix_cache_hit_tokens = 0;
   int64_t preemptions = 0;
-  int64_t evictions = 0;
+  // Tokens of cached KV evicted to make room, under every engine (vLLM:
+  // evicted blocks x block_tokens, each a full cached block; SGLang: tokens
+  // evicted from the radix tree).
+  int64_t evicted_tokens = 0;
   int64_t kv_blocks_total = 0;
   int64_t kv_blocks_peak_used = 0;
   int64_t rejected_requests = 0;

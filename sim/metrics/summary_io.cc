@@ -35,7 +35,7 @@ void AddCpuKvTierResults(const RunSummary& s, ordered_json& results) {
   tier["stored_blocks"] = e.cpu_kv_stored_blocks;
   tier["stored_bytes"] = e.cpu_kv_stored_bytes;
   tier["cpu_evictions"] = e.cpu_kv_evictions;
-  tier["gpu_evictions"] = e.evictions;
+  tier["gpu_evicted_tokens"] = e.evicted_tokens;
   tier["mean_load_ms"] = e.cpu_kv_mean_load_ms();
   tier["cpu_hit_rate"] = queries > 0 ? static_cast<double>(e.cpu_kv_loaded_tokens) / queries : 0.0;
   tier["gpu_plus_cpu_hit_rate"] =
@@ -83,7 +83,7 @@ std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
   results["kv_blocks_total"] = s.engine.kv_blocks_total;
   results["kv_blocks_peak_used"] = s.engine.kv_blocks_peak_used;
   results["peak_kv_usage"] = s.peak_kv_usage;
-  results["kv_block_evictions"] = s.engine.evictions;
+  results["kv_evicted_tokens"] = s.engine.evicted_tokens;
   results["prefill_tokens_computed"] = s.engine.prefill_tokens_computed;
   results["decode_tokens_computed"] = s.engine.decode_tokens_computed;
   if (s.engine.cpu_kv_blocks_total > 0) AddCpuKvTierResults(s, results);

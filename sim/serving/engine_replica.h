@@ -1,9 +1,9 @@
 #pragma once
-// The interface every engine replica implements (vLLM v1: Replica;
-// SGLang: SglangReplica), so clients, routers, metrics and the run driver
-// share one event core and never name an engine. A replica is the
-// RequestSink its client or router talks to and the EventHandler of its own
-// step events; it tells a RequestObserver about every request that ends.
+// What routers and the run see of a replica (Replica, replica.h: the one
+// step driver, whatever its engine core). A replica is the RequestSink its
+// client or router talks to and the EventHandler of its own step events; it
+// tells a RequestObserver about every request that ends and a StepObserver
+// about every step.
 
 #include <cstdint>
 #include <string>

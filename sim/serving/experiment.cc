@@ -1,7 +1,5 @@
 #include "sim/serving/experiment.h"
 
-#include <climits>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -19,8 +17,8 @@
 #include "sim/serving/run_params.h"
 #include "sim/metrics/request_id_order.h"
 #include "sim/metrics/timeline_writer.h"
+#include "sim/serving/engines.h"
 #include "sim/serving/replica.h"
-#include "sim/serving/sglang_replica.h"
 #include "sim/serving/router.h"
 #include "sim/serving/workload.h"
 #include "traces/load_tokenizer.h"
@@ -120,46 +118,10 @@ std::shared_ptr<const SharedTokenizer> RunTokenizer(const ExperimentConfig& conf
   return std::make_shared<const SharedTokenizer>(path);
 }
 
-// SGLang's limits with its hardware-derived defaults resolved.
-SglangLimits ResolveSglangLimits(const ExperimentConfig& config, const ModelSpec& model,
-                                 const KvCapacity& capacity) {
-  SglangLimits limits;
-  limits.chunked_prefill_size = config.sglang.chunked_prefill_size > 0
-                                    ? config.sglang.chunked_prefill_size
-                                    : SglangDefaultChunkedPrefill(capacity.memory_gib);
-  limits.max_running_requests =
-      config.sglang.max_running_requests > 0
-          ? config.sglang.max_running_requests
-          : SglangDefaultMaxRunning(capacity.tokens, model.max_context_tokens);
-  limits.max_prefill_tokens = config.sglang.max_prefill_tokens;
-  limits.lpm = config.sglang.schedule_policy == "lpm";
-  limits.schedule_conservativeness = config.sglang.schedule_conservativeness;
-  return limits;
-}
-
-void DescribeSglang(const ExperimentConfig& config, const ModelSpec& model,
-                    const KvCapacity& capacity, std::vector<Setting>& e) {
-  const SglangLimits limits = ResolveSglangLimits(config, model, capacity);
-  e.push_back({"name", std::string("sglang")});
-  e.push_back({"semantics",
-               std::string("SGLang 0.5.3 scheduler and RadixCache, synchronous (no overlap "
-                           "scheduling): prefill batches before decode, lpm/fcfs order, "
-                           "new_token_ratio admission, chunked prefill, retraction; token-level "
-                           "radix prefix cache with LRU leaf eviction; max-num-batched-tokens, "
-                           "max-num-seqs and block-tokens do not apply (block-tokens only sizes "
-                           "KV figures); evictions counts tokens")});
-  for (const auto& param : SglangParams()) {
-    if (param.info.name == "engine") continue;
-    std::visit([&](auto member) { e.push_back({param.info.name, config.sglang.*member}); },
-               param.field);
-  }
-  e.push_back({"chunked_prefill_size_effective", limits.chunked_prefill_size});
-  e.push_back({"max_running_requests_effective", limits.max_running_requests});
-}
-
 void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
                  const Workload& workload, const ModelSpec& model, const GpuSpec& gpu,
                  const LatencyModel& latency, const KvCapacity& capacity,
+                 const EngineEntry& engine, const EngineContext& engine_context,
                  bool default_output_length, RunInfo& info) {
   auto& p = info.Section("policy").settings;
   p.push_back({"name", policy.name});
@@ -201,14 +163,7 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   for (Setting& s : NonDefaultQuietSettings(config, kLatencyGroup)) l.push_back(std::move(s));
 
   auto& e = info.Section("engine").settings;
-  if (config.sglang.engine == "sglang") {
-    DescribeSglang(config, model, capacity, e);
-  } else {
-    e.push_back({"name", std::string("vllm_v1")});
-    e.push_back({"semantics", std::string("vLLM v1 engine, 0.9-0.10 series: synchronous "
-                                          "scheduling, FCFS, chunked prefill, recompute "
-                                          "preemption, automatic prefix caching")});
-  }
+  engine.describe(engine_context, e);
   for (const auto& param : EngineParams()) {
     std::visit([&](auto member) { e.push_back({param.info.name, config.engine.*member}); },
                param.field);
@@ -216,55 +171,6 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   e.push_back({"kv_blocks_effective", capacity.blocks});
   e.push_back({"kv_tokens_effective", capacity.tokens});
   e.push_back({"kv_cache_gib", capacity.kv_gib});
-}
-
-// The CPU KV tier's settings (sim/serving/cpu_kv_tier_config.h), written
-// into the replica's config; the tier exists only with cpu_kv_gib > 0.
-struct CpuKvTierSetup {
-  double offload_gbps = 0;
-  std::string offload_source;
-};
-
-CpuKvTierSetup SetUpCpuKvTier(const ExperimentConfig& config, const ModelSpec& model,
-                              const GpuSpec& gpu, ReplicaConfig& replica) {
-  CpuKvTierSetup setup;
-  const HostLinkDefault link = DefaultHostLink(gpu);
-  if (config.cpu_kv.cpu_kv_gib > 0 && config.cpu_kv.offload_gbps <= 0 && link.gbps <= 0) {
-    throw UsageError("--cpu-kv-gib: GPU spec " + gpu.name +
-                     " has no host_link_gbps; give the link's rate with --offload-gbps");
-  }
-  setup.offload_gbps = config.cpu_kv.offload_gbps > 0 ? config.cpu_kv.offload_gbps : link.gbps;
-  setup.offload_source = config.cpu_kv.offload_gbps > 0 ? std::string("--offload-gbps") : link.source;
-  replica.kv_bytes_per_block = config.engine.block_tokens * model.KvBytesPerToken();
-  replica.cpu_kv_blocks = CpuKvTierBlocks(config.cpu_kv, replica.kv_bytes_per_block);
-  if (config.cpu_kv.cpu_kv_gib > 0 && replica.cpu_kv_blocks < 1) {
-    throw UsageError("--cpu-kv-gib: " + std::to_string(config.cpu_kv.cpu_kv_gib) +
-                     " GiB holds no KV block of " + std::to_string(replica.kv_bytes_per_block) +
-                     " bytes");
-  }
-  if (replica.cpu_kv_blocks > INT32_MAX) {
-    throw UsageError("--cpu-kv-gib: more than 2^31-1 blocks");
-  }
-  replica.offload_bytes_per_s = setup.offload_gbps * 1e9;
-  replica.offload_latency = FromSeconds(config.cpu_kv.offload_latency_us * 1e-6);
-  return setup;
-}
-
-void DescribeCpuKvTier(const ExperimentConfig& config, const PolicySpec& policy,
-                       const CpuKvTierSetup& setup, RunInfo& info) {
-  auto& t = info.Section("cpu_kv_tier").settings;
-  t.push_back({"semantics",
-               std::string("vLLM 0.11-0.12 OffloadingConnector with the CPU backend and LRU: "
-                           "write-through stores of full blocks, lookup after the GPU prefix "
-                           "hit, asynchronous loads (the request waits, others run); "
-                           "sim/README.md \"CPU KV tier\"")});
-  t.push_back({"active", policy.prefix_caching});
-  t.push_back({"cpu_kv_gib", config.cpu_kv.cpu_kv_gib});
-  t.push_back({"offload_gbps", setup.offload_gbps});
-  t.push_back({"offload_gbps_source", setup.offload_source});
-  t.push_back({"offload_latency_us", config.cpu_kv.offload_latency_us});
-  t.push_back({"store_transfers", std::string("not charged: GPU -> host copies assumed hidden "
-                                              "behind steps (counted in bytes only)")});
 }
 
 // The output-length model and what it gave: output tokens of the completed
@@ -345,24 +251,18 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                                          output_length.get()};
   const std::unique_ptr<Workload> workload = MakeWorkload(config.workload, workload_context);
 
-  if (config.sglang.engine == "sglang" && config.cpu_kv.cpu_kv_gib > 0) {
-    throw UsageError("--cpu-kv-gib: the CPU KV tier models vLLM's offloading connector and "
-                     "applies to --engine vllm_v1 only (SGLang's host cache is not modelled)");
-  }
+  const EngineEntry& engine = Engines().Get(config.sglang.engine);
+  const EngineContext engine_context{config.engine, config.sglang, config.cpu_kv, model,
+                                     gpu,           capacity,      policy.prefix_caching};
+  engine.validate(engine_context);
   if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
   if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
   std::unique_ptr<RoutingPolicy> routing = MakeRoutingPolicy(config.router);
 
   ReplicaConfig replica_config;
-  replica_config.limits = {config.engine.max_num_batched_tokens, config.engine.max_num_seqs};
-  replica_config.block_tokens = static_cast<int32_t>(config.engine.block_tokens);
-  replica_config.num_blocks = static_cast<int32_t>(capacity.blocks);
-  replica_config.prefix_caching = policy.prefix_caching;
   replica_config.check_invariants = config.engine.check_invariants;
-  replica_config.max_context_tokens = model.max_context_tokens;
   replica_config.output_token_first = model.tokens.text_first;
   replica_config.output_token_last = model.tokens.text_last;
-  const CpuKvTierSetup cpu_kv = SetUpCpuKvTier(config, model, gpu, replica_config);
 
   Simulator simulator;
   simulator.set_interrupt_flag(config.interrupt);
@@ -377,27 +277,10 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   observer.timeline = timeline.get();
   std::vector<std::unique_ptr<EngineReplica>> replicas;
   std::vector<EngineReplica*> replica_pointers;
-  SglangReplicaConfig sglang_config;
-  if (config.sglang.engine == "sglang") {
-    sglang_config.limits = ResolveSglangLimits(config, model, capacity);
-    sglang_config.block_tokens = replica_config.block_tokens;
-    sglang_config.num_blocks = replica_config.num_blocks;
-    sglang_config.page_size = static_cast<int32_t>(config.sglang.page_size);
-    sglang_config.prefix_caching = policy.prefix_caching;
-    sglang_config.check_invariants = config.engine.check_invariants;
-    sglang_config.max_context_tokens = model.max_context_tokens;
-    sglang_config.output_token_first = model.tokens.text_first;
-    sglang_config.output_token_last = model.tokens.text_last;
-  }
   for (int64_t i = 0; i < config.replicas; ++i) {
     replica_config.replica_index = static_cast<int32_t>(i);
-    if (config.sglang.engine == "sglang") {
-      sglang_config.replica_index = static_cast<int32_t>(i);
-      replicas.push_back(
-          std::make_unique<SglangReplica>(simulator, sglang_config, *latency, observer));
-    } else {
-      replicas.push_back(std::make_unique<Replica>(simulator, replica_config, *latency, observer));
-    }
+    replicas.push_back(std::make_unique<Replica>(simulator, replica_config,
+                                                 engine.make(engine_context), *latency, observer));
     if (timeline) replicas.back()->set_step_observer(&timeline_steps);
     replica_pointers.push_back(replicas.back().get());
   }
@@ -452,10 +335,10 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   }
   result.summary.efim_rebases = client.efim_rebases();
-  DescribeRun(config, policy, *workload, model, gpu, *latency, capacity, default_output_length,
-              result.info);
+  DescribeRun(config, policy, *workload, model, gpu, *latency, capacity, engine, engine_context,
+              default_output_length, result.info);
   if (output_length) DescribeOutputLengths(*output_length, output_tokens, result.info);
-  if (replica_config.cpu_kv_blocks > 0) DescribeCpuKvTier(config, policy, cpu_kv, result.info);
+  if (engine.describe_parts != nullptr) engine.describe_parts(engine_context, result.info);
   workload->DescribeResults(result.info);
   if (config.replicas > 1) {
     auto& c = result.info.Section("cluster").settings;

@@ -5,7 +5,7 @@
 //
 // Clusters (replicas > 1): every replica has the full engine configuration
 // (its own KV cache of the computed size); the summary sums the replicas'
-// counters (steps, prefix-cache queries and hits, preemptions, evictions,
+// counters (steps, prefix-cache queries and hits, preemptions, evicted tokens,
 // tokens computed), while its KV figures are per replica: kv_blocks_total
 // is one replica's pool and kv_blocks_peak_used / peak_kv_usage are those of
 // the fullest replica. summary.json then gains a "cluster" section with the

@@ -1,5 +1,6 @@
 #include "sim/serving/request.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/base/check.h"
@@ -36,12 +37,6 @@ void Request::TransitionTo(RequestState next) {
   state = next;
 }
 
-void Request::CloseTailBlock() {
-  const BlockKey parent = block_keys.empty() ? kRootBlockKey : block_keys.back();
-  block_keys.push_back(HashBlock(parent, tail_tokens));
-  tail_tokens.clear();
-}
-
 RequestRecord Request::ToRecord() const {
   RequestRecord record;
   record.request_id = id;
@@ -57,6 +52,19 @@ RequestRecord Request::ToRecord() const {
   record.preemptions = preemptions;
   record.cancelled = state == RequestState::kCancelled;
   return record;
+}
+
+void InitRequest(const ClientRequest& client, TimePoint arrival, Request& request) {
+  request.id = client.request_id;
+  request.user = client.user;
+  request.round = client.round;
+  request.prompt_tokens = client.prompt_tokens();
+  request.num_tokens = request.prompt_tokens;
+  request.max_output_tokens = client.max_tokens;
+  request.output_length = client.output_length > 0
+                              ? std::min(client.output_length, client.max_tokens)
+                              : client.max_tokens;
+  request.arrival = arrival;
 }
 
 }  // namespace efimsim

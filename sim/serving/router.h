@@ -5,7 +5,7 @@
 // Policies (registered by name, RoutingPolicyNames()):
 //   round-robin        requests in send order go to replicas 0, 1, ..., N-1, 0, ...
 //   least-outstanding  the replica with the fewest requests waiting, running or
-//                      in flight (Replica::outstanding_requests()); ties go to
+//                      in flight (EngineReplica::outstanding_requests()); ties go to
 //                      the lowest index
 //   session-affinity   every request of a user goes to replica
 //                      Mix64(user) % N, so a user's rounds find their prefix
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "sim/client/client_request.h"
-#include "sim/serving/replica.h"
+#include "sim/serving/engine_replica.h"
 
 namespace efimsim {
 

@@ -1,11 +1,13 @@
 #include "sim/serving/sglang_config.h"
 
+#include "sim/serving/engines.h"
+
 namespace efimsim {
 
 const ParamTable<SglangConfig>& SglangParams() {
   using C = SglangConfig;
   static const ParamTable<SglangConfig> table = {
-      {Choice("engine", "serving engine modelled", {"vllm_v1", "sglang"}), &C::engine},
+      {Choice("engine", "serving engine modelled", Engines().Names()), &C::engine},
       {{"chunked-prefill-size", "tokens",
         "sglang: most prompt tokens of one prefill step; 0 takes SGLang's default for the GPU's "
         "memory (8192 on 35-160 GiB GPUs)", 0},

@@ -30,7 +30,7 @@ SglangScheduler::SglangScheduler(SglangLimits limits, RadixCache& cache)
 }
 
 void SglangScheduler::MatchPrefix(SglangRequest* request, std::vector<KvSlot>* slots) {
-  const int64_t n = request->base.num_tokens;
+  const int64_t n = request->num_tokens;
   const RadixMatch match = cache_.Match(request->tokens, n - 1, slots);
   request->match_tokens = match.length;
   request->last_node = match.last;
@@ -46,16 +46,13 @@ SglangScheduler::AddResult SglangScheduler::BudgetState(const Budget& budget) co
   return AddResult::kContinue;
 }
 
-void SglangScheduler::Schedule(SglangPlan& plan) {
-  plan.sequences.clear();
-  plan.prefill = false;
-  plan.total_tokens = 0;
-  plan.retracted = 0;
+void SglangScheduler::Schedule(StepPlan& plan) {
+  plan.Clear();
   if (SchedulePrefill(plan)) return;
   if (!running_.empty()) ScheduleDecode(plan);
 }
 
-bool SglangScheduler::SchedulePrefill(SglangPlan& plan) {
+bool SglangScheduler::SchedulePrefill(StepPlan& plan) {
   if (waiting_.empty() && chunked_ == nullptr) return false;
   const int64_t running_bs = static_cast<int64_t>(running_.size());
   if (running_bs >= limits_.max_running_requests) return false;
@@ -75,7 +72,7 @@ bool SglangScheduler::SchedulePrefill(SglangPlan& plan) {
 
   Budget budget;
   for (const SglangRequest* r : running_) {
-    const int64_t remaining = r->base.max_output_tokens - r->base.output_tokens;
+    const int64_t remaining = r->max_output_tokens - r->output_tokens;
     budget.total_offset +=
         static_cast<double>(std::min(remaining, kClipMaxNewTokens)) * new_token_ratio_;
   }
@@ -92,11 +89,11 @@ bool SglangScheduler::SchedulePrefill(SglangPlan& plan) {
   admitted.clear();
   if (chunked_ != nullptr) {
     SglangRequest* r = chunked_;
-    const int64_t remaining = r->base.num_tokens - r->base.num_computed_tokens;
+    const int64_t remaining = r->num_tokens - r->num_computed_tokens;
     const bool truncated = remaining > budget.rem_chunk;
     const int64_t extend = std::min(remaining, budget.rem_chunk);
-    plan.sequences.push_back({r, extend, r->base.num_computed_tokens});
-    const int64_t out_left = r->base.max_output_tokens - r->base.output_tokens;
+    plan.sequences.push_back({r, extend, r->num_computed_tokens});
+    const int64_t out_left = r->max_output_tokens - r->output_tokens;
     take(extend, truncated ? 0 : std::min(out_left, kClipMaxNewTokens));
     counters_.query_tokens += extend;
     if (truncated) new_chunked = r;
@@ -107,11 +104,11 @@ bool SglangScheduler::SchedulePrefill(SglangPlan& plan) {
   for (; consumed < waiting_.size(); ++consumed) {
     if (static_cast<int64_t>(plan.sequences.size()) >= allocatable) break;
     SglangRequest* r = waiting_[consumed];
-    EFIMSIM_CHECK(r->base.num_computed_tokens == 0, "waiting sglang request with progress");
+    EFIMSIM_CHECK(r->num_computed_tokens == 0, "waiting sglang request with progress");
     if (!lpm) MatchPrefix(r, nullptr);
     const int64_t prefix = r->match_tokens;
-    const int64_t extend = r->base.num_tokens - prefix;
-    const int64_t out_left = std::min(r->base.max_output_tokens - r->base.output_tokens,
+    const int64_t extend = r->num_tokens - prefix;
+    const int64_t out_left = std::min(r->max_output_tokens - r->output_tokens,
                                       kClipMaxNewTokens);
     const int64_t total = extend + out_left;
     if (static_cast<double>(total) >= RemTotal(budget)) break;  // NO_TOKEN
@@ -145,8 +142,8 @@ bool SglangScheduler::SchedulePrefill(SglangPlan& plan) {
     ++counters_.lookups;
     counters_.hit_tokens += prefix;
     counters_.query_tokens += prefix + scheduled;
-    if (r->base.cached_tokens < 0) r->base.cached_tokens = prefix;
-    r->base.TransitionTo(RequestState::kRunning);
+    if (r->cached_tokens < 0) r->cached_tokens = prefix;
+    r->TransitionTo(RequestState::kRunning);
     if (BudgetState(budget) != AddResult::kContinue) {
       ++consumed;
       break;
@@ -156,24 +153,24 @@ bool SglangScheduler::SchedulePrefill(SglangPlan& plan) {
   // Remove the admitted requests (they are the first `consumed` minus the
   // ones that were examined and refused; only admitted ones changed state).
   std::erase_if(waiting_, [](const SglangRequest* r) {
-    return r->base.state == RequestState::kRunning;
+    return r->state == RequestState::kRunning;
   });
   chunked_ = new_chunked;
 
   // Allocation after admission (prepare_for_extend); every admitted prefix
   // is locked, so eviction cannot take it.
-  plan.prefill = true;
-  for (SglangScheduled& seq : plan.sequences) {
-    SglangRequest* r = seq.request;
+  plan.kind = StepKind::kPrefill;
+  for (ScheduledSequence& seq : plan.sequences) {
+    SglangRequest* r = static_cast<SglangRequest*>(seq.request);
     EFIMSIM_CHECK(cache_.Allocate(seq.new_tokens, r->slots),
                   "sglang admission admitted more KV than exists");
-    r->base.num_computed_tokens = seq.context_tokens + seq.new_tokens;
+    r->num_computed_tokens = seq.context_tokens + seq.new_tokens;
     plan.total_tokens += seq.new_tokens;
   }
   return true;
 }
 
-void SglangScheduler::ScheduleDecode(SglangPlan& plan) {
+void SglangScheduler::ScheduleDecode(StepPlan& plan) {
   const int64_t need = static_cast<int64_t>(running_.size());
   if (cache_.available() < need) cache_.Evict(need);
   if (cache_.available() < need) {
@@ -181,22 +178,23 @@ void SglangScheduler::ScheduleDecode(SglangPlan& plan) {
   } else {
     new_token_ratio_ = std::max(new_token_ratio_ - ratio_decay_, min_ratio_);
   }
+  plan.kind = StepKind::kDecode;
   for (SglangRequest* r : running_) {
     EFIMSIM_CHECK(cache_.Allocate(1, r->slots), "sglang decode could not get a slot after retracting");
-    plan.sequences.push_back({r, 1, r->base.num_computed_tokens});
-    r->base.num_computed_tokens += 1;
-    EFIMSIM_CHECK(r->base.num_computed_tokens == r->base.num_tokens, "decode of an unfinished prefill");
+    plan.sequences.push_back({r, 1, r->num_computed_tokens});
+    r->num_computed_tokens += 1;
+    EFIMSIM_CHECK(r->num_computed_tokens == r->num_tokens, "decode of an unfinished prefill");
   }
   plan.total_tokens = static_cast<int64_t>(plan.sequences.size());
 }
 
-void SglangScheduler::Retract(SglangPlan& plan) {
+void SglangScheduler::Retract(StepPlan& plan) {
   std::vector<SglangRequest*> order = running_;
   std::stable_sort(order.begin(), order.end(), [](const SglangRequest* a, const SglangRequest* b) {
-    if (a->base.output_tokens != b->base.output_tokens) {
-      return a->base.output_tokens > b->base.output_tokens;
+    if (a->output_tokens != b->output_tokens) {
+      return a->output_tokens > b->output_tokens;
     }
-    return a->base.prompt_tokens < b->base.prompt_tokens;
+    return a->prompt_tokens < b->prompt_tokens;
   });
   bool first = true;
   while (true) {
@@ -216,18 +214,18 @@ void SglangScheduler::Retract(SglangPlan& plan) {
     victim->slots.clear();
     victim->tree_tokens = 0;
     victim->last_node = nullptr;
-    victim->base.num_computed_tokens = 0;
-    ++victim->base.preemptions;
-    victim->base.TransitionTo(RequestState::kPreempted);
+    victim->num_computed_tokens = 0;
+    ++victim->preemptions;
+    victim->TransitionTo(RequestState::kPreempted);
     std::erase(running_, victim);
     waiting_.push_back(victim);
-    ++plan.retracted;
+    ++plan.preempted;
     ++counters_.retractions;
   }
   int64_t decoded = 0, max_new = 0;
   for (const SglangRequest* r : running_) {
-    decoded += r->base.output_tokens;
-    max_new += r->base.max_output_tokens;
+    decoded += r->output_tokens;
+    max_new += r->max_output_tokens;
   }
   new_token_ratio_ = std::min(
       1.0, static_cast<double>(decoded + kRetractDecodeSteps * static_cast<int64_t>(running_.size())) /
@@ -236,7 +234,7 @@ void SglangScheduler::Retract(SglangPlan& plan) {
 
 void SglangScheduler::CacheUnfinished(SglangRequest* r) {
   if (!cache_.enabled()) return;
-  const int64_t computed = r->base.num_computed_tokens;
+  const int64_t computed = r->num_computed_tokens;
   const TokenSpan tokens = TokenSpan(r->tokens).first(static_cast<size_t>(computed));
   const std::span<const KvSlot> slots = std::span<const KvSlot>(r->slots).first(static_cast<size_t>(computed));
   const int64_t present = cache_.Insert(tokens, slots);
@@ -259,17 +257,17 @@ void SglangScheduler::CacheUnfinished(SglangRequest* r) {
   r->tree_tokens = match.length;
 }
 
-void SglangScheduler::AfterPrefill(const SglangPlan& plan) {
-  if (!plan.prefill) return;
-  for (const SglangScheduled& seq : plan.sequences) {
-    SglangRequest* r = seq.request;
+void SglangScheduler::AfterPrefill(const StepPlan& plan) {
+  if (plan.kind != StepKind::kPrefill) return;
+  for (const ScheduledSequence& seq : plan.sequences) {
+    SglangRequest* r = static_cast<SglangRequest*>(seq.request);
     CacheUnfinished(r);
     if (r != chunked_) running_.push_back(r);
   }
 }
 
 void SglangScheduler::Release(SglangRequest* r) {
-  const int64_t computed = r->base.num_computed_tokens;
+  const int64_t computed = r->num_computed_tokens;
   const std::span<const KvSlot> slots(r->slots);
   if (cache_.enabled()) {
     const TokenSpan tokens = TokenSpan(r->tokens).first(static_cast<size_t>(computed));

@@ -51,16 +51,16 @@
 #include <vector>
 
 #include "sim/cache/radix_cache.h"
+#include "sim/serving/engine_core.h"
 #include "sim/serving/request.h"
 
 namespace efimsim {
 
-// A request inside the SGLang engine: the shared lifecycle (base) plus its
-// token stream and KV slots. base.kv and base's block fields are unused.
-struct SglangRequest {
-  Request base;
+// A request inside the SGLang engine: the shared lifecycle plus its token
+// stream and KV slots.
+struct SglangRequest : Request {
   TokenVector tokens;             // prompt, then generated tokens
-  std::vector<KvSlot> slots;      // KV of tokens [0, base.num_computed_tokens)
+  std::vector<KvSlot> slots;      // KV of tokens [0, num_computed_tokens)
   int64_t tree_tokens = 0;        // slots [0, tree_tokens) belong to the tree
   RadixNode* last_node = nullptr; // locked path end while it holds KV
   int64_t match_tokens = 0;       // cached prefix found by the last match
@@ -79,20 +79,6 @@ struct SglangLimits {
 int64_t SglangDefaultChunkedPrefill(double gpu_memory_gib);
 // min(kv_tokens / 2, clamp(kv_tokens / context x 512, 2048, 4096)).
 int64_t SglangDefaultMaxRunning(int64_t kv_tokens, int64_t context_tokens);
-
-struct SglangScheduled {
-  SglangRequest* request = nullptr;
-  int64_t new_tokens = 0;
-  int64_t context_tokens = 0;
-};
-
-struct SglangPlan {
-  bool prefill = false;
-  std::vector<SglangScheduled> sequences;
-  int64_t total_tokens = 0;
-  int64_t retracted = 0;
-  bool empty() const { return sequences.empty(); }
-};
 
 struct SglangCounters {
   int64_t lookups = 0;        // requests admitted into a prefill batch
@@ -113,11 +99,12 @@ class SglangScheduler {
   SglangScheduler(SglangLimits limits, RadixCache& cache);
 
   void AddWaiting(SglangRequest* request) { waiting_.push_back(request); }
-  // Fills `plan` (cleared first); advances progress and allocates slots.
-  void Schedule(SglangPlan& plan);
+  // Fills `plan` (cleared first; its requests are SglangRequests, its kind
+  // kPrefill or kDecode); advances progress and allocates slots.
+  void Schedule(StepPlan& plan);
   // After a step: inserts computed prompt tokens, moves completed prefills
   // into the running batch. Call before finishing requests of the step.
-  void AfterPrefill(const SglangPlan& plan);
+  void AfterPrefill(const StepPlan& plan);
   // Inserts the request's computed tokens and releases it (finish / abort).
   void Release(SglangRequest* request);
   // Removes a request from every queue (finish or abort); the caller
@@ -139,9 +126,9 @@ class SglangScheduler {
     int64_t rem_input = 0;
     int64_t rem_chunk = 0;
   };
-  bool SchedulePrefill(SglangPlan& plan);
-  void ScheduleDecode(SglangPlan& plan);
-  void Retract(SglangPlan& plan);
+  bool SchedulePrefill(StepPlan& plan);
+  void ScheduleDecode(StepPlan& plan);
+  void Retract(StepPlan& plan);
   void CacheUnfinished(SglangRequest* request);
   void MatchPrefix(SglangRequest* request, std::vector<KvSlot>* slots);
   double RemTotal(const Budget& budget) const;

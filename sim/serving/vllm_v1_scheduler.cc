@@ -12,7 +12,7 @@ VllmV1Scheduler::VllmV1Scheduler(SchedulerLimits limits, PrefixCacheManager& cac
                 "scheduler limits must be positive");
 }
 
-void VllmV1Scheduler::Preempt(Request* victim) {
+void VllmV1Scheduler::Preempt(VllmRequest* victim) {
   cache_.Free(victim->kv);
   victim->num_computed_tokens = 0;
   ++victim->preemptions;
@@ -22,10 +22,7 @@ void VllmV1Scheduler::Preempt(Request* victim) {
 }
 
 void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
-  plan.sequences.clear();
-  plan.total_tokens = 0;
-  plan.preempted = 0;
-  plan.admitted = 0;
+  plan.Clear();
   int64_t budget = limits_.max_num_batched_tokens;
 
   // 1. Running requests.
@@ -34,7 +31,7 @@ void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
     if (index + kRequestPrefetchDistance < running_.size()) {
       running_[index + kRequestPrefetchDistance]->Prefetch();
     }
-    Request* request = running_[index];
+    VllmRequest* request = running_[index];
     const int64_t new_tokens =
         std::min(request->num_tokens - request->num_computed_tokens, budget);
     EFIMSIM_CHECK(new_tokens > 0, "a running request with nothing to compute");
@@ -45,7 +42,7 @@ void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
         scheduled = true;
         break;
       }
-      Request* victim = running_.back();
+      VllmRequest* victim = running_.back();
       running_.pop_back();
       Preempt(victim);
       ++plan.preempted;
@@ -65,7 +62,7 @@ void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
   } else if (plan.preempted == 0) {
     while (!waiting_.empty() && budget > 0 &&
            static_cast<int64_t>(running_.size()) < limits_.max_num_seqs) {
-      Request* request = waiting_.front();
+      VllmRequest* request = waiting_.front();
       EFIMSIM_CHECK(request->num_computed_tokens == 0, "waiting request with progress");
       const int64_t hit_tokens =
           cache_.FindLongestHit(request->block_keys, request->num_tokens, hit_blocks_);
@@ -78,7 +75,7 @@ void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
   }
 }
 
-void VllmV1Scheduler::Admit(Request* request, int64_t context, int64_t new_tokens,
+void VllmV1Scheduler::Admit(VllmRequest* request, int64_t context, int64_t new_tokens,
                             StepPlan& plan, int64_t& budget) {
   running_.push_back(request);
   request->TransitionTo(RequestState::kRunning);
@@ -94,7 +91,7 @@ void VllmV1Scheduler::AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoin
   size_t index = 0;
   while (index < waiting_.size() && budget > 0 &&
          static_cast<int64_t>(running_.size()) < limits_.max_num_seqs) {
-    Request* request = waiting_[index];
+    VllmRequest* request = waiting_[index];
     int64_t context = 0;
     int64_t new_tokens = 0;
     if (request->state == RequestState::kLoadingKv) {
@@ -137,7 +134,7 @@ void VllmV1Scheduler::AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoin
 
 std::optional<TimePoint> VllmV1Scheduler::NextLoadDone(TimePoint now) const {
   std::optional<TimePoint> next;
-  for (const Request* request : waiting_) {
+  for (const VllmRequest* request : waiting_) {
     if (request->state != RequestState::kLoadingKv || request->kv_load_done <= now) continue;
     if (!next || request->kv_load_done < *next) next = request->kv_load_done;
   }
@@ -146,7 +143,7 @@ std::optional<TimePoint> VllmV1Scheduler::NextLoadDone(TimePoint now) const {
 
 int64_t VllmV1Scheduler::ReleaseLoadedBlocks(TimePoint now) {
   int64_t released = 0;
-  for (Request* request : waiting_) {
+  for (VllmRequest* request : waiting_) {
     if (request->state != RequestState::kLoadingKv || request->kv_load_done > now) continue;
     cache_.Free(request->kv);
     request->num_computed_tokens = 0;
@@ -158,14 +155,14 @@ int64_t VllmV1Scheduler::ReleaseLoadedBlocks(TimePoint now) {
   return released;
 }
 
-void VllmV1Scheduler::Remove(const Request* request) {
+void VllmV1Scheduler::Remove(const VllmRequest* request) {
   std::erase(waiting_, request);
   std::erase(running_, request);
 }
 
 void VllmV1Scheduler::RemoveFinished() {
   std::erase_if(running_,
-                [](const Request* r) { return r->state == RequestState::kFinished; });
+                [](const VllmRequest* r) { return r->state == RequestState::kFinished; });
 }
 
 }  // namespace efimsim

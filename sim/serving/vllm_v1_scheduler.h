@@ -29,22 +29,39 @@
 #include <vector>
 
 #include "sim/cache/prefix_cache_manager.h"
+#include "sim/serving/engine_core.h"
 #include "sim/serving/request.h"
 
 namespace efimsim {
 
-struct ScheduledSequence {
-  Request* request = nullptr;
-  int64_t new_tokens = 0;
-  int64_t context_tokens = 0;  // num_computed_tokens before this step
-};
+// A request inside the vLLM v1 engine (vLLM's Request): the shared
+// lifecycle plus its KV blocks and its token sequence, kept as block keys
+// of its full blocks plus the tokens of the partial last block, so memory
+// per request is O(tokens / block_tokens).
+struct VllmRequest : Request {
+  KvSequence kv;                    // the cache manager's state for this request
+  // Keys of the token sequence's full blocks, and the tokens after the last
+  // full block: kept only while tracks_block_keys, that is, for a cache with
+  // prefix caching on. With it off (the baseline) nothing reads them, so
+  // they stay empty and no block is hashed.
+  bool tracks_block_keys = true;
+  std::vector<BlockKey> block_keys;
+  TokenVector tail_tokens;
+  TimePoint kv_load_done;           // kLoadingKv: when its CPU KV tier load completes
 
-struct StepPlan {
-  std::vector<ScheduledSequence> sequences;
-  int64_t total_tokens = 0;
-  int64_t preempted = 0;
-  int64_t admitted = 0;
-  bool empty() const { return sequences.empty(); }
+  // Extends the block keys by one generated token (num_tokens is the
+  // driver's). Inline: it runs for every generated token.
+  void AppendTokenKey(TokenId token, int32_t block_tokens) {
+    if (!tracks_block_keys) return;
+    tail_tokens.push_back(token);
+    if (static_cast<int32_t>(tail_tokens.size()) == block_tokens) CloseTailBlock();
+  }
+  // Turns the full tail into the next block key.
+  void CloseTailBlock() {
+    const BlockKey parent = block_keys.empty() ? kRootBlockKey : block_keys.back();
+    block_keys.push_back(HashBlock(parent, tail_tokens));
+    tail_tokens.clear();
+  }
 };
 
 struct SchedulerLimits {
@@ -56,11 +73,12 @@ class VllmV1Scheduler {
  public:
   VllmV1Scheduler(SchedulerLimits limits, PrefixCacheManager& cache);
 
-  void AddWaiting(Request* request) { waiting_.push_back(request); }
+  void AddWaiting(VllmRequest* request) { waiting_.push_back(request); }
   // Optional (must outlive the scheduler); null: none.
   void set_cpu_tier(CpuKvTier* tier) { cpu_tier_ = tier; }
   // Fills `plan` (cleared first) with the next step. `now` matters only with
-  // a CPU KV tier (loads done by then are admitted).
+  // a CPU KV tier (loads done by then are admitted). The plan's requests are
+  // VllmRequests.
   void Schedule(StepPlan& plan, TimePoint now = TimePoint{});
   // The earliest completion among CPU KV loads after `now`, if any.
   std::optional<TimePoint> NextLoadDone(TimePoint now) const;
@@ -69,30 +87,31 @@ class VllmV1Scheduler {
   // that a waiting request ahead of them can fit; returns how many. Only
   // for a stall: nothing running, nothing schedulable, no load pending.
   int64_t ReleaseLoadedBlocks(TimePoint now);
-  // Removes finished requests from the running list, keeping order.
+  // Removes finished requests (state kFinished) from the running list,
+  // keeping order.
   void RemoveFinished();
   // Removes one request from the waiting queue or running list (an abort),
   // keeping the others' order. The caller frees its blocks.
-  void Remove(const Request* request);
+  void Remove(const VllmRequest* request);
 
-  const std::deque<Request*>& waiting() const { return waiting_; }
-  const std::vector<Request*>& running() const { return running_; }
+  const std::deque<VllmRequest*>& waiting() const { return waiting_; }
+  const std::vector<VllmRequest*>& running() const { return running_; }
   int64_t preemptions() const { return preemptions_; }
 
  private:
-  void Preempt(Request* victim);
+  void Preempt(VllmRequest* victim);
   // A request just taken off the waiting queue, with blocks allocated for
   // `context` computed + `new_tokens` tokens, joins the running list and
   // this step's plan.
-  void Admit(Request* request, int64_t context, int64_t new_tokens, StepPlan& plan,
+  void Admit(VllmRequest* request, int64_t context, int64_t new_tokens, StepPlan& plan,
              int64_t& budget);
   // Step 2 with a CPU KV tier.
   void AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoint now);
 
   SchedulerLimits limits_;
   PrefixCacheManager& cache_;
-  std::deque<Request*> waiting_;
-  std::vector<Request*> running_;  // admission order
+  std::deque<VllmRequest*> waiting_;
+  std::vector<VllmRequest*> running_;  // admission order
   std::vector<BlockId> hit_blocks_;
   int64_t preemptions_ = 0;
   CpuKvTier* cpu_tier_ = nullptr;

@@ -114,9 +114,9 @@ void BM_SchedulerDecodeStep(benchmark::State& state) {
     PrefixCacheManager cache(static_cast<int32_t>(running * ((kPrompt + kSteps) / kBlock + 2)),
                              kBlock, true);
     VllmV1Scheduler scheduler({1 << 20, 1024}, cache);
-    std::vector<Request> requests(static_cast<size_t>(running));
+    std::vector<VllmRequest> requests(static_cast<size_t>(running));
     for (int64_t i = 0; i < running; ++i) {
-      Request& r = requests[static_cast<size_t>(i)];
+      VllmRequest& r = requests[static_cast<size_t>(i)];
       r.id = static_cast<uint64_t>(i);
       r.prompt_tokens = r.num_tokens = kPrompt;
       r.max_output_tokens = 1 << 30;
@@ -131,7 +131,9 @@ void BM_SchedulerDecodeStep(benchmark::State& state) {
     state.ResumeTiming();
     for (int64_t step = 0; step < kSteps; ++step) {
       for (const ScheduledSequence& seq : plan.sequences) {
-        seq.request->AppendToken(static_cast<TokenId>(256 + step), kBlock);
+        auto& r = static_cast<VllmRequest&>(*seq.request);
+        r.AppendTokenKey(static_cast<TokenId>(256 + step), kBlock);
+        ++r.num_tokens;
       }
       scheduler.Schedule(plan);
       benchmark::DoNotOptimize(plan.total_tokens);

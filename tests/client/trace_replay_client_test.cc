@@ -192,7 +192,7 @@ TEST_F(TraceReplayClientTest, RequestRecordsAreSentAtTheirArrivalWithTheirKeys) 
   EXPECT_EQ(sink_.sent[0].time_ns, 5000);
   EXPECT_EQ(sink_.last.prompt_length, 40);
   EXPECT_EQ(sink_.last.prompt_block_keys, (std::vector<uint64_t>{7, 8}));
-  EXPECT_EQ(sink_.last.max_output_tokens, 1);  // an engine samples at least one token
+  EXPECT_EQ(sink_.last.max_tokens, 1);  // an engine samples at least one token
 }
 
 TEST_F(TraceReplayClientTest, NothingIsSentAfterTheStopTime) {

@@ -1,7 +1,10 @@
-// The replica's request lifecycle: submission, rejection, cancellation,
-// prompts given as block keys. A fixed-duration latency model keeps the
-// timing arithmetic obvious.
+// The replica's request lifecycle (the step driver around the vLLM v1
+// core): submission, rejection, cancellation, prompts given as block keys.
+// A fixed-duration latency model keeps the timing arithmetic obvious.
 #include "sim/serving/replica.h"
+
+#include "sim/serving/sglang_core.h"
+#include "sim/serving/vllm_v1_core.h"
 
 #include <gtest/gtest.h>
 
@@ -48,14 +51,20 @@ class At : public EventHandler {
 class ReplicaTest : public ::testing::Test {
  protected:
   ReplicaTest() {
-    config_.limits = {2048, 256};
-    config_.block_tokens = 16;
-    config_.num_blocks = 64;
+    VllmV1CoreConfig core;
+    core.limits = {2048, 256};
+    core.block_tokens = 16;
+    core.num_blocks = 64;
+    core.max_context_tokens = 4096;
+    core.output_token_first = 100;
+    core.output_token_last = 30000;
     config_.check_invariants = true;
-    config_.max_context_tokens = 4096;
     config_.output_token_first = 100;
     config_.output_token_last = 30000;
-    replica_ = std::make_unique<Replica>(simulator_, config_, latency_, recorder_);
+    auto engine = std::make_unique<VllmV1Core>(core);
+    core_ = engine.get();
+    replica_ = std::make_unique<Replica>(simulator_, config_, std::move(engine), latency_,
+                                         recorder_);
   }
 
   ClientRequest Tokens(uint64_t id, int64_t length, TokenId first, int64_t output = 4) {
@@ -63,7 +72,7 @@ class ReplicaTest : public ::testing::Test {
     r.request_id = id;
     r.prompt.resize(static_cast<size_t>(length));
     std::iota(r.prompt.begin(), r.prompt.end(), first);
-    r.max_output_tokens = output;
+    r.max_tokens = output;
     return r;
   }
 
@@ -71,6 +80,7 @@ class ReplicaTest : public ::testing::Test {
   ReplicaConfig config_;
   FixedLatency latency_;
   Recorder recorder_;
+  const VllmV1Core* core_ = nullptr;
   std::unique_ptr<Replica> replica_;
 };
 
@@ -92,6 +102,26 @@ TEST_F(ReplicaTest, PromptLongerThanTheContextIsRejectedWithAReason) {
   EXPECT_EQ(replica_->Counters().rejected_requests, 1);
 }
 
+TEST_F(ReplicaTest, ARequestStopsAtItsDrawnLengthBeforeItsCap) {
+  ClientRequest r = Tokens(1, 100, 1000, 8);
+  r.output_length = 3;
+  replica_->Submit(r);
+  simulator_.Run();
+  ASSERT_EQ(recorder_.finished.size(), 1u);
+  EXPECT_EQ(recorder_.finished[0].output_tokens, 3);
+  EXPECT_EQ(recorder_.finished[0].e2e(), 3 * kStep);
+}
+
+TEST_F(ReplicaTest, SubmitChecksTheCapNotTheDrawnLength) {
+  // 4000 + 100 tokens exceed the 4096-token context although the model
+  // would stop after 2: the engine cannot know that.
+  ClientRequest r = Tokens(1, 4000, 1000, 100);
+  r.output_length = 2;
+  replica_->Submit(r);
+  EXPECT_EQ(recorder_.rejected, (std::vector<uint64_t>{1}));
+  EXPECT_NE(recorder_.last_reason.find("4100"), std::string::npos);
+}
+
 TEST_F(ReplicaTest, CancellingAWaitingRequestRemovesIt) {
   replica_->Submit(Tokens(1, 100, 1000));
   replica_->Cancel(1);  // before any step ran
@@ -100,7 +130,7 @@ TEST_F(ReplicaTest, CancellingAWaitingRequestRemovesIt) {
   EXPECT_TRUE(recorder_.cancelled[0].cancelled);
   EXPECT_EQ(recorder_.cancelled[0].output_tokens, 0);
   EXPECT_TRUE(recorder_.finished.empty());
-  EXPECT_EQ(replica_->cache().pool().num_free_blocks(), 64);
+  EXPECT_EQ(core_->cache().pool().num_free_blocks(), 64);
 }
 
 TEST_F(ReplicaTest, CancelledRequestsBlocksStayCachedForTheNextRequest) {
@@ -114,7 +144,7 @@ TEST_F(ReplicaTest, CancelledRequestsBlocksStayCachedForTheNextRequest) {
   EXPECT_EQ(recorder_.cancelled[0].output_tokens, 3);
   ASSERT_EQ(recorder_.finished.size(), 1u);
   EXPECT_EQ(recorder_.finished[0].cached_tokens, 96);  // 6 full prompt blocks of request 1
-  EXPECT_EQ(replica_->cache().pool().num_free_blocks(), 64);
+  EXPECT_EQ(core_->cache().pool().num_free_blocks(), 64);
 }
 
 TEST_F(ReplicaTest, CancellingAFinishedOrUnknownRequestIsANoOp) {
@@ -133,7 +163,7 @@ TEST_F(ReplicaTest, PromptsGivenAsBlockKeysShareExactlyTheirCommonKeys) {
     r.prompt_length = length;
     r.prompt_block_keys = std::move(keys);
     r.block_key_tokens = 16;
-    r.max_output_tokens = 2;
+    r.max_tokens = 2;
     return r;
   };
   replica_->Submit(keyed(1, {11, 12, 13}, 50));
@@ -155,9 +185,57 @@ TEST_F(ReplicaTest, BlockKeysForAnotherBlockSizeAreRejected) {
   r.prompt_length = 1024;
   r.prompt_block_keys = {1, 2};
   r.block_key_tokens = 512;
-  r.max_output_tokens = 2;
+  r.max_tokens = 2;
   replica_->Submit(r);
   EXPECT_EQ(recorder_.rejected.size(), 1u);
+}
+
+}  // namespace
+}  // namespace efimsim
+
+namespace efimsim {
+namespace {
+
+// The same driver around the SGLang core: a prefill batch, then decode
+// batches; aborts of a request in the step in flight wait for its end, and
+// its computed tokens stay in the radix tree.
+TEST(ReplicaWithSglangCore, DrivesPrefillThenDecodeAndDefersAborts) {
+  Simulator simulator;
+  FixedLatency latency;
+  Recorder recorder;
+  SglangCoreConfig core;
+  core.limits.chunked_prefill_size = 8192;
+  core.limits.max_running_requests = 16;
+  core.num_blocks = 64;
+  core.max_context_tokens = 4096;
+  ReplicaConfig config;
+  config.check_invariants = true;
+  config.output_token_first = 100;
+  config.output_token_last = 30000;
+  auto engine = std::make_unique<SglangCore>(core);
+  const SglangCore* sglang = engine.get();
+  Replica replica(simulator, config, std::move(engine), latency, recorder);
+  auto tokens = [](uint64_t id, int64_t length, int64_t max_tokens) {
+    ClientRequest r;
+    r.request_id = id;
+    r.prompt.resize(static_cast<size_t>(length));
+    std::iota(r.prompt.begin(), r.prompt.end(), 1000);
+    r.max_tokens = max_tokens;
+    return r;
+  };
+  replica.Submit(tokens(1, 100, 4));
+  replica.Submit(tokens(2, 100, 50));
+  At cancel(simulator, TimePoint{Milliseconds(25)}, [&] { replica.Cancel(2); });
+  simulator.Run();
+  ASSERT_EQ(recorder.finished.size(), 1u);
+  EXPECT_EQ(recorder.finished[0].e2e(), 4 * kStep);  // one prefill + three decode steps
+  ASSERT_EQ(recorder.cancelled.size(), 1u);
+  EXPECT_EQ(recorder.cancelled[0].finish, TimePoint{Milliseconds(30)});
+  EXPECT_EQ(recorder.cancelled[0].output_tokens, 3);
+  EXPECT_TRUE(replica.idle());
+  EXPECT_TRUE(replica.kv_all_free());
+  EXPECT_GT(sglang->cache().evictable(), 0);  // the prompts stay cached
+  EXPECT_EQ(replica.Counters().steps, 4);
 }
 
 }  // namespace

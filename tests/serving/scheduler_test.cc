@@ -19,8 +19,8 @@ class SchedulerTest : public ::testing::Test {
   }
 
   // A waiting request with `prompt` distinct tokens starting at `first`.
-  Request* Add(int64_t prompt, TokenId first, int64_t max_output = 8) {
-    auto r = std::make_unique<Request>();
+  VllmRequest* Add(int64_t prompt, TokenId first, int64_t max_output = 8) {
+    auto r = std::make_unique<VllmRequest>();
     r->id = requests_.size();
     r->prompt_tokens = prompt;
     r->num_tokens = prompt;
@@ -44,9 +44,10 @@ class SchedulerTest : public ::testing::Test {
   // What the replica does when a step completes.
   void Complete(const StepPlan& plan) {
     for (const ScheduledSequence& seq : plan.sequences) {
-      Request& r = *seq.request;
+      VllmRequest& r = static_cast<VllmRequest&>(*seq.request);
       if (r.num_computed_tokens != r.num_tokens) continue;
-      r.AppendToken(static_cast<TokenId>(900000 + r.id * 1000 + r.output_tokens), kBlock);
+      r.AppendTokenKey(static_cast<TokenId>(900000 + r.id * 1000 + r.output_tokens), kBlock);
+      ++r.num_tokens;
       if (++r.output_tokens >= r.max_output_tokens) {
         r.TransitionTo(RequestState::kFinished);
         cache_->Free(r.kv);
@@ -55,7 +56,7 @@ class SchedulerTest : public ::testing::Test {
     scheduler_->RemoveFinished();
   }
 
-  static int64_t TokensOf(const StepPlan& plan, const Request* r) {
+  static int64_t TokensOf(const StepPlan& plan, const VllmRequest* r) {
     for (const auto& seq : plan.sequences) {
       if (seq.request == r) return seq.new_tokens;
     }
@@ -64,12 +65,12 @@ class SchedulerTest : public ::testing::Test {
 
   std::unique_ptr<PrefixCacheManager> cache_;
   std::unique_ptr<VllmV1Scheduler> scheduler_;
-  std::vector<std::unique_ptr<Request>> requests_;
+  std::vector<std::unique_ptr<VllmRequest>> requests_;
 };
 
 TEST_F(SchedulerTest, TokenBudgetCapsAStepAndChunksALongPrompt) {
   Init(64, 64, 256);
-  Request* a = Add(100, 1000);
+  VllmRequest* a = Add(100, 1000);
   StepPlan first = Step();
   EXPECT_EQ(TokensOf(first, a), 64);
   EXPECT_EQ(first.total_tokens, 64);
@@ -83,9 +84,9 @@ TEST_F(SchedulerTest, TokenBudgetCapsAStepAndChunksALongPrompt) {
 
 TEST_F(SchedulerTest, RunningRequestsComeBeforeWaitingOnes) {
   Init(64, 64, 256);
-  Request* a = Add(100, 1000);
+  VllmRequest* a = Add(100, 1000);
   Complete(Step());  // a runs with 36 prompt tokens left
-  Request* b = Add(100, 5000);
+  VllmRequest* b = Add(100, 5000);
   StepPlan plan = Step();
   ASSERT_EQ(plan.sequences.size(), 2u);
   EXPECT_EQ(plan.sequences[0].request, a);
@@ -95,9 +96,9 @@ TEST_F(SchedulerTest, RunningRequestsComeBeforeWaitingOnes) {
 
 TEST_F(SchedulerTest, MixedStepBatchesDecodesWithAPrefillChunk) {
   Init(64, 64, 256);
-  Request* a = Add(20, 1000);
+  VllmRequest* a = Add(20, 1000);
   Complete(Step());  // a prefilled, emitted its first token
-  Request* b = Add(200, 5000);
+  VllmRequest* b = Add(200, 5000);
   StepPlan plan = Step();
   EXPECT_EQ(TokensOf(plan, a), 1);
   EXPECT_EQ(TokensOf(plan, b), 63);
@@ -106,9 +107,9 @@ TEST_F(SchedulerTest, MixedStepBatchesDecodesWithAPrefillChunk) {
 
 TEST_F(SchedulerTest, WaitingRequestsAreAdmittedFcfs) {
   Init(64, 1000, 256);
-  Request* a = Add(10, 1000);
-  Request* b = Add(10, 2000);
-  Request* c = Add(10, 3000);
+  VllmRequest* a = Add(10, 1000);
+  VllmRequest* b = Add(10, 2000);
+  VllmRequest* c = Add(10, 3000);
   StepPlan plan = Step();
   ASSERT_EQ(plan.sequences.size(), 3u);
   EXPECT_EQ(plan.sequences[0].request, a);
@@ -120,7 +121,7 @@ TEST_F(SchedulerTest, MaxNumSeqsCapsRunningRequests) {
   Init(64, 1000, 2);
   Add(10, 1000);
   Add(10, 2000);
-  Request* c = Add(10, 3000);
+  VllmRequest* c = Add(10, 3000);
   StepPlan plan = Step();
   EXPECT_EQ(plan.sequences.size(), 2u);
   EXPECT_EQ(scheduler_->running().size(), 2u);
@@ -129,9 +130,9 @@ TEST_F(SchedulerTest, MaxNumSeqsCapsRunningRequests) {
 
 TEST_F(SchedulerTest, AdmissionStopsAtTheFirstWaitingRequestThatDoesNotFit) {
   Init(4, 1000, 256);
-  Request* a = Add(40, 1000);   // 3 blocks
-  Request* big = Add(40, 2000); // 3 blocks: does not fit beside a
-  Request* small = Add(10, 3000);  // 1 block: would fit, but FCFS does not skip
+  VllmRequest* a = Add(40, 1000);   // 3 blocks
+  VllmRequest* big = Add(40, 2000); // 3 blocks: does not fit beside a
+  VllmRequest* small = Add(10, 3000);  // 1 block: would fit, but FCFS does not skip
   StepPlan plan = Step();
   ASSERT_EQ(plan.sequences.size(), 1u);
   EXPECT_EQ(plan.sequences[0].request, a);
@@ -141,10 +142,10 @@ TEST_F(SchedulerTest, AdmissionStopsAtTheFirstWaitingRequestThatDoesNotFit) {
 
 TEST_F(SchedulerTest, PreemptsTheMostRecentlyAdmittedAndRequeuesItAtTheFront) {
   Init(4, 1000, 256);
-  Request* a = Add(32, 1000, 4);  // 2 blocks, full
-  Request* b = Add(31, 2000, 4);  // 2 blocks
+  VllmRequest* a = Add(32, 1000, 4);  // 2 blocks, full
+  VllmRequest* b = Add(31, 2000, 4);  // 2 blocks
   Complete(Step());               // both prefilled; the pool is full
-  Request* c = Add(5, 3000);
+  VllmRequest* c = Add(5, 3000);
   // a's next token needs a third block: b (admitted last) is preempted.
   StepPlan plan = Step();
   EXPECT_EQ(plan.preempted, 1);
@@ -164,7 +165,7 @@ TEST_F(SchedulerTest, NoAdmissionInAStepThatPreempted) {
   Add(32, 1000, 4);
   Add(31, 2000, 4);
   Complete(Step());
-  Request* c = Add(1, 3000);  // would fit in the block b frees
+  VllmRequest* c = Add(1, 3000);  // would fit in the block b frees
   StepPlan plan = Step();
   ASSERT_EQ(plan.preempted, 1);
   EXPECT_EQ(TokensOf(plan, c), 0);
@@ -173,7 +174,7 @@ TEST_F(SchedulerTest, NoAdmissionInAStepThatPreempted) {
 
 TEST_F(SchedulerTest, PreemptingTheRequestItselfEndsTheRunningPass) {
   Init(2, 1000, 256);
-  Request* a = Add(32, 1000, 4);  // takes both blocks
+  VllmRequest* a = Add(32, 1000, 4);  // takes both blocks
   Complete(Step());
   StepPlan plan = Step();  // a needs a third block; the only victim is a itself
   EXPECT_TRUE(plan.empty());
@@ -184,10 +185,10 @@ TEST_F(SchedulerTest, PreemptingTheRequestItselfEndsTheRunningPass) {
 
 TEST_F(SchedulerTest, AdmissionLooksUpTheCacheAndRecordsCachedTokens) {
   Init(6, 1000, 256);
-  Request* a = Add(40, 1000, 2);
+  VllmRequest* a = Add(40, 1000, 2);
   Complete(Step());
   EXPECT_EQ(a->cached_tokens, 0);
-  Request* b = Add(40, 1000, 2);  // same prompt: hits a's two full blocks
+  VllmRequest* b = Add(40, 1000, 2);  // same prompt: hits a's two full blocks
   StepPlan plan = Step();
   EXPECT_EQ(b->cached_tokens, 32);
   EXPECT_EQ(TokensOf(plan, b), 8);
@@ -196,8 +197,8 @@ TEST_F(SchedulerTest, AdmissionLooksUpTheCacheAndRecordsCachedTokens) {
 
 TEST_F(SchedulerTest, ReadmissionAfterPreemptionLooksUpAgainButKeepsFirstCachedTokens) {
   Init(4, 1000, 256);
-  Request* a = Add(32, 1000, 3);
-  Request* b = Add(31, 2000, 3);
+  VllmRequest* a = Add(32, 1000, 3);
+  VllmRequest* b = Add(31, 2000, 3);
   Complete(Step());           // both prefilled
   Complete(Step());           // b preempted, a decodes
   ASSERT_EQ(b->state, RequestState::kPreempted);
@@ -226,9 +227,9 @@ namespace {
 TEST(SchedulerWithoutCaching, RequestsWithoutBlockKeysRunToCompletion) {
   PrefixCacheManager cache(12, kBlock, /*caching_enabled=*/false);
   VllmV1Scheduler scheduler({64, 8}, cache);
-  std::vector<std::unique_ptr<Request>> requests;
+  std::vector<std::unique_ptr<VllmRequest>> requests;
   for (int i = 0; i < 3; ++i) {
-    auto r = std::make_unique<Request>();
+    auto r = std::make_unique<VllmRequest>();
     r->id = static_cast<uint64_t>(i);
     r->tracks_block_keys = false;
     r->prompt_tokens = r->num_tokens = 50;
@@ -243,9 +244,10 @@ TEST(SchedulerWithoutCaching, RequestsWithoutBlockKeysRunToCompletion) {
     ASSERT_FALSE(plan.empty());
     preemptions += plan.preempted;
     for (const ScheduledSequence& seq : plan.sequences) {
-      Request& r = *seq.request;
+      VllmRequest& r = static_cast<VllmRequest&>(*seq.request);
       if (r.num_computed_tokens != r.num_tokens) continue;
-      r.AppendToken(7, kBlock);
+      r.AppendTokenKey(7, kBlock);
+      ++r.num_tokens;
       if (++r.output_tokens >= r.max_output_tokens) {
         r.TransitionTo(RequestState::kFinished);
         cache.Free(r.kv);

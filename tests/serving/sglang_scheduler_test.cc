@@ -21,11 +21,10 @@ class Driver {
 
   SglangRequest* Add(TokenVector prompt, int64_t max_out) {
     auto r = std::make_unique<SglangRequest>();
-    r->base.id = static_cast<uint64_t>(requests.size());
-    r->base.prompt_tokens = static_cast<int64_t>(prompt.size());
-    r->base.num_tokens = r->base.prompt_tokens;
-    r->base.max_output_tokens = max_out;
-    r->base.tracks_block_keys = false;
+    r->id = static_cast<uint64_t>(requests.size());
+    r->prompt_tokens = static_cast<int64_t>(prompt.size());
+    r->num_tokens = r->prompt_tokens;
+    r->max_output_tokens = max_out;
     r->tokens = std::move(prompt);
     requests.push_back(std::move(r));
     scheduler.AddWaiting(requests.back().get());
@@ -33,19 +32,19 @@ class Driver {
   }
 
   // One step: schedule, then apply it as the replica does.
-  SglangPlan& Step() {
+  StepPlan& Step() {
     scheduler.Schedule(plan);
     scheduler.AfterPrefill(plan);
-    for (const SglangScheduled& seq : plan.sequences) {
-      SglangRequest* r = seq.request;
-      if (r->base.num_computed_tokens != r->base.num_tokens) continue;
-      r->tokens.push_back(static_cast<TokenId>(100000 + r->base.num_tokens));
-      ++r->base.num_tokens;
-      ++r->base.output_tokens;
-      if (r->base.output_tokens >= r->base.max_output_tokens) {
+    for (const ScheduledSequence& seq : plan.sequences) {
+      SglangRequest* r = static_cast<SglangRequest*>(seq.request);
+      if (r->num_computed_tokens != r->num_tokens) continue;
+      r->tokens.push_back(static_cast<TokenId>(100000 + r->num_tokens));
+      ++r->num_tokens;
+      ++r->output_tokens;
+      if (r->output_tokens >= r->max_output_tokens) {
         scheduler.Release(r);
         scheduler.Remove(r);
-        r->base.TransitionTo(RequestState::kFinished);
+        r->TransitionTo(RequestState::kFinished);
       }
     }
     Check();
@@ -56,7 +55,7 @@ class Driver {
     std::vector<const RadixNode*> holders;
     std::vector<std::span<const KvSlot>> own;
     for (const auto& r : requests) {
-      if (r->base.state != RequestState::kRunning) continue;
+      if (r->state != RequestState::kRunning) continue;
       holders.push_back(r->last_node);
       own.push_back(std::span<const KvSlot>(r->slots).subspan(static_cast<size_t>(r->tree_tokens)));
     }
@@ -66,7 +65,7 @@ class Driver {
   RadixCache cache;
   SglangScheduler scheduler;
   std::vector<std::unique_ptr<SglangRequest>> requests;
-  SglangPlan plan;
+  StepPlan plan;
 };
 
 TokenVector Range(TokenId first, int64_t n) {
@@ -114,7 +113,7 @@ TEST(SglangScheduler, SecondRequestReusesEveryMatchingTokenAndCountsHitsAsSglang
   Drain(d);
   SglangRequest* r = d.Add(Concat(Range(1, 21), Range(500, 5)), 1);
   d.Step();
-  EXPECT_EQ(r->base.cached_tokens, 21);
+  EXPECT_EQ(r->cached_tokens, 21);
   EXPECT_EQ(d.scheduler.counters().hit_tokens, 21);
   EXPECT_EQ(d.scheduler.counters().query_tokens, 21 + 26);  // hits + every prefill token
   EXPECT_EQ(d.scheduler.counters().lookups, 2);
@@ -125,8 +124,8 @@ TEST(SglangScheduler, FullyCachedPromptStillComputesItsLastToken) {
   d.Add(Range(1, 16), 1);
   Drain(d);
   SglangRequest* r = d.Add(Range(1, 16), 1);
-  const SglangPlan& plan = d.Step();
-  EXPECT_EQ(r->base.cached_tokens, 15);
+  const StepPlan& plan = d.Step();
+  EXPECT_EQ(r->cached_tokens, 15);
   ASSERT_EQ(plan.sequences.size(), 1u);
   EXPECT_EQ(plan.sequences[0].new_tokens, 1);
 }
@@ -143,8 +142,8 @@ bool WarmAdmittedFirst(bool lpm) {
   SglangRequest* cold = d.Add(Range(700, 30), 2);
   SglangRequest* warm = d.Add(Concat(Range(1, 30), Range(900, 4)), 2);
   d.Step();
-  EXPECT_NE(cold->base.state == RequestState::kRunning, warm->base.state == RequestState::kRunning);
-  return warm->base.state == RequestState::kRunning;
+  EXPECT_NE(cold->state == RequestState::kRunning, warm->state == RequestState::kRunning);
+  return warm->state == RequestState::kRunning;
 }
 
 TEST(SglangScheduler, LpmAdmitsTheLongestCachedPrefixFirst) { EXPECT_TRUE(WarmAdmittedFirst(true)); }
@@ -161,8 +160,8 @@ TEST(SglangScheduler, LpmFallsBackToFcfsBeyond128Waiting) {
   for (int i = 0; i < 128; ++i) d.Add(Range(6000 + 20 * i, 10), 1);
   SglangRequest* warm = d.Add(Concat(Range(1, 30), Range(900, 4)), 1);
   d.Step();
-  EXPECT_EQ(first->base.state, RequestState::kFinished);
-  EXPECT_EQ(warm->base.state, RequestState::kWaiting);
+  EXPECT_EQ(first->state, RequestState::kFinished);
+  EXPECT_EQ(warm->state, RequestState::kWaiting);
 }
 
 TEST(SglangScheduler, ChunkedPrefillSplitsALongPromptAcrossSteps) {
@@ -176,7 +175,7 @@ TEST(SglangScheduler, ChunkedPrefillSplitsALongPromptAcrossSteps) {
   EXPECT_EQ(d.Step().sequences[0].new_tokens, 8);
   EXPECT_EQ(d.Step().sequences[0].new_tokens, 4);
   EXPECT_EQ(d.scheduler.chunked(), nullptr);
-  EXPECT_EQ(r->base.output_tokens, 1);
+  EXPECT_EQ(r->output_tokens, 1);
   EXPECT_EQ(d.scheduler.running().size(), 1u);
 }
 
@@ -185,11 +184,11 @@ TEST(SglangScheduler, PrefillBatchesGoBeforeDecode) {
   SglangRequest* a = d.Add(Range(1, 10), 5);
   d.Step();  // a's prefill
   d.Add(Range(100, 10), 5);
-  const SglangPlan& plan = d.Step();
-  EXPECT_TRUE(plan.prefill);
+  const StepPlan& plan = d.Step();
+  EXPECT_TRUE(plan.kind == StepKind::kPrefill);
   ASSERT_EQ(plan.sequences.size(), 1u);
   EXPECT_NE(plan.sequences[0].request, a);  // a does not decode in that step
-  EXPECT_FALSE(d.Step().prefill);           // then both decode
+  EXPECT_FALSE(d.Step().kind == StepKind::kPrefill);           // then both decode
   EXPECT_EQ(d.plan.sequences.size(), 2u);
 }
 
@@ -199,7 +198,7 @@ TEST(SglangScheduler, MaxRunningRequestsCapsAdmission) {
   Driver d(1000, limits);
   for (int i = 0; i < 3; ++i) d.Add(Range(100 * (i + 1), 5), 4);
   EXPECT_EQ(d.Step().sequences.size(), 2u);
-  EXPECT_FALSE(d.Step().prefill);  // full: the third waits, the two decode
+  EXPECT_FALSE(d.Step().kind == StepKind::kPrefill);  // full: the third waits, the two decode
   EXPECT_EQ(d.scheduler.waiting().size(), 1u);
 }
 
@@ -211,14 +210,14 @@ TEST(SglangScheduler, AdmissionReservesNewTokenRatioOfRunningRequestsOutputs) {
     d.Add(Range(1, 10), 100);
     d.Step();  // running, 100 outputs to go: reserve 100 x ratio
     SglangRequest* b = d.Add(Range(500, 50), 80);  // needs 50 + 80 = 130
-    const SglangPlan& plan = d.Step();
+    const StepPlan& plan = d.Step();
     // Free 190; ratio 0.7 reserves 70 (120 left < 130); ratio 0.07 reserves 7.
     if (conservativeness == 1.0) {
-      EXPECT_FALSE(plan.prefill);
-      EXPECT_EQ(b->base.state, RequestState::kWaiting);
+      EXPECT_FALSE(plan.kind == StepKind::kPrefill);
+      EXPECT_EQ(b->state, RequestState::kWaiting);
     } else {
-      EXPECT_TRUE(plan.prefill);
-      EXPECT_EQ(b->base.state, RequestState::kRunning);
+      EXPECT_TRUE(plan.kind == StepKind::kPrefill);
+      EXPECT_EQ(b->state, RequestState::kRunning);
     }
   }
 }
@@ -245,21 +244,21 @@ TEST(SglangScheduler, OutOfMemoryRetractsFewestOutputsThenLongestPrompt) {
   d.Step();  // a alone: b (12 + 15) does not fit beside a's whole reserve
   SglangRequest* b = d.Add(Range(100, 12), 15);
   d.Step();  // b admitted against a's tiny ratio-scaled reserve
-  ASSERT_EQ(b->base.state, RequestState::kRunning);
+  ASSERT_EQ(b->state, RequestState::kRunning);
   int64_t retracted = 0;
-  for (int i = 0; i < 30 && retracted == 0; ++i) retracted = d.Step().retracted;
+  for (int i = 0; i < 30 && retracted == 0; ++i) retracted = d.Step().preempted;
   ASSERT_EQ(retracted, 1);
   // a had one more output? Both decode together after b's prefill; a has
   // one more output only if it decoded alone, which it did not: a tie on
   // outputs (a: 1 + k, b: 1 + k) goes to the longer prompt, b.
-  EXPECT_EQ(b->base.state, RequestState::kPreempted);
-  EXPECT_EQ(b->base.preemptions, 1);
-  EXPECT_EQ(a->base.state, RequestState::kRunning);
+  EXPECT_EQ(b->state, RequestState::kPreempted);
+  EXPECT_EQ(b->preemptions, 1);
+  EXPECT_EQ(a->state, RequestState::kRunning);
   EXPECT_EQ(d.scheduler.waiting().size(), 1u);
   // min(1, (decoded + 20 x running) / max_new) = min(1, (outputs + 20) / 15)
   EXPECT_DOUBLE_EQ(d.scheduler.new_token_ratio(), 1.0);
   Drain(d);
-  EXPECT_EQ(b->base.output_tokens, 15);  // re-prefilled with its outputs kept
+  EXPECT_EQ(b->output_tokens, 15);  // re-prefilled with its outputs kept
   EXPECT_EQ(d.cache.protected_size(), 0);
 }
 
@@ -269,7 +268,7 @@ TEST(SglangScheduler, PagesShareOnlyWholePages) {
   Drain(d);
   SglangRequest* r = d.Add(Range(1, 10), 1);
   d.Step();
-  EXPECT_EQ(r->base.cached_tokens, 8);  // limit 9, rounded down to pages
+  EXPECT_EQ(r->cached_tokens, 8);  // limit 9, rounded down to pages
 }
 
 // Whole runs: every policy completes with KV conserved and invariants
@@ -294,7 +293,7 @@ TEST(SglangEngineRun, EveryPolicyCompletesWithInvariantsCheckedUnderKvPressure) 
     config.engine.check_invariants = true;
     const ExperimentResult run = RunExperiment(config);
     EXPECT_EQ(run.summary.requests_completed, 32) << policy;
-    EXPECT_GT(run.summary.engine.preemptions + run.summary.engine.evictions, 0) << policy;
+    EXPECT_GT(run.summary.engine.preemptions + run.summary.engine.evicted_tokens, 0) << policy;
     if (policy == "baseline") {
       EXPECT_EQ(run.summary.prefix_cache_hit_rate, 0.0);
     }

@@ -11,6 +11,8 @@
 
 #include "sim/base/errors.h"
 #include "sim/serving/experiment.h"
+#include "sim/serving/replica.h"
+#include "sim/serving/vllm_v1_core.h"
 
 namespace efimsim {
 namespace {
@@ -32,15 +34,19 @@ class Recorder : public RequestObserver {
 class RouterTest : public ::testing::Test {
  protected:
   void Build(const std::string& policy, int replicas) {
+    VllmV1CoreConfig core;
+    core.limits = {2048, 256};
+    core.num_blocks = 256;
+    core.output_token_first = 100;
+    core.output_token_last = 30000;
     ReplicaConfig config;
-    config.limits = {2048, 256};
-    config.num_blocks = 256;
     config.check_invariants = true;
     config.output_token_first = 100;
     config.output_token_last = 30000;
     for (int i = 0; i < replicas; ++i) {
       config.replica_index = i;
-      replicas_.push_back(std::make_unique<Replica>(simulator_, config, latency_, recorder_));
+      replicas_.push_back(std::make_unique<Replica>(
+          simulator_, config, std::make_unique<VllmV1Core>(core), latency_, recorder_));
       pointers_.push_back(replicas_.back().get());
     }
     router_ = std::make_unique<Router>(pointers_, MakeRoutingPolicy(policy));
@@ -51,7 +57,7 @@ class RouterTest : public ::testing::Test {
     r.user = user;
     r.prompt.resize(64);
     std::iota(r.prompt.begin(), r.prompt.end(), static_cast<TokenId>(1000 + 100 * user));
-    r.max_output_tokens = 4;
+    r.max_tokens = 4;
     return r;
   }
   std::vector<int64_t> Outstanding() const {
