@@ -1,5 +1,5 @@
 // efimsim capacity: the largest load one deployment sustains within every
-// SLO, per policy (sim/serving/capacity_search.h), and what a target load
+// SLO, per policy (sim/run/capacity_search.h), and what a target load
 // needs in replicas and GPUs, with EFIM's saving over FIM and baseline.
 #include <chrono>
 #include <cmath>
@@ -17,7 +17,7 @@
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
 #include "sim/metrics/output_writers.h"
-#include "sim/serving/capacity_search.h"
+#include "sim/run/capacity_search.h"
 
 namespace efimsim::cli {
 namespace {

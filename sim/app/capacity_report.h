@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/serving/capacity_search.h"
+#include "sim/run/capacity_search.h"
 
 namespace efimsim::cli {
 

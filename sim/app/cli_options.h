@@ -1,7 +1,7 @@
 #pragma once
 // Command-line options built from the documented parameter tables
 // (sim/base/params.h; every simulation option is in AllParamTables(),
-// sim/serving/run_params.h), so --help, parsing and validation share one
+// sim/run/run_params.h), so --help, parsing and validation share one
 // source. Boost.Program_options stays inside sim/app.
 
 #include <string>
@@ -12,8 +12,8 @@
 #include "models/latency_model_registry.h"
 #include "models/spec_catalog.h"
 #include "sim/base/params.h"
-#include "sim/serving/experiment.h"
-#include "sim/serving/run_params.h"
+#include "sim/run/experiment.h"
+#include "sim/run/run_params.h"
 
 namespace efimsim::cli {
 

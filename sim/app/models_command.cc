@@ -6,7 +6,7 @@
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/base/errors.h"
-#include "sim/serving/kv_capacity.h"
+#include "sim/engine/kv_capacity.h"
 
 namespace efimsim::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/serving/experiment.h"
+#include "sim/run/experiment.h"
 
 namespace efimsim::cli {
 

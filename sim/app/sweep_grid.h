@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/serving/experiment.h"
+#include "sim/run/experiment.h"
 
 namespace efimsim::cli {
 

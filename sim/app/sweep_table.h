@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sim/app/sweep_grid.h"
-#include "sim/serving/experiment.h"
+#include "sim/run/experiment.h"
 
 namespace efimsim::cli {
 

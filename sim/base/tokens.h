@@ -1,6 +1,6 @@
 #pragma once
 // Token ids as a server sees them. A prompt is a sequence of TokenId; the
-// cache keys blocks of them (sim/cache/block_key.h).
+// cache keys blocks of them (sim/engine/vllm/block_key.h).
 
 #include <cstdint>
 #include <span>

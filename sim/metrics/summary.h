@@ -41,7 +41,7 @@ struct EngineCounters {
   int64_t rejected_requests = 0;
   int64_t prefill_tokens_computed = 0;  // prompt positions computed (recomputes included)
   int64_t decode_tokens_computed = 0;   // generated-token positions computed
-  // CPU KV tier (sim/cache/cpu_kv_tier.h); all 0 without one.
+  // CPU KV tier (sim/engine/vllm/cpu_kv_tier.h); all 0 without one.
   int64_t cpu_kv_blocks_total = 0;      // one replica's tier; 0: no tier
   int64_t cpu_kv_lookups = 0;
   int64_t cpu_kv_hit_blocks = 0;        // found by lookups (a request may look up again)

@@ -4,12 +4,12 @@
 
 #include <numeric>
 
-#include "sim/cache/prefix_cache_manager.h"
-#include "sim/cache/radix_cache.h"
+#include "sim/engine/vllm/prefix_cache_manager.h"
+#include "sim/engine/sglang/radix_cache.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/random.h"
-#include "sim/serving/experiment.h"
-#include "sim/serving/vllm_v1_scheduler.h"
+#include "sim/run/experiment.h"
+#include "sim/engine/vllm/vllm_v1_scheduler.h"
 
 namespace efimsim {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/base/errors.h"
-#include "sim/serving/experiment.h"
+#include "sim/run/experiment.h"
 
 namespace efimsim {
 namespace {

@@ -19,7 +19,7 @@
 #include "sim/core/random.h"
 #include "sim/core/random.h"
 #include "sim/metrics/summary.h"
-#include "sim/serving/experiment.h"
+#include "sim/run/experiment.h"
 #include "traces/tokenizer/default_tokenizer_path.h"
 
 namespace efimsim {

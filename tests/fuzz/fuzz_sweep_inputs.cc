@@ -28,7 +28,7 @@
 #include "sim/app/sweep_grid.h"
 #include "sim/app/sweep_table.h"
 #include "sim/base/errors.h"
-#include "sim/serving/capacity_search.h"
+#include "sim/run/capacity_search.h"
 #include "tests/fuzz/fuzz_common.h"
 
 namespace {

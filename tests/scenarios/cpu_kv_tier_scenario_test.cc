@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/metrics/output_writers.h"
-#include "sim/serving/experiment.h"
+#include "sim/run/experiment.h"
 
 namespace efimsim {
 namespace {

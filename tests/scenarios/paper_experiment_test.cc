@@ -9,7 +9,7 @@
 
 #include "sim/metrics/output_writers.h"
 #include "traces/tokenizer/default_tokenizer_path.h"
-#include "sim/serving/experiment.h"
+#include "sim/run/experiment.h"
 
 namespace efimsim {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "sim/base/errors.h"
-#include "sim/serving/experiment.h"
+#include "sim/run/experiment.h"
 
 namespace efimsim {
 namespace {

@@ -1,0 +1,31 @@
+#include "sim/engine/engine_config.h"
+
+namespace efimsim {
+
+const ParamTable<EngineConfig>& EngineParams() {
+  using C = EngineConfig;
+  static const ParamTable<EngineConfig> table = {
+      {{"model", "", "model: built-in name (see `efimsim models`) or path to a spec JSON"},
+       &C::model},
+      {{"gpu", "", "GPU: built-in name (see `efimsim models`) or path to a spec JSON"}, &C::gpu},
+      {{"max-num-batched-tokens", "tokens",
+        "token budget of one engine step (chunked prefill splits longer prompts)", 1},
+       &C::max_num_batched_tokens},
+      {{"max-num-seqs", "requests", "most requests running at once", 1}, &C::max_num_seqs},
+      {{"block-tokens", "tokens", "KV cache block (page) size", 1, 1024}, &C::block_tokens},
+      {{"gpu-memory-utilization", "fraction", "share of GPU memory the engine may use", 0.01, 1.0},
+       &C::gpu_memory_utilization},
+      {{"non-kv-overhead-gib", "GiB",
+        "memory besides weights and KV (activations, runtime); an estimate, calibrate it", 0},
+       &C::non_kv_overhead_gib},
+      {{"gpu-memory-gib", "GiB", "GPU memory; 0 takes the GPU spec's", 0}, &C::gpu_memory_gib},
+      {{"kv-blocks", "blocks", "KV cache size; 0 derives it from memory", 0}, &C::kv_blocks},
+      {{"cuda-graphs", "", "use CUDA graphs for decode-only steps (false = enforce-eager)"},
+       &C::cuda_graphs},
+      {{"check-invariants", "", "verify KV block and request invariants after every step (slow)"},
+       &C::check_invariants},
+  };
+  return table;
+}
+
+}  // namespace efimsim

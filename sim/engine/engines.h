@@ -1,0 +1,58 @@
+#pragma once
+// The engines a run can model, by name (--engine): each registers a factory
+// of its core (engine_core.h), a check of its settings and the description
+// of its settings for summary.json. RunExperiment builds every replica
+// through this table and never names an engine. A new engine is its own
+// files plus one line in Engines() (engines.cc).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/model_spec.h"
+#include "sim/base/registry.h"
+#include "sim/metrics/run_info.h"
+#include "sim/engine/vllm/cpu_kv_tier_config.h"
+#include "sim/engine/engine_config.h"
+#include "sim/engine/engine_core.h"
+#include "sim/engine/kv_capacity.h"
+#include "sim/engine/sglang/sglang_config.h"
+
+namespace efimsim {
+
+// Everything an engine's set-up reads: the option groups, the model and
+// GPU, the KV size and whether the policy caches prefixes.
+struct EngineContext {
+  const EngineConfig& engine;
+  const SglangConfig& sglang;
+  const CpuKvTierConfig& cpu_kv;
+  const ModelSpec& model;
+  const GpuSpec& gpu;
+  const KvCapacity& capacity;
+  bool prefix_caching = true;
+};
+
+struct EngineEntry {
+  // Throws UsageError naming the option when the engine cannot run with
+  // these settings. Called before any replica exists.
+  void (*validate)(const EngineContext& context) = nullptr;
+  // One replica's core.
+  std::unique_ptr<EngineCore> (*make)(const EngineContext& context) = nullptr;
+  // The "engine" section's leading settings: name, semantics and the
+  // engine's own options (the settings all engines share follow).
+  void (*describe)(const EngineContext& context, std::vector<Setting>& settings) = nullptr;
+  // Sections of the engine's optional parts (vLLM: the CPU KV tier), if
+  // any; written after the run's other descriptions.
+  void (*describe_parts)(const EngineContext& context, RunInfo& info) = nullptr;
+};
+
+// vllm_v1, sglang (in this order).
+const Registry<EngineEntry>& Engines();
+
+// For an engine's RejectReason: "prompt + max output tokens (N) exceeds the
+// model's context (M)" when a request of `longest` tokens exceeds
+// max_context_tokens (> 0); empty otherwise.
+std::string ContextRejectReason(int64_t longest, int64_t max_context_tokens);
+
+}  // namespace efimsim

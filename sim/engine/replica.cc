@@ -1,0 +1,193 @@
+#include "sim/engine/replica.h"
+
+#include <algorithm>
+#include <span>
+#include <string>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+namespace {
+// Event payloads of this handler.
+constexpr uint64_t kPayloadSchedule = 0;
+constexpr uint64_t kPayloadStepComplete = 1;
+constexpr uint64_t kPayloadWake = 2;  // the core can make progress again (StepPlan::wake_at)
+}  // namespace
+
+Replica::Replica(Simulator& simulator, ReplicaConfig config, std::unique_ptr<EngineCore> core,
+                 const LatencyModel& latency, RequestObserver& observer)
+    : simulator_(simulator), config_(config),
+      draw_(config.output_token_first, config.output_token_last), core_(std::move(core)),
+      latency_(latency), observer_(observer) {
+  EFIMSIM_CHECK(core_ != nullptr, "a replica needs an engine core");
+}
+
+Replica::~Replica() = default;
+
+void Replica::Submit(ClientRequest client_request) {
+  const std::string reason =
+      client_request.prompt_tokens() <= 0 ? "empty prompt" : core_->RejectReason(client_request);
+  if (!reason.empty()) {
+    ++rejected_;
+    observer_.OnRequestRejected(client_request, reason);
+    return;
+  }
+  std::unique_ptr<Request> request = core_->Add(client_request, simulator_.Now());
+  const uint64_t id = request->id;
+  EFIMSIM_CHECK(live_.emplace(id, std::move(request)).second, "request id submitted twice");
+  RequestSchedule();
+}
+
+void Replica::Cancel(uint64_t request_id) {
+  const auto it = live_.find(request_id);
+  if (it == live_.end()) return;  // finished, cancelled or never seen
+  Request& request = *it->second;
+  if (step_in_flight_) {
+    for (const ScheduledSequence& seq : plan_.sequences) {
+      if (seq.request == &request) {
+        pending_cancels_.push_back(request_id);
+        return;
+      }
+    }
+  }
+  CancelNow(request);
+}
+
+void Replica::CancelNow(Request& request) {
+  core_->Release(request);
+  request.finish = simulator_.Now();
+  request.TransitionTo(RequestState::kCancelled);
+  const RequestRecord record = request.ToRecord();
+  live_.erase(request.id);
+  observer_.OnRequestCancelled(record);
+}
+
+void Replica::RequestSchedule() {
+  if (step_in_flight_ || schedule_pending_) return;
+  schedule_pending_ = true;
+  simulator_.Schedule(simulator_.Now(), EventClass::kSchedule, this, kPayloadSchedule);
+}
+
+void Replica::HandleEvent(const Event& event) {
+  if (event.payload == kPayloadSchedule) {
+    schedule_pending_ = false;
+    StartStep();
+  } else if (event.payload == kPayloadWake) {
+    if (!step_in_flight_) RequestSchedule();
+  } else {
+    EFIMSIM_CHECK(event.payload == kPayloadStepComplete, "unknown replica event");
+    CompleteStep();
+  }
+}
+
+void Replica::StartStep() {
+  EFIMSIM_CHECK(!step_in_flight_, "a step started while another is in flight");
+  core_->Schedule(plan_, simulator_.Now());
+  if (plan_.empty()) {
+    if (plan_.wake_at != TimePoint::max()) {
+      simulator_.Schedule(plan_.wake_at, EventClass::kSchedule, this, kPayloadWake);
+    } else if (plan_.retry) {
+      RequestSchedule();
+    } else {
+      // Every waiting request was checked to fit an empty cache at Submit,
+      // so an empty plan means there is no work at all.
+      EFIMSIM_CHECK(!core_->has_work(),
+                    "no step could be scheduled although requests are pending");
+    }
+    return;
+  }
+  // Locals, not members, inside the loop: its stores through request
+  // pointers would otherwise make the compiler reload every member.
+  const std::span<const ScheduledSequence> sequences = plan_.sequences;
+  const size_t count = sequences.size();
+  const TimePoint now = simulator_.Now();
+  work_.resize(count);
+  SequenceWork* const work = work_.data();
+  int64_t decode_tokens = 0;
+  int64_t prefill_tokens = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (i + kRequestPrefetchDistance < count) sequences[i + kRequestPrefetchDistance].request->Prefetch();
+    const ScheduledSequence& seq = sequences[i];
+    Request& r = *seq.request;
+    work[i] = {seq.new_tokens, seq.context_tokens, r.num_computed_tokens == r.num_tokens};
+    // Positions [context, context + new): those before the prompt's end are
+    // prefill (first time or recompute), the rest generated-token positions.
+    const int64_t end = seq.context_tokens + seq.new_tokens;
+    const int64_t generated = std::max<int64_t>(0, end - std::max(seq.context_tokens, r.prompt_tokens));
+    decode_tokens += generated;
+    prefill_tokens += seq.new_tokens - generated;
+    if (r.first_scheduled == TimePoint::max()) r.first_scheduled = now;
+  }
+  decode_tokens_ += decode_tokens;
+  prefill_tokens_ += prefill_tokens;
+  const KvUsage kv = core_->kv_usage();
+  peak_used_blocks_ = std::max<int64_t>(peak_used_blocks_, kv.used_blocks);
+  const StepCost cost = latency_.Predict(work_);
+  const Duration duration = cost.Total();
+  EFIMSIM_CHECK(duration > Duration{0}, "a step must take time");
+  step_in_flight_ = true;
+  ++steps_;
+  if (step_observer_ != nullptr) RecordStep(cost, duration, kv);
+  simulator_.ScheduleAfter(duration, EventClass::kStepComplete, this, kPayloadStepComplete);
+}
+
+void Replica::RecordStep(const StepCost& cost, Duration duration, const KvUsage& kv) {
+  StepRecord step;
+  step.replica = config_.replica_index;
+  step.start = simulator_.Now();
+  step.end = step.start + duration;
+  step.sequences = static_cast<int64_t>(plan_.sequences.size());
+  if (plan_.kind == StepKind::kMixed) {
+    for (const ScheduledSequence& seq : plan_.sequences) {
+      const bool prefill = seq.context_tokens < seq.request->prompt_tokens || seq.new_tokens > 1;
+      step.prefill_sequences += prefill ? 1 : 0;
+      step.decode_sequences += prefill ? 0 : 1;
+    }
+  } else {
+    const bool prefill = plan_.kind == StepKind::kPrefill;
+    step.prefill_sequences = prefill ? step.sequences : 0;
+    step.decode_sequences = prefill ? 0 : step.sequences;
+  }
+  step.tokens = plan_.total_tokens;
+  step.kv_used_blocks = kv.used_blocks;
+  step.kv_total_blocks = kv.total_blocks;
+  step.preempted = plan_.preempted;
+  step.cost = cost;
+  step_observer_->OnStep(step);
+}
+
+void Replica::CompleteStep() {
+  step_in_flight_ = false;
+  finished_.clear();
+  TokenEmitter emitter(draw_, simulator_.Now(), finished_);
+  core_->AfterStep(plan_, emitter);
+  if (!finished_.empty()) {
+    finished_ids_.clear();
+    for (const Request* r : finished_) finished_ids_.push_back(r->id);
+    // Records in request-id order within one instant; observers may send
+    // new requests (closed loop), which join the waiting queue now.
+    std::sort(finished_ids_.begin(), finished_ids_.end());
+    for (const uint64_t id : finished_ids_) {
+      const auto node = live_.extract(id);
+      observer_.OnRequestFinished(node.mapped()->ToRecord());
+    }
+  }
+  // Aborts that arrived while the step was in flight.
+  std::vector<uint64_t> cancels;
+  cancels.swap(pending_cancels_);
+  for (const uint64_t id : cancels) Cancel(id);
+  if (config_.check_invariants) CheckInvariants();
+  if (core_->has_work()) RequestSchedule();
+}
+
+EngineCounters Replica::Counters() const {
+  EngineCounters c = core_->Counters();
+  c.steps = steps_;
+  c.kv_blocks_peak_used = peak_used_blocks_;
+  c.rejected_requests = rejected_;
+  c.prefill_tokens_computed = prefill_tokens_;
+  c.decode_tokens_computed = decode_tokens_;
+  return c;
+}
+
+}  // namespace efimsim

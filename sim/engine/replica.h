@@ -1,0 +1,90 @@
+#pragma once
+// One serving engine replica: the step driver every engine shares, around
+// an engine core (engine_core.h: vLLM v1, SGLang) and a latency model,
+// driven by events.
+//
+// Step protocol (predict-then-apply): at a kSchedule event the core builds
+// the step (allocating KV and advancing progress, as the engines do at
+// schedule time); the latency model predicts its duration; a kStepComplete
+// event at now + duration applies the rest: one pass over the step in which
+// the driver's TokenEmitter draws one token per sequence whose prompt is
+// computed and finishes requests that reached their length while the core
+// appends the tokens to its own state; the core then frees the finished
+// requests' KV, and observers get the records. One event pair per step, never one per
+// token. The next step is scheduled at the completion instant, after that
+// instant's arrivals (event class order).
+//
+// Aborts happen between steps: a request in the step in flight is cancelled
+// when that step completes; any other at once.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/latency_model.h"
+#include "sim/client/client_request.h"
+#include "sim/core/simulator.h"
+#include "sim/metrics/summary.h"
+#include "sim/engine/engine_core.h"
+#include "sim/engine/engine_replica.h"
+#include "sim/engine/token_draw.h"
+
+namespace efimsim {
+
+struct ReplicaConfig {
+  int32_t replica_index = 0;       // names the replica in step records
+  bool check_invariants = false;   // the core's invariants after every step
+  TokenId output_token_first = 0;  // generated token ids are drawn from
+  TokenId output_token_last = 0;   // [first, last]
+};
+
+class Replica final : public EngineReplica {
+ public:
+  Replica(Simulator& simulator, ReplicaConfig config, std::unique_ptr<EngineCore> core,
+          const LatencyModel& latency, RequestObserver& observer);
+  ~Replica() override;
+
+  void Submit(ClientRequest request) override;
+  void Cancel(uint64_t request_id) override;
+  void HandleEvent(const Event& event) override;
+
+  bool idle() const override { return !step_in_flight_ && !core_->has_work(); }
+  EngineCounters Counters() const override;
+  void CheckInvariants() const override { core_->CheckInvariants(live_); }
+  void set_step_observer(StepObserver* observer) override { step_observer_ = observer; }
+  int64_t outstanding_requests() const override { return static_cast<int64_t>(live_.size()); }
+  bool kv_all_free() const override { return core_->kv_all_free(); }
+
+ private:
+  void RequestSchedule();
+  void StartStep();
+  void CompleteStep();
+  void CancelNow(Request& request);
+  void RecordStep(const StepCost& cost, Duration duration, const KvUsage& kv);
+
+  Simulator& simulator_;
+  ReplicaConfig config_;
+  TokenDraw draw_;
+  std::unique_ptr<EngineCore> core_;
+  const LatencyModel& latency_;
+  RequestObserver& observer_;
+
+  // Requests not yet finished or cancelled, by id (O(1) finish and cancel).
+  LiveRequests live_;
+  StepPlan plan_;
+  std::vector<SequenceWork> work_;
+  std::vector<Request*> finished_;         // CompleteStep's, in plan order
+  std::vector<uint64_t> finished_ids_;     // CompleteStep's, sorted
+  std::vector<uint64_t> pending_cancels_;  // requests of the step in flight
+  StepObserver* step_observer_ = nullptr;
+  bool step_in_flight_ = false;
+  bool schedule_pending_ = false;
+
+  int64_t steps_ = 0;
+  int64_t peak_used_blocks_ = 0;
+  int64_t rejected_ = 0;
+  int64_t prefill_tokens_ = 0;
+  int64_t decode_tokens_ = 0;
+};
+
+}  // namespace efimsim

@@ -1,0 +1,208 @@
+#include "sim/engine/sglang/sglang_core.h"
+
+#include <algorithm>
+#include <span>
+#include <string>
+#include <variant>
+
+#include "sim/base/check.h"
+#include "sim/base/errors.h"
+#include "sim/core/random.h"
+#include "sim/engine/token_draw.h"
+
+namespace efimsim {
+
+SglangCore::SglangCore(SglangCoreConfig config)
+    : config_(config),
+      cache_(static_cast<int64_t>(config.num_blocks) * config.block_tokens, config.page_size,
+             config.prefix_caching),
+      scheduler_(config.limits, cache_) {}
+
+SglangCore::~SglangCore() = default;
+
+std::string SglangCore::RejectReason(const ClientRequest& request) const {
+  const int64_t longest = request.prompt_tokens() + request.max_tokens;
+  std::string reason = ContextRejectReason(longest, config_.max_context_tokens);
+  if (reason.empty() && longest > cache_.num_slots()) {
+    reason = "needs " + std::to_string(longest) + " KV token slots, the cache has " +
+             std::to_string(cache_.num_slots());
+  }
+  return reason;
+}
+
+void SglangCore::FillPrompt(const ClientRequest& client_request, SglangRequest& request) const {
+  TokenVector& tokens = request.tokens;
+  tokens.reserve(static_cast<size_t>(client_request.prompt_length + client_request.max_tokens));
+  const int64_t length = client_request.prompt_length;
+  const int64_t per_key = std::max<int32_t>(client_request.block_key_tokens, 1);
+  const int64_t keys = std::min<int64_t>(length / per_key,
+                                         static_cast<int64_t>(client_request.prompt_block_keys.size()));
+  for (int64_t k = 0; k < keys; ++k) {
+    const uint64_t key = client_request.prompt_block_keys[static_cast<size_t>(k)];
+    for (int64_t i = 0; i < per_key; ++i) {
+      tokens.push_back(static_cast<TokenId>(Mix64(key + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(i + 1))));
+    }
+  }
+  for (int64_t position = keys * per_key; position < length; ++position) {
+    tokens.push_back(static_cast<TokenId>(TokenDraw::UniquePromptDraw(request.id, position)));
+  }
+}
+
+std::unique_ptr<Request> SglangCore::Add(ClientRequest& client_request, TimePoint now) {
+  auto request = std::make_unique<SglangRequest>();
+  InitRequest(client_request, now, *request);
+  request->slots.reserve(static_cast<size_t>(request->prompt_tokens + request->max_output_tokens));
+  if (!client_request.prompt.empty()) {
+    // Taken, not copied: the prompt is the request's token stream.
+    request->tokens = std::move(client_request.prompt);
+  } else {
+    FillPrompt(client_request, *request);
+  }
+  scheduler_.AddWaiting(request.get());
+  return request;
+}
+
+void SglangCore::Schedule(StepPlan& plan, TimePoint) {
+  scheduler_.Schedule(plan);
+  if (plan.empty()) scheduler_.OnIdle();
+}
+
+void SglangCore::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
+  scheduler_.AfterPrefill(plan);
+  for (const ScheduledSequence& seq : plan.sequences) {
+    SglangRequest& r = static_cast<SglangRequest&>(*seq.request);
+    const TokenId token = emitter.Emit(r);
+    if (token != kNoEmittedToken) r.tokens.push_back(token);
+  }
+  if (emitter.finished().empty()) return;
+  std::vector<Request*>& order = finished_scratch_;
+  order.assign(emitter.finished().begin(), emitter.finished().end());
+  std::sort(order.begin(), order.end(),
+            [](const Request* a, const Request* b) { return a->id < b->id; });
+  for (Request* request : order) {
+    SglangRequest& r = static_cast<SglangRequest&>(*request);
+    scheduler_.Release(&r);
+    scheduler_.Remove(&r);
+  }
+}
+
+void SglangCore::Release(Request& request) {
+  SglangRequest& r = static_cast<SglangRequest&>(request);
+  if (r.state == RequestState::kRunning) scheduler_.Release(&r);
+  scheduler_.Remove(&r);
+}
+
+KvUsage SglangCore::kv_usage() const {
+  const int64_t used_slots = cache_.num_slots() - cache_.available() - cache_.evictable();
+  return {(used_slots + config_.block_tokens - 1) / config_.block_tokens, config_.num_blocks};
+}
+
+bool SglangCore::kv_all_free() const {
+  return cache_.protected_size() == 0 &&
+         cache_.available() + cache_.evictable() == cache_.num_slots();
+}
+
+EngineCounters SglangCore::Counters() const {
+  EngineCounters c;
+  c.prefix_cache_lookups = scheduler_.counters().lookups;
+  c.prefix_cache_query_tokens = scheduler_.counters().query_tokens;
+  c.prefix_cache_hit_tokens = scheduler_.counters().hit_tokens;
+  c.preemptions = scheduler_.counters().retractions;
+  c.evicted_tokens = cache_.stats().evicted_tokens;
+  c.kv_blocks_total = config_.num_blocks;
+  return c;
+}
+
+void SglangCore::CheckInvariants(const LiveRequests& live) const {
+  std::vector<const RadixNode*> holders;
+  std::vector<std::span<const KvSlot>> private_slots;
+  size_t running = 0, waiting = 0;
+  for (const auto& [id, request] : live) {
+    const SglangRequest& r = static_cast<const SglangRequest&>(*request);
+    const bool holds = r.state == RequestState::kRunning;
+    EFIMSIM_CHECK(holds || r.slots.empty(), "an sglang request that is not running holds slots");
+    EFIMSIM_CHECK(static_cast<int64_t>(r.slots.size()) == (holds ? r.num_computed_tokens : 0),
+                  "an sglang request's slots disagree with its progress");
+    if (holds) {
+      holders.push_back(r.last_node);
+      private_slots.push_back(std::span<const KvSlot>(r.slots).subspan(
+          static_cast<size_t>(r.tree_tokens)));
+      ++running;
+    } else {
+      ++waiting;
+    }
+  }
+  cache_.CheckInvariants(holders, private_slots);
+  const size_t chunked = scheduler_.chunked() != nullptr ? 1 : 0;
+  EFIMSIM_CHECK(running == scheduler_.running().size() + chunked,
+                "sglang running batch disagrees with states");
+  EFIMSIM_CHECK(waiting == scheduler_.waiting().size(), "sglang waiting queue disagrees with states");
+}
+
+namespace {
+
+// SGLang's limits with its hardware-derived defaults resolved.
+SglangLimits ResolveSglangLimits(const EngineContext& context) {
+  const SglangConfig& config = context.sglang;
+  SglangLimits limits;
+  limits.chunked_prefill_size = config.chunked_prefill_size > 0
+                                    ? config.chunked_prefill_size
+                                    : SglangDefaultChunkedPrefill(context.capacity.memory_gib);
+  limits.max_running_requests =
+      config.max_running_requests > 0
+          ? config.max_running_requests
+          : SglangDefaultMaxRunning(context.capacity.tokens, context.model.max_context_tokens);
+  limits.max_prefill_tokens = config.max_prefill_tokens;
+  limits.lpm = config.schedule_policy == "lpm";
+  limits.schedule_conservativeness = config.schedule_conservativeness;
+  return limits;
+}
+
+void ValidateSglang(const EngineContext& context) {
+  if (context.cpu_kv.cpu_kv_gib > 0) {
+    throw UsageError("--cpu-kv-gib: the CPU KV tier models vLLM's offloading connector and "
+                     "applies to --engine vllm_v1 only (SGLang's host cache is not modelled)");
+  }
+}
+
+std::unique_ptr<EngineCore> MakeSglangCore(const EngineContext& context) {
+  SglangCoreConfig config;
+  config.limits = ResolveSglangLimits(context);
+  config.block_tokens = static_cast<int32_t>(context.engine.block_tokens);
+  config.num_blocks = static_cast<int32_t>(context.capacity.blocks);
+  config.page_size = static_cast<int32_t>(context.sglang.page_size);
+  config.prefix_caching = context.prefix_caching;
+  config.max_context_tokens = context.model.max_context_tokens;
+  return std::make_unique<SglangCore>(config);
+}
+
+void DescribeSglang(const EngineContext& context, std::vector<Setting>& e) {
+  const SglangLimits limits = ResolveSglangLimits(context);
+  e.push_back({"name", std::string("sglang")});
+  e.push_back({"semantics",
+               std::string("SGLang 0.5.3 scheduler and RadixCache, synchronous (no overlap "
+                           "scheduling): prefill batches before decode, lpm/fcfs order, "
+                           "new_token_ratio admission, chunked prefill, retraction; token-level "
+                           "radix prefix cache with LRU leaf eviction; max-num-batched-tokens, "
+                           "max-num-seqs and block-tokens do not apply (block-tokens only sizes "
+                           "KV figures)")});
+  for (const auto& param : SglangParams()) {
+    if (param.info.name == "engine") continue;
+    std::visit([&](auto member) { e.push_back({param.info.name, context.sglang.*member}); },
+               param.field);
+  }
+  e.push_back({"chunked_prefill_size_effective", limits.chunked_prefill_size});
+  e.push_back({"max_running_requests_effective", limits.max_running_requests});
+}
+
+}  // namespace
+
+EngineEntry SglangEngine() {
+  EngineEntry entry;
+  entry.validate = ValidateSglang;
+  entry.make = MakeSglangCore;
+  entry.describe = DescribeSglang;
+  return entry;
+}
+
+}  // namespace efimsim

@@ -1,0 +1,296 @@
+#include "sim/engine/sglang/sglang_scheduler.h"
+
+#include <algorithm>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+
+int64_t SglangDefaultChunkedPrefill(double gpu_memory_gib) {
+  if (gpu_memory_gib < 35) return 2048;
+  if (gpu_memory_gib < 160) return 8192;
+  return 16384;
+}
+
+int64_t SglangDefaultMaxRunning(int64_t kv_tokens, int64_t context_tokens) {
+  const int64_t context = context_tokens > 0 ? context_tokens : 2048;
+  const int64_t pool = std::clamp<int64_t>(kv_tokens / context * 512, 2048, 4096);
+  return std::max<int64_t>(1, std::min(kv_tokens / 2, pool));
+}
+
+SglangScheduler::SglangScheduler(SglangLimits limits, RadixCache& cache)
+    : limits_(limits), cache_(cache) {
+  EFIMSIM_CHECK(limits_.chunked_prefill_size >= 1 && limits_.max_running_requests >= 1 &&
+                    limits_.max_prefill_tokens >= 1,
+                "sglang limits must be positive");
+  init_ratio_ = std::min(kInitNewTokenRatio * limits_.schedule_conservativeness, 1.0);
+  min_ratio_ = std::min(init_ratio_ * kMinNewTokenRatioFactor, 1.0);
+  ratio_decay_ = (init_ratio_ - min_ratio_) / kNewTokenRatioDecaySteps;
+  new_token_ratio_ = init_ratio_;
+}
+
+void SglangScheduler::MatchPrefix(SglangRequest* request, std::vector<KvSlot>* slots) {
+  const int64_t n = request->num_tokens;
+  const RadixMatch match = cache_.Match(request->tokens, n - 1, slots);
+  request->match_tokens = match.length;
+  request->last_node = match.last;
+}
+
+double SglangScheduler::RemTotal(const Budget& budget) const {
+  return static_cast<double>(cache_.available() + cache_.evictable()) - budget.total_offset;
+}
+
+SglangScheduler::AddResult SglangScheduler::BudgetState(const Budget& budget) const {
+  if (RemTotal(budget) <= 0) return AddResult::kNoToken;
+  if (budget.rem_input <= 0 || budget.rem_chunk <= 0) return AddResult::kOther;
+  return AddResult::kContinue;
+}
+
+void SglangScheduler::Schedule(StepPlan& plan) {
+  plan.Clear();
+  if (SchedulePrefill(plan)) return;
+  if (!running_.empty()) ScheduleDecode(plan);
+}
+
+bool SglangScheduler::SchedulePrefill(StepPlan& plan) {
+  if (waiting_.empty() && chunked_ == nullptr) return false;
+  const int64_t running_bs = static_cast<int64_t>(running_.size());
+  if (running_bs >= limits_.max_running_requests) return false;
+  const int64_t page = cache_.page_size();
+
+  // Priority: lpm sorts by cached prefix (matching also refreshes LRU
+  // times and splits nodes, as SGLang's calc_priority does).
+  const bool lpm = limits_.lpm && cache_.enabled() &&
+                   static_cast<int64_t>(waiting_.size()) <= kLpmQueueCutoff;
+  if (lpm) {
+    for (SglangRequest* r : waiting_) MatchPrefix(r, nullptr);
+    std::stable_sort(waiting_.begin(), waiting_.end(),
+                     [](const SglangRequest* a, const SglangRequest* b) {
+                       return a->match_tokens > b->match_tokens;
+                     });
+  }
+
+  Budget budget;
+  for (const SglangRequest* r : running_) {
+    const int64_t remaining = r->max_output_tokens - r->output_tokens;
+    budget.total_offset +=
+        static_cast<double>(std::min(remaining, kClipMaxNewTokens)) * new_token_ratio_;
+  }
+  budget.rem_input = limits_.max_prefill_tokens;
+  budget.rem_chunk = limits_.chunked_prefill_size;
+  auto take = [&](int64_t extend, int64_t reserve) {
+    budget.total_offset += static_cast<double>(extend + reserve);
+    budget.rem_input -= extend;
+    budget.rem_chunk -= extend;
+  };
+
+  SglangRequest* new_chunked = nullptr;
+  std::vector<SglangRequest*>& admitted = order_scratch_;
+  admitted.clear();
+  if (chunked_ != nullptr) {
+    SglangRequest* r = chunked_;
+    const int64_t remaining = r->num_tokens - r->num_computed_tokens;
+    const bool truncated = remaining > budget.rem_chunk;
+    const int64_t extend = std::min(remaining, budget.rem_chunk);
+    plan.sequences.push_back({r, extend, r->num_computed_tokens});
+    const int64_t out_left = r->max_output_tokens - r->output_tokens;
+    take(extend, truncated ? 0 : std::min(out_left, kClipMaxNewTokens));
+    counters_.query_tokens += extend;
+    if (truncated) new_chunked = r;
+  }
+
+  const int64_t allocatable = limits_.max_running_requests - running_bs;
+  size_t consumed = 0;
+  for (; consumed < waiting_.size(); ++consumed) {
+    if (static_cast<int64_t>(plan.sequences.size()) >= allocatable) break;
+    SglangRequest* r = waiting_[consumed];
+    EFIMSIM_CHECK(r->num_computed_tokens == 0, "waiting sglang request with progress");
+    if (!lpm) MatchPrefix(r, nullptr);
+    const int64_t prefix = r->match_tokens;
+    const int64_t extend = r->num_tokens - prefix;
+    const int64_t out_left = std::min(r->max_output_tokens - r->output_tokens,
+                                      kClipMaxNewTokens);
+    const int64_t total = extend + out_left;
+    if (static_cast<double>(total) >= RemTotal(budget)) break;  // NO_TOKEN
+    const int64_t input = (extend + page - 1) / page * page;
+    if (input >= budget.rem_input && !plan.sequences.empty()) break;  // OTHER
+    cache_.IncLock(r->last_node);  // locking moves the prefix out of `evictable`
+    if (static_cast<double>(total) > RemTotal(budget)) {
+      cache_.DecLock(r->last_node);
+      break;
+    }
+    int64_t scheduled = extend;
+    if (input > budget.rem_chunk) {
+      const int64_t trunc = budget.rem_chunk / page * page;
+      if (trunc <= 0) {
+        cache_.DecLock(r->last_node);
+        break;
+      }
+      scheduled = trunc;
+      new_chunked = r;
+      take(trunc, 0);
+    } else {
+      take(input, out_left);
+    }
+    // The request keeps the lock taken above and the prefix's slots.
+    r->slots.clear();
+    MatchPrefix(r, &r->slots);
+    EFIMSIM_CHECK(static_cast<int64_t>(r->slots.size()) == prefix, "sglang prefix changed");
+    r->tree_tokens = prefix;
+    admitted.push_back(r);
+    plan.sequences.push_back({r, scheduled, prefix});
+    ++counters_.lookups;
+    counters_.hit_tokens += prefix;
+    counters_.query_tokens += prefix + scheduled;
+    if (r->cached_tokens < 0) r->cached_tokens = prefix;
+    r->TransitionTo(RequestState::kRunning);
+    if (BudgetState(budget) != AddResult::kContinue) {
+      ++consumed;
+      break;
+    }
+  }
+  if (plan.sequences.empty()) return false;
+  // Remove the admitted requests (they are the first `consumed` minus the
+  // ones that were examined and refused; only admitted ones changed state).
+  std::erase_if(waiting_, [](const SglangRequest* r) {
+    return r->state == RequestState::kRunning;
+  });
+  chunked_ = new_chunked;
+
+  // Allocation after admission (prepare_for_extend); every admitted prefix
+  // is locked, so eviction cannot take it.
+  plan.kind = StepKind::kPrefill;
+  for (ScheduledSequence& seq : plan.sequences) {
+    SglangRequest* r = static_cast<SglangRequest*>(seq.request);
+    EFIMSIM_CHECK(cache_.Allocate(seq.new_tokens, r->slots),
+                  "sglang admission admitted more KV than exists");
+    r->num_computed_tokens = seq.context_tokens + seq.new_tokens;
+    plan.total_tokens += seq.new_tokens;
+  }
+  return true;
+}
+
+void SglangScheduler::ScheduleDecode(StepPlan& plan) {
+  const int64_t need = static_cast<int64_t>(running_.size());
+  if (cache_.available() < need) cache_.Evict(need);
+  if (cache_.available() < need) {
+    Retract(plan);
+  } else {
+    new_token_ratio_ = std::max(new_token_ratio_ - ratio_decay_, min_ratio_);
+  }
+  plan.kind = StepKind::kDecode;
+  for (SglangRequest* r : running_) {
+    EFIMSIM_CHECK(cache_.Allocate(1, r->slots), "sglang decode could not get a slot after retracting");
+    plan.sequences.push_back({r, 1, r->num_computed_tokens});
+    r->num_computed_tokens += 1;
+    EFIMSIM_CHECK(r->num_computed_tokens == r->num_tokens, "decode of an unfinished prefill");
+  }
+  plan.total_tokens = static_cast<int64_t>(plan.sequences.size());
+}
+
+void SglangScheduler::Retract(StepPlan& plan) {
+  std::vector<SglangRequest*> order = running_;
+  std::stable_sort(order.begin(), order.end(), [](const SglangRequest* a, const SglangRequest* b) {
+    if (a->output_tokens != b->output_tokens) {
+      return a->output_tokens > b->output_tokens;
+    }
+    return a->prompt_tokens < b->prompt_tokens;
+  });
+  bool first = true;
+  while (true) {
+    const int64_t required = static_cast<int64_t>(order.size()) * kRetractDecodeSteps;
+    if (!first) {
+      if (cache_.available() < required) cache_.Evict(required - cache_.available());
+      if (cache_.available() >= required) break;
+    }
+    if (order.size() == 1) break;
+    first = false;
+    SglangRequest* victim = order.back();
+    order.pop_back();
+    // release_kv_cache(is_insert=False): the tree keeps what it has.
+    cache_.Free(std::span<const KvSlot>(victim->slots).subspan(
+        static_cast<size_t>(victim->tree_tokens)));
+    cache_.DecLock(victim->last_node);
+    victim->slots.clear();
+    victim->tree_tokens = 0;
+    victim->last_node = nullptr;
+    victim->num_computed_tokens = 0;
+    ++victim->preemptions;
+    victim->TransitionTo(RequestState::kPreempted);
+    std::erase(running_, victim);
+    waiting_.push_back(victim);
+    ++plan.preempted;
+    ++counters_.retractions;
+  }
+  int64_t decoded = 0, max_new = 0;
+  for (const SglangRequest* r : running_) {
+    decoded += r->output_tokens;
+    max_new += r->max_output_tokens;
+  }
+  new_token_ratio_ = std::min(
+      1.0, static_cast<double>(decoded + kRetractDecodeSteps * static_cast<int64_t>(running_.size())) /
+               static_cast<double>(std::max<int64_t>(max_new, 1)));
+}
+
+void SglangScheduler::CacheUnfinished(SglangRequest* r) {
+  if (!cache_.enabled()) return;
+  const int64_t computed = r->num_computed_tokens;
+  const TokenSpan tokens = TokenSpan(r->tokens).first(static_cast<size_t>(computed));
+  const std::span<const KvSlot> slots = std::span<const KvSlot>(r->slots).first(static_cast<size_t>(computed));
+  const int64_t present = cache_.Insert(tokens, slots);
+  if (present > r->tree_tokens) {
+    cache_.Free(slots.subspan(static_cast<size_t>(r->tree_tokens),
+                              static_cast<size_t>(present - r->tree_tokens)));
+  }
+  // The tree's slots replace the freed duplicates; positions before
+  // tree_tokens already are the tree's, and those after `present` are now
+  // the new leaf's, which are the request's own.
+  std::vector<KvSlot>& tree_slots = slot_scratch_;
+  tree_slots.clear();
+  const RadixMatch match =
+      cache_.Match(tokens, computed, present > r->tree_tokens ? &tree_slots : nullptr,
+                   r->tree_tokens);
+  std::copy(tree_slots.begin(), tree_slots.end(), r->slots.begin() + r->tree_tokens);
+  cache_.DecLock(r->last_node);
+  cache_.IncLock(match.last);
+  r->last_node = match.last;
+  r->tree_tokens = match.length;
+}
+
+void SglangScheduler::AfterPrefill(const StepPlan& plan) {
+  if (plan.kind != StepKind::kPrefill) return;
+  for (const ScheduledSequence& seq : plan.sequences) {
+    SglangRequest* r = static_cast<SglangRequest*>(seq.request);
+    CacheUnfinished(r);
+    if (r != chunked_) running_.push_back(r);
+  }
+}
+
+void SglangScheduler::Release(SglangRequest* r) {
+  const int64_t computed = r->num_computed_tokens;
+  const std::span<const KvSlot> slots(r->slots);
+  if (cache_.enabled()) {
+    const TokenSpan tokens = TokenSpan(r->tokens).first(static_cast<size_t>(computed));
+    const int64_t present = cache_.Insert(tokens, slots.first(static_cast<size_t>(computed)));
+    const int64_t inserted = computed / cache_.page_size() * cache_.page_size();
+    if (present > r->tree_tokens) {
+      cache_.Free(slots.subspan(static_cast<size_t>(r->tree_tokens),
+                                static_cast<size_t>(present - r->tree_tokens)));
+    }
+    cache_.Free(slots.subspan(static_cast<size_t>(std::max(inserted, r->tree_tokens))));
+  } else {
+    cache_.Free(slots);
+  }
+  cache_.DecLock(r->last_node);
+  r->slots.clear();
+  r->tree_tokens = 0;
+  r->last_node = nullptr;
+}
+
+void SglangScheduler::Remove(const SglangRequest* request) {
+  std::erase(waiting_, request);
+  std::erase(running_, request);
+  if (chunked_ == request) chunked_ = nullptr;
+}
+
+}  // namespace efimsim

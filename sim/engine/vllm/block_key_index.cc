@@ -1,0 +1,53 @@
+#include "sim/engine/vllm/block_key_index.h"
+
+#include <algorithm>
+
+namespace efimsim {
+
+BlockKeyIndex::BlockKeyIndex(int64_t max_keys) : max_keys_(max_keys) {
+  EFIMSIM_CHECK(max_keys >= 1, "a key index needs room for a key");
+  // At least two buckets, so that the home shift stays below 64.
+  size_t buckets = 2;
+  while (buckets * kSlotsPerBucket < static_cast<size_t>(max_keys) * 4) buckets *= 2;
+  buckets_.resize(buckets);
+  overflow_.assign(buckets, 0);
+  bucket_mask_ = buckets - 1;
+  home_shift_ = 64 - std::countr_zero(buckets);
+}
+
+BlockKeyChain& BlockKeyIndex::FindOrInsertSlow(BlockKey key) {
+  if (BlockKeyChain* chain = Find(key); chain != nullptr) return *chain;
+  // Absent: the first bucket from home with an empty slot takes it, and
+  // each full bucket passed counts one more key overflowing it.
+  EFIMSIM_CHECK(size_ < max_keys_, "key index full");
+  size_t bucket = Home(key);
+  size_t distance = 0;
+  unsigned empty = EmptyMask(buckets_[bucket]);
+  while (empty == 0) {
+    if (overflow_[bucket] != kSaturated) ++overflow_[bucket];
+    bucket = Next(bucket);
+    ++distance;
+    empty = EmptyMask(buckets_[bucket]);
+  }
+  max_distance_ = std::max(max_distance_, distance);
+  return Claim(buckets_[bucket], static_cast<unsigned>(std::countr_zero(empty)), key);
+}
+
+void BlockKeyIndex::EraseSlow(BlockKey key) {
+  const size_t home = Home(key);
+  size_t bucket = home;
+  unsigned match = MatchMask(buckets_[bucket], key);
+  for (size_t distance = 0; match == 0; ++distance) {
+    EFIMSIM_CHECK(overflow_[bucket] != 0 && distance < max_distance_,
+                  "erasing a key that is not present");
+    bucket = Next(bucket);
+    match = MatchMask(buckets_[bucket], key);
+  }
+  Clear(buckets_[bucket], static_cast<unsigned>(std::countr_zero(match)));
+  // Its insertion passed every bucket from home up to its own.
+  for (size_t passed = home; passed != bucket; passed = Next(passed)) {
+    if (overflow_[passed] != kSaturated) --overflow_[passed];
+  }
+}
+
+}  // namespace efimsim

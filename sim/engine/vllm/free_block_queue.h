@@ -1,0 +1,102 @@
+#pragma once
+// The free-block queue of vLLM v1 (FreeKVCacheBlockQueue in
+// vllm/v1/core/kv_cache_utils.py): blocks are taken from the head, freed
+// blocks are appended at the tail, and a cache hit on a free block removes
+// it from wherever it is. Same order semantics as vLLM's doubly linked list,
+// different layout:
+//
+// A ring of block ids, consumed at `head_`. Removing a block from the
+// middle only forgets its position (lazy deletion); the stale entry is
+// skipped when it reaches the head. So the blocks about to be taken are
+// known in advance (`Ahead`), and a caller can load their memory before it
+// needs it, which a linked list of scattered blocks does not allow (every
+// step of walking it is a dependent cache miss).
+//
+// Invariants: a block is in the queue iff position_[block] != kAbsent, and
+// then ring_[position_[block]] == block, within the pending entries
+// [head_, head_ + pending_) (indices mod the ring's size). Pending entries
+// whose block's position differs are stale. Memory: the ring holds at least
+// 2 * num_blocks entries and never grows; when an Append finds it full
+// (more than num_blocks stale entries), the live entries are compacted,
+// keeping their order, at a cost linear in the ring: amortized O(1) per
+// Append, and never in a workload without cache hits on free blocks.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/base/check.h"
+#include "sim/engine/vllm/block_id.h"
+
+namespace efimsim {
+
+class FreeBlockQueue {
+ public:
+  // A queue over blocks [0, num_blocks), holding all of them in id order.
+  explicit FreeBlockQueue(int32_t num_blocks);
+
+  int32_t size() const { return size_; }
+  bool contains(BlockId block) const { return position_[block] != kAbsent; }
+
+  // Removes and returns the head block. Precondition: size() > 0.
+  BlockId PopFront() {
+    EFIMSIM_CHECK(size_ > 0, "taking a block from an empty free queue");
+    // Skip stale entries; a live one is pending because size_ > 0.
+    while (position_[ring_[head_]] != static_cast<int32_t>(head_)) {
+      head_ = (head_ + 1) & mask_;
+      --pending_;
+    }
+    const BlockId block = ring_[head_];
+    head_ = (head_ + 1) & mask_;
+    --pending_;
+    position_[block] = kAbsent;
+    --size_;
+    return block;
+  }
+  // Appends `block` at the tail. Precondition: not in the queue.
+  void Append(BlockId block) {
+    EFIMSIM_CHECK(position_[block] == kAbsent, "appending a block already in the free queue");
+    if (pending_ == ring_.size()) [[unlikely]] Compact();
+    const size_t index = (head_ + pending_) & mask_;
+    ring_[index] = block;
+    position_[block] = static_cast<int32_t>(index);
+    ++pending_;
+    ++size_;
+  }
+  // Removes `block` from wherever it is. Precondition: in the queue.
+  void Remove(BlockId block) {
+    EFIMSIM_CHECK(position_[block] != kAbsent, "removing a block that is not in the free queue");
+    position_[block] = kAbsent;  // its entry is now stale
+    --size_;
+  }
+
+  // The block of the entry `distance` places after the head, or kNoBlock
+  // past the end. The entry may be stale, so this is a hint for loading memory
+  // early (the next PopFront calls return these blocks, minus any removed
+  // since), never a statement about the queue.
+  BlockId Ahead(int32_t distance) const {
+    const size_t offset = static_cast<size_t>(distance);
+    return offset < pending_ ? ring_[(head_ + offset) & mask_] : kNoBlock;
+  }
+
+  // Starts loading what PopFront, Append or Remove of `block` will read.
+  // A hint; changes nothing.
+  void Prefetch(BlockId block) const { __builtin_prefetch(&position_[block]); }
+
+  // Block ids in queue order, head first (tests and invariant checks).
+  std::vector<BlockId> Order() const;
+
+ private:
+  static constexpr int32_t kAbsent = -1;
+
+  void Compact();
+
+  std::vector<BlockId> ring_;      // size a power of two
+  std::vector<int32_t> position_;  // per block: its live entry's ring index, or kAbsent
+  size_t mask_ = 0;                // ring_.size() - 1
+  size_t head_ = 0;                // ring index of the oldest pending entry
+  size_t pending_ = 0;             // entries from head_ on, live or stale
+  int32_t size_ = 0;               // live entries
+};
+
+}  // namespace efimsim

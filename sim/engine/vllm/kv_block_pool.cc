@@ -1,0 +1,160 @@
+#include "sim/engine/vllm/kv_block_pool.h"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+
+const char* BlockStateName(BlockState state) {
+  switch (state) {
+    case BlockState::kFree: return "free";
+    case BlockState::kFreeCached: return "free_cached";
+    case BlockState::kInUse: return "in_use";
+  }
+  return "unknown";
+}
+
+KvBlockPool::KvBlockPool(int32_t num_blocks)
+    : key_map_(num_blocks > 0 ? num_blocks : 1), free_(num_blocks > 0 ? num_blocks : 1) {
+  EFIMSIM_CHECK(num_blocks > 0, "a block pool needs at least one block");
+  blocks_.resize(static_cast<size_t>(num_blocks));
+}
+
+void KvBlockPool::FailTransition(BlockId block, BlockState to) const {
+  FailCheck(__FILE__, __LINE__, "legal transition",
+            std::string("illegal block transition ") + BlockStateName(blocks_[block].state) +
+                " -> " + BlockStateName(to) + " for block " + std::to_string(block));
+}
+
+BlockId KvBlockPool::FindCached(BlockKey key) const {
+  const BlockKeyChain* chain = key_map_.Find(key);
+  return chain == nullptr ? kNoBlock : chain->head;
+}
+
+void KvBlockPool::Touch(std::span<const BlockId> blocks) {
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (i + kPrefetchDistance < blocks.size()) __builtin_prefetch(&blocks_[blocks[i + kPrefetchDistance]]);
+    const BlockId block = blocks[i];
+    Block& b = blocks_[block];
+    if (b.ref_count == 0) {
+      free_.Remove(block);
+      Transition(block, BlockState::kInUse);
+    }
+    ++b.ref_count;
+  }
+}
+
+void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
+  EFIMSIM_CHECK(count >= 0 && count <= free_.size(), "AllocateNew beyond the free blocks");
+  // Under cache pressure every block taken evicts a key: one random block
+  // record and one random key-index slot per block, each likely a cache
+  // miss. The free queue says which blocks come next, so their records and
+  // free-queue positions are loaded 2 * kPrefetchDistance blocks ahead and,
+  // once there, their key slots kPrefetchDistance ahead. Also past `count`:
+  // a call takes ~16 blocks (a prefill chunk's worth), so the next call,
+  // usually within the same step, finds its first blocks loaded too.
+  for (int32_t i = 0; i < count; ++i) {
+    const BlockId far = free_.Ahead(2 * kPrefetchDistance);
+    if (far != kNoBlock) {
+      __builtin_prefetch(&blocks_[far]);
+      free_.Prefetch(far);
+    }
+    const BlockId near = free_.Ahead(kPrefetchDistance);
+    if (near != kNoBlock && blocks_[near].has_key) key_map_.Prefetch(blocks_[near].key);
+    const BlockId block = free_.PopFront();
+    Block& b = blocks_[block];
+    EFIMSIM_CHECK(b.ref_count == 0, "a free block was referenced");
+    if (b.has_key) {
+      DropKey(block);  // lazy eviction
+      ++evictions_;
+    }
+    Transition(block, BlockState::kInUse);
+    b.ref_count = 1;
+    out.push_back(block);
+  }
+}
+
+void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
+  const std::span<const BlockId> blocks = blocks_in_release_order;
+  for (size_t i = 0; i < std::min<size_t>(blocks.size(), kPrefetchDistance); ++i) {
+    __builtin_prefetch(&blocks_[blocks[i]]);
+    free_.Prefetch(blocks[i]);
+  }
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (i + kPrefetchDistance < blocks.size()) {
+      __builtin_prefetch(&blocks_[blocks[i + kPrefetchDistance]]);
+      free_.Prefetch(blocks[i + kPrefetchDistance]);
+    }
+    Block& b = blocks_[blocks[i]];
+    EFIMSIM_CHECK(b.ref_count > 0, "releasing a block that is not referenced");
+    --b.ref_count;
+  }
+  for (const BlockId block : blocks) {
+    Block& b = blocks_[block];
+    if (b.ref_count == 0 && b.state == BlockState::kInUse) {
+      Transition(block, b.has_key ? BlockState::kFreeCached : BlockState::kFree);
+      free_.Append(block);
+    }
+  }
+}
+
+void KvBlockPool::UnlinkFromChain(Block& b) {
+  BlockKeyChain* chain = key_map_.Find(b.key);
+  EFIMSIM_CHECK(chain != nullptr, "a keyed block missing from the key map");
+  if (b.prev_same_key != kNoBlock) {
+    blocks_[b.prev_same_key].next_same_key = b.next_same_key;
+  } else {
+    chain->head = b.next_same_key;
+  }
+  if (b.next_same_key != kNoBlock) {
+    blocks_[b.next_same_key].prev_same_key = b.prev_same_key;
+  } else {
+    chain->tail = b.prev_same_key;
+  }
+}
+
+void KvBlockPool::FailRegister() const {
+  FailCheck(__FILE__, __LINE__, "state == kInUse && !has_key",
+            "only an in-use block without a key can be registered");
+}
+
+std::vector<BlockId> KvBlockPool::FreeQueueOrder() const { return free_.Order(); }
+
+void KvBlockPool::CheckInvariants() const {
+  std::vector<char> in_queue(blocks_.size(), 0);
+  int32_t walked = 0;
+  for (const BlockId b : free_.Order()) {
+    EFIMSIM_CHECK(!in_queue[b], "block twice in the free queue");
+    in_queue[b] = 1;
+    ++walked;
+  }
+  EFIMSIM_CHECK(walked == free_.size(), "free count does not match the free queue");
+  size_t keyed = 0;
+  for (BlockId b = 0; b < num_blocks(); ++b) {
+    EFIMSIM_CHECK(free_.contains(b) == (in_queue[b] != 0), "free-queue membership broken");
+    const Block& block = blocks_[b];
+    if (block.ref_count > 0) {
+      EFIMSIM_CHECK(!in_queue[b] && block.state == BlockState::kInUse, "used block in free queue");
+    } else {
+      EFIMSIM_CHECK(in_queue[b], "unreferenced block missing from the free queue");
+      EFIMSIM_CHECK(block.state == (block.has_key ? BlockState::kFreeCached : BlockState::kFree),
+                    "free block in the wrong state");
+    }
+    if (block.has_key) {
+      ++keyed;
+      EFIMSIM_CHECK(key_map_.Find(block.key) != nullptr, "keyed block not in the key map");
+    }
+  }
+  size_t chained = 0;
+  key_map_.ForEach([&](BlockKey key, const BlockKeyChain& chain) {
+    for (BlockId b = chain.head; b != kNoBlock; b = blocks_[b].next_same_key) {
+      EFIMSIM_CHECK(blocks_[b].has_key && blocks_[b].key == key, "key chain holds a wrong block");
+      ++chained;
+    }
+  });
+  EFIMSIM_CHECK(chained == keyed, "key map and keyed blocks disagree");
+}
+
+}  // namespace efimsim

@@ -1,0 +1,276 @@
+#include "sim/engine/vllm/vllm_v1_core.h"
+
+#include <algorithm>
+#include <climits>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "sim/base/check.h"
+#include "sim/base/errors.h"
+
+namespace efimsim {
+
+VllmV1Core::VllmV1Core(VllmV1CoreConfig config)
+    : config_(config), draw_(config.output_token_first, config.output_token_last),
+      cache_(config.num_blocks, config.block_tokens, config.prefix_caching),
+      scheduler_(config.limits, cache_) {
+  if (config_.cpu_kv_blocks > 0 && config_.prefix_caching) {
+    cpu_tier_ = std::make_unique<CpuKvTier>(config_.cpu_kv_blocks, config_.kv_bytes_per_block,
+                                            config_.offload_bytes_per_s, config_.offload_latency);
+    cache_.set_cpu_tier(cpu_tier_.get());
+    scheduler_.set_cpu_tier(cpu_tier_.get());
+  }
+}
+
+VllmV1Core::~VllmV1Core() = default;
+
+std::string VllmV1Core::RejectReason(const ClientRequest& request) const {
+  const int64_t longest = request.prompt_tokens() + request.max_tokens;
+  const int64_t blocks_needed = (longest + config_.block_tokens - 1) / config_.block_tokens;
+  if (!request.prompt_block_keys.empty() && request.block_key_tokens != config_.block_tokens) {
+    return "block keys cover " + std::to_string(request.block_key_tokens) +
+           " tokens each, the engine's blocks " + std::to_string(config_.block_tokens);
+  }
+  std::string reason = ContextRejectReason(longest, config_.max_context_tokens);
+  if (reason.empty() && blocks_needed > config_.num_blocks) {
+    reason = "needs " + std::to_string(blocks_needed) + " KV blocks, the cache has " +
+             std::to_string(config_.num_blocks);
+  }
+  return reason;
+}
+
+std::unique_ptr<Request> VllmV1Core::Add(ClientRequest& client_request, TimePoint now) {
+  auto request = std::make_unique<VllmRequest>();
+  InitRequest(client_request, now, *request);
+  const int64_t longest = request->prompt_tokens + client_request.max_tokens;
+  const int64_t blocks_needed = (longest + config_.block_tokens - 1) / config_.block_tokens;
+  request->tracks_block_keys = config_.prefix_caching;
+  // Room for the longest sequence the request can reach (prompt + every
+  // output token), so its vectors never regrow.
+  request->kv.blocks.reserve(static_cast<size_t>(blocks_needed));
+  if (request->tracks_block_keys) {
+    request->block_keys.reserve(static_cast<size_t>(blocks_needed));
+    request->tail_tokens.reserve(static_cast<size_t>(config_.block_tokens));
+    FillPrompt(client_request, *request);
+  }
+  scheduler_.AddWaiting(request.get());
+  return request;
+}
+
+// Block keys and the partial last block of the prompt. Token ids when the
+// client sent them; otherwise the trace's block keys (equal keys, equal
+// blocks) and, past them, tokens unique to this request (no reuse).
+void VllmV1Core::FillPrompt(const ClientRequest& client_request, VllmRequest& request) const {
+  const int64_t block = config_.block_tokens;
+  if (!client_request.prompt.empty()) {
+    AppendBlockKeys(client_request.prompt, config_.block_tokens, 0, request.block_keys);
+    const size_t full = request.block_keys.size() * static_cast<size_t>(block);
+    request.tail_tokens.assign(client_request.prompt.begin() + static_cast<int64_t>(full),
+                               client_request.prompt.end());
+    return;
+  }
+  const int64_t length = client_request.prompt_length;
+  const int64_t full_blocks = length / block;
+  const int64_t given = std::min<int64_t>(
+      full_blocks, static_cast<int64_t>(client_request.prompt_block_keys.size()));
+  request.block_keys.assign(client_request.prompt_block_keys.begin(),
+                            client_request.prompt_block_keys.begin() + given);
+  TokenVector tokens(static_cast<size_t>(block));
+  for (int64_t b = given; b < full_blocks; ++b) {
+    for (int64_t i = 0; i < block; ++i) {
+      tokens[static_cast<size_t>(i)] = draw_.SyntheticPrompt(request.id, b * block + i);
+    }
+    const BlockKey parent = request.block_keys.empty() ? kRootBlockKey : request.block_keys.back();
+    request.block_keys.push_back(HashBlock(parent, tokens));
+  }
+  for (int64_t position = full_blocks * block; position < length; ++position) {
+    request.tail_tokens.push_back(draw_.SyntheticPrompt(request.id, position));
+  }
+}
+
+void VllmV1Core::Schedule(StepPlan& plan, TimePoint now) {
+  scheduler_.Schedule(plan, now);
+  if (!plan.empty() || cpu_tier_ == nullptr) return;
+  // Nothing fits: wake when the next CPU KV load is done, or, with no load
+  // pending, let requests whose loads are done give back the blocks a
+  // request ahead of them needs.
+  if (const std::optional<TimePoint> done = scheduler_.NextLoadDone(now)) {
+    plan.wake_at = *done;
+  } else if (scheduler_.ReleaseLoadedBlocks(now) > 0) {
+    plan.retry = true;
+  }
+}
+
+void VllmV1Core::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
+  const std::vector<ScheduledSequence>& sequences = plan.sequences;
+  const int32_t block_tokens = config_.block_tokens;
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    if (i + kRequestPrefetchDistance < sequences.size()) {
+      sequences[i + kRequestPrefetchDistance].request->Prefetch();
+    }
+    VllmRequest& r = static_cast<VllmRequest&>(*sequences[i].request);
+    const TokenId token = emitter.Emit(r);
+    if (token != kNoEmittedToken) r.AppendTokenKey(token, block_tokens);
+  }
+  if (emitter.finished().empty()) return;
+  for (Request* request : emitter.finished()) cache_.Free(static_cast<VllmRequest*>(request)->kv);
+  scheduler_.RemoveFinished();
+}
+
+void VllmV1Core::Release(Request& request) {
+  VllmRequest& r = static_cast<VllmRequest&>(request);
+  if (r.state == RequestState::kRunning || r.state == RequestState::kLoadingKv) {
+    cache_.Free(r.kv);
+  }
+  scheduler_.Remove(&r);
+}
+
+EngineCounters VllmV1Core::Counters() const {
+  EngineCounters c;
+  c.prefix_cache_lookups = cache_.stats().lookups;
+  c.prefix_cache_query_tokens = cache_.stats().query_tokens;
+  c.prefix_cache_hit_tokens = cache_.stats().hit_tokens;
+  c.preemptions = scheduler_.preemptions();
+  c.evicted_tokens = cache_.pool().evictions() * config_.block_tokens;
+  c.kv_blocks_total = cache_.pool().num_blocks();
+  if (cpu_tier_ != nullptr) {
+    const CpuKvTierStats& t = cpu_tier_->stats();
+    c.cpu_kv_blocks_total = cpu_tier_->capacity_blocks();
+    c.cpu_kv_lookups = t.lookups;
+    c.cpu_kv_hit_blocks = t.hit_blocks;
+    c.cpu_kv_loads = t.loads;
+    c.cpu_kv_loaded_tokens = t.loaded_blocks * config_.block_tokens;
+    c.cpu_kv_loaded_bytes = t.loaded_blocks * cpu_tier_->bytes_per_block();
+    c.cpu_kv_stored_blocks = t.stored_blocks;
+    c.cpu_kv_stored_bytes = t.stored_blocks * cpu_tier_->bytes_per_block();
+    c.cpu_kv_evictions = t.evictions;
+    c.cpu_kv_load_time_ns = ToNanoseconds(t.load_time);
+  }
+  return c;
+}
+
+void VllmV1Core::CheckInvariants(const LiveRequests& live) const {
+  const KvBlockPool& pool = cache_.pool();
+  pool.CheckInvariants();
+  std::vector<int32_t> references(static_cast<size_t>(pool.num_blocks()), 0);
+  size_t running = 0, waiting = 0;
+  for (const auto& [id, base] : live) {
+    const VllmRequest& request = static_cast<const VllmRequest&>(*base);
+    const RequestState state = request.state;
+    const bool holds_blocks =
+        state == RequestState::kRunning || state == RequestState::kLoadingKv;
+    EFIMSIM_CHECK(holds_blocks || request.kv.blocks.empty(),
+                  "a request that is not running holds blocks");
+    for (const BlockId block : request.kv.blocks) ++references[block];
+    running += state == RequestState::kRunning ? 1 : 0;
+    waiting += (state == RequestState::kWaiting || state == RequestState::kPreempted ||
+                state == RequestState::kLoadingKv) ? 1 : 0;
+  }
+  for (BlockId b = 0; b < pool.num_blocks(); ++b) {
+    EFIMSIM_CHECK(references[b] == pool.ref_count(b),
+                  "block " + std::to_string(b) + " reference count " +
+                      std::to_string(pool.ref_count(b)) + " but " +
+                      std::to_string(references[b]) + " requests hold it");
+  }
+  EFIMSIM_CHECK(running == scheduler_.running().size(), "running list disagrees with states");
+  EFIMSIM_CHECK(waiting == scheduler_.waiting().size(), "waiting queue disagrees with states");
+  for (const VllmRequest* r : scheduler_.running()) {
+    EFIMSIM_CHECK(r->state == RequestState::kRunning, "a non-running request in the running list");
+  }
+  for (const VllmRequest* r : scheduler_.waiting()) {
+    EFIMSIM_CHECK(r->state == RequestState::kWaiting || r->state == RequestState::kPreempted ||
+                      r->state == RequestState::kLoadingKv,
+                  "a running request in the waiting queue");
+  }
+  // The host tier conserves its blocks too (held + free == capacity). A
+  // key may be held in both tiers at once (write-through).
+  if (cpu_tier_ != nullptr) cpu_tier_->CheckInvariants();
+}
+
+namespace {
+
+// The CPU KV tier's settings (cpu_kv_tier_config.h) resolved for the GPU:
+// the tier exists only with cpu_kv_gib > 0.
+struct CpuKvTierSetup {
+  int64_t blocks = 0;
+  int64_t kv_bytes_per_block = 0;
+  double offload_gbps = 0;
+  std::string offload_source;
+};
+
+CpuKvTierSetup SetUpCpuKvTier(const EngineContext& context) {
+  const CpuKvTierConfig& config = context.cpu_kv;
+  CpuKvTierSetup setup;
+  const HostLinkDefault link = DefaultHostLink(context.gpu);
+  if (config.cpu_kv_gib > 0 && config.offload_gbps <= 0 && link.gbps <= 0) {
+    throw UsageError("--cpu-kv-gib: GPU spec " + context.gpu.name +
+                     " has no host_link_gbps; give the link's rate with --offload-gbps");
+  }
+  setup.offload_gbps = config.offload_gbps > 0 ? config.offload_gbps : link.gbps;
+  setup.offload_source = config.offload_gbps > 0 ? std::string("--offload-gbps") : link.source;
+  setup.kv_bytes_per_block = context.engine.block_tokens * context.model.KvBytesPerToken();
+  setup.blocks = CpuKvTierBlocks(config, setup.kv_bytes_per_block);
+  if (config.cpu_kv_gib > 0 && setup.blocks < 1) {
+    throw UsageError("--cpu-kv-gib: " + std::to_string(config.cpu_kv_gib) +
+                     " GiB holds no KV block of " + std::to_string(setup.kv_bytes_per_block) +
+                     " bytes");
+  }
+  if (setup.blocks > INT32_MAX) throw UsageError("--cpu-kv-gib: more than 2^31-1 blocks");
+  return setup;
+}
+
+std::unique_ptr<EngineCore> MakeVllmV1Core(const EngineContext& context) {
+  const CpuKvTierSetup tier = SetUpCpuKvTier(context);
+  VllmV1CoreConfig config;
+  config.limits = {context.engine.max_num_batched_tokens, context.engine.max_num_seqs};
+  config.block_tokens = static_cast<int32_t>(context.engine.block_tokens);
+  config.num_blocks = static_cast<int32_t>(context.capacity.blocks);
+  config.prefix_caching = context.prefix_caching;
+  config.max_context_tokens = context.model.max_context_tokens;
+  config.output_token_first = context.model.tokens.text_first;
+  config.output_token_last = context.model.tokens.text_last;
+  config.cpu_kv_blocks = tier.blocks;
+  config.kv_bytes_per_block = tier.kv_bytes_per_block;
+  config.offload_bytes_per_s = tier.offload_gbps * 1e9;
+  config.offload_latency = FromSeconds(context.cpu_kv.offload_latency_us * 1e-6);
+  return std::make_unique<VllmV1Core>(config);
+}
+
+void DescribeVllmV1(const EngineContext&, std::vector<Setting>& e) {
+  e.push_back({"name", std::string("vllm_v1")});
+  e.push_back({"semantics", std::string("vLLM v1 engine, 0.9-0.10 series: synchronous "
+                                        "scheduling, FCFS, chunked prefill, recompute "
+                                        "preemption, automatic prefix caching")});
+}
+
+void DescribeCpuKvTier(const EngineContext& context, RunInfo& info) {
+  const CpuKvTierSetup setup = SetUpCpuKvTier(context);
+  if (setup.blocks == 0) return;
+  auto& t = info.Section("cpu_kv_tier").settings;
+  t.push_back({"semantics",
+               std::string("vLLM 0.11-0.12 OffloadingConnector with the CPU backend and LRU: "
+                           "write-through stores of full blocks, lookup after the GPU prefix "
+                           "hit, asynchronous loads (the request waits, others run); "
+                           "sim/README.md \"CPU KV tier\"")});
+  t.push_back({"active", context.prefix_caching});
+  t.push_back({"cpu_kv_gib", context.cpu_kv.cpu_kv_gib});
+  t.push_back({"offload_gbps", setup.offload_gbps});
+  t.push_back({"offload_gbps_source", setup.offload_source});
+  t.push_back({"offload_latency_us", context.cpu_kv.offload_latency_us});
+  t.push_back({"store_transfers", std::string("not charged: GPU -> host copies assumed hidden "
+                                              "behind steps (counted in bytes only)")});
+}
+
+}  // namespace
+
+EngineEntry VllmV1Engine() {
+  EngineEntry entry;
+  entry.validate = [](const EngineContext& context) { SetUpCpuKvTier(context); };
+  entry.make = MakeVllmV1Core;
+  entry.describe = DescribeVllmV1;
+  entry.describe_parts = DescribeCpuKvTier;
+  return entry;
+}
+
+}  // namespace efimsim

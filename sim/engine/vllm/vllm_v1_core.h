@@ -1,0 +1,83 @@
+#pragma once
+// The vLLM v1 engine as a core of the step driver (engine_core.h): the
+// scheduler (vllm_v1_scheduler.h), the paged prefix-cache manager and,
+// optionally, the CPU KV tier (sim/engine/vllm/cpu_kv_tier.h; sim/README.md
+// "CPU KV tier"). Registered as "vllm_v1" (VllmV1Engine, engines.cc).
+//
+// Prompts: block keys of the prompt's full blocks plus the tokens of the
+// partial last block. Token ids when the client sent them; otherwise the
+// trace's block keys (equal keys, equal blocks) and, past them, tokens
+// unique to the request (no reuse). With prefix caching off no key is kept.
+//
+// A step with nothing to schedule while requests wait for CPU KV loads asks
+// the driver to wake it when the next load is done (StepPlan::wake_at); if
+// no load is pending, requests whose loads are done give their blocks back
+// (a stall guard) and the core asks for another try (StepPlan::retry).
+
+#include <cstdint>
+#include <memory>
+
+#include "sim/engine/vllm/cpu_kv_tier.h"
+#include "sim/engine/vllm/prefix_cache_manager.h"
+#include "sim/engine/engine_core.h"
+#include "sim/engine/engines.h"
+#include "sim/engine/token_draw.h"
+#include "sim/engine/vllm/vllm_v1_scheduler.h"
+
+namespace efimsim {
+
+struct VllmV1CoreConfig {
+  SchedulerLimits limits;
+  int32_t block_tokens = 16;
+  int32_t num_blocks = 0;
+  bool prefix_caching = true;
+  int64_t max_context_tokens = 0;  // 0: no limit
+  TokenId output_token_first = 0;  // for prompts given as lengths: tokens are
+  TokenId output_token_last = 0;   // drawn from [first, last] (as generated ones)
+  // CPU KV tier: none when cpu_kv_blocks is 0 or prefix caching is off.
+  int64_t cpu_kv_blocks = 0;
+  int64_t kv_bytes_per_block = 0;     // block_tokens x KV bytes per token
+  double offload_bytes_per_s = 0;     // host -> GPU link
+  Duration offload_latency{0};        // per load transfer
+};
+
+class VllmV1Core final : public EngineCore {
+ public:
+  explicit VllmV1Core(VllmV1CoreConfig config);
+  ~VllmV1Core() override;
+
+  std::string RejectReason(const ClientRequest& request) const override;
+  std::unique_ptr<Request> Add(ClientRequest& request, TimePoint now) override;
+  void Schedule(StepPlan& plan, TimePoint now) override;
+  void AfterStep(const StepPlan& plan, TokenEmitter& emitter) override;
+  void Release(Request& request) override;
+  bool has_work() const override {
+    return !scheduler_.waiting().empty() || !scheduler_.running().empty();
+  }
+  KvUsage kv_usage() const override {
+    return {cache_.pool().num_used_blocks(), cache_.pool().num_blocks()};
+  }
+  bool kv_all_free() const override {
+    return cache_.pool().num_free_blocks() == cache_.pool().num_blocks();
+  }
+  EngineCounters Counters() const override;
+  // Block reference counts against the requests holding them, free + used
+  // == pool, request/queue consistency, and the CPU tier's own invariants.
+  void CheckInvariants(const LiveRequests& live) const override;
+
+  const PrefixCacheManager& cache() const { return cache_; }
+
+ private:
+  void FillPrompt(const ClientRequest& client_request, VllmRequest& request) const;
+
+  VllmV1CoreConfig config_;
+  TokenDraw draw_;                       // tokens of prompts given as lengths
+  std::unique_ptr<CpuKvTier> cpu_tier_;  // before cache_: the cache points at it
+  PrefixCacheManager cache_;
+  VllmV1Scheduler scheduler_;
+};
+
+// The registry entry of "vllm_v1".
+EngineEntry VllmV1Engine();
+
+}  // namespace efimsim

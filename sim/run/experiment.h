@@ -1,0 +1,138 @@
+#pragma once
+// One run: a workload (sim/run/workload.h, by name) replayed under one
+// policy on one or more replicas of one engine behind a router, from set-up
+// to summary. The CLI, tests and sweeps all go through RunExperiment.
+//
+// Clusters (replicas > 1): every replica has the full engine configuration
+// (its own KV cache of the computed size); the summary sums the replicas'
+// counters (steps, prefix-cache queries and hits, preemptions, evicted tokens,
+// tokens computed), while its KV figures are per replica: kv_blocks_total
+// is one replica's pool and kv_blocks_peak_used / peak_kv_usage are those of
+// the fullest replica. summary.json then gains a "cluster" section with the
+// router and each replica's requests, steps, hit rate and peak KV usage.
+// Thread safety: RunExperiment shares no mutable state between calls, so
+// sweeps may run many at once.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/latency_model.h"
+#include "models/latency_model_registry.h"
+#include "sim/client/completion_trigger.h"
+#include "sim/metrics/request_record_sink.h"
+#include "sim/metrics/run_info.h"
+#include "sim/metrics/summary.h"
+#include "sim/engine/vllm/cpu_kv_tier_config.h"
+#include "sim/engine/engine_config.h"
+#include "sim/engine/sglang/sglang_config.h"
+#include "traces/line_reader.h"
+#include "traces/paper_workload.h"
+#include "traces/shared_tokenizer.h"
+#include "traces/trace_reader.h"
+#include "traces/typing_workload.h"
+
+namespace efimsim {
+
+// A long run's progress, for reports on stderr.
+struct RunProgress {
+  double simulated_s = 0;      // simulated time reached
+  int64_t requests_ended = 0;  // finished, cancelled or rejected so far
+  int64_t events = 0;
+  double wall_s = 0;           // host seconds since the run started
+};
+
+struct ExperimentConfig {
+  std::string policy = "efim";
+  std::string latency_model = "auto";  // a built-in profile when one exists, else the roofline
+  // Tensor parallelism (GPUs per replica; the KV cache is sized per GPU)
+  // and the kernel profile file of the latency model.
+  LatencyModelOptions latency;
+  std::string workload = "efim-paper";  // efim-paper | trace | typing
+  EngineConfig engine;
+  SglangConfig sglang;              // --engine and the SGLang engine's settings
+  CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs
+  CpuKvTierConfig cpu_kv;           // CPU KV tier per replica; off by default
+  PaperWorkloadConfig workload_paper;  // users and seed also drive typing
+  std::string documents = "auto";   // efim-paper: auto | synthetic | text
+  std::string corpus_dir;           // text documents and typing sources; "": Python stdlib
+  std::string tokenizer_path;       // "": the cache scripts/fetch-tokenizer fills
+  std::string trace_path;           // workload trace
+  std::string trace_format = "auto";
+  // Trace lines (or CSV records) longer than this are skipped and counted
+  // (RunSummary::trace_lines_skipped), not read.
+  int64_t max_line_bytes = kDefaultMaxLineBytes;
+  double duration_s = 0;            // trace, typing: send nothing after this; 0 = no limit
+  CompletionClientConfig completion;
+  TypingWorkloadConfig typing;      // users/seed/source_dir are overridden from above
+  int64_t max_output_tokens = 128;
+  // Output-length model spec, with per-policy overrides
+  // (sim/client/output_length.h); "fixed": every request generates
+  // max_output_tokens.
+  std::string output_length = "fixed";
+  double think_time_ms = 0;
+  // efim-paper: "fixed" (every pause is think_time_ms; users start together
+  // at t = 0) or "exponential" (each pause, the first included, drawn with
+  // mean think_time_ms; see sim/client/closed_loop_client.h).
+  std::string think_time_dist = "fixed";
+  // Cluster: `replicas` identical replicas on one simulator behind a router
+  // (sim/run/router.h: round-robin, least-outstanding, session-affinity).
+  int64_t replicas = 1;
+  std::string router = "round-robin";
+  // "": none. Otherwise a Chrome trace-event JSON of the run (steps per
+  // replica, requests per session; sim/metrics/timeline_writer.h).
+  std::string timeline_path;
+  // Optional: a flag that, once true, stops the run with Interrupted.
+  const std::atomic<bool>* interrupt = nullptr;
+  // Optional: where request records stream, in request-id order, as
+  // requests end; the result then keeps none (records stays empty), so a
+  // run's memory does not grow with its length (see RunSummaryBuilder for
+  // the little the summary keeps). Must outlive the call.
+  RequestRecordSink* record_sink = nullptr;
+  // Measure the run's host wall-clock time (from this call's start to the
+  // summary; writing outputs not included) into summary.wall_s. With false
+  // the result is a pure function of the config, byte for byte.
+  bool record_wall_time = true;
+  // Optional: called about every progress_interval_s of host time while the
+  // simulation runs (never for a shorter run), on the calling thread.
+  std::function<void(const RunProgress&)> progress;
+  double progress_interval_s = 5;
+  // Open-loop load. trace: arrival times (request records, session starts)
+  // divided by rate_scale, edits keeping their offsets within a session
+  // (traces/rate_scaled_trace_reader.h); 1 = as recorded.
+  double rate_scale = 1;
+  // typing: > 0 makes the population open: typing.sessions sessions arrive
+  // as a Poisson process at this rate, each a new user who types one file
+  // and leaves; 0 = the closed population of `users`.
+  double session_rate_per_s = 0;
+  // Optional: a tokenizer shared by many runs, loaded on first need; when
+  // null, or for another path than tokenizer_path's, the run makes its own.
+  // Either way it is loaded only if the workload needs text.
+  std::shared_ptr<const SharedTokenizer> shared_tokenizer;
+};
+
+struct ExperimentResult {
+  std::vector<RequestRecord> records;  // in request-id order; empty with a record_sink
+  RunSummary summary;
+  RunInfo info;                        // everything needed to reproduce the run
+};
+
+// Throws UsageError for bad settings, InputError for a bad trace,
+// Interrupted when config.interrupt is raised; InternalError if an
+// end-of-run invariant fails (every request finished, cancelled or
+// rejected, every block back with reference count 0, no event left).
+ExperimentResult RunExperiment(const ExperimentConfig& config);
+
+// The reader of config.trace_path as a run reads it: --trace-format,
+// --max-line-bytes, long lines skipped. UsageError for a missing path or
+// bad settings, InputError for the file.
+std::unique_ptr<TraceReader> OpenWorkloadTrace(const ExperimentConfig& config);
+
+// The description of the latency model `config` would run with (what its
+// numbers rest on), for commands that report many runs at once.
+std::string DescribeLatencyModel(const ExperimentConfig& config);
+
+}  // namespace efimsim

@@ -1,0 +1,62 @@
+#pragma once
+// Several replicas behind one front door. A Router is the RequestSink the
+// client talks to; a RoutingPolicy picks the replica of each new request.
+//
+// Policies (registered by name, RoutingPolicyNames()):
+//   round-robin        requests in send order go to replicas 0, 1, ..., N-1, 0, ...
+//   least-outstanding  the replica with the fewest requests waiting, running or
+//                      in flight (EngineReplica::outstanding_requests()); ties go to
+//                      the lowest index
+//   session-affinity   every request of a user goes to replica
+//                      Mix64(user) % N, so a user's rounds find their prefix
+//                      in that replica's cache (stable: depends on the user id
+//                      and N only)
+// Cancel goes to the replica that holds the request; unknown ids are a
+// no-op, as for a single replica. Routing is deterministic: no hash-map
+// iteration decides anything.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/client/client_request.h"
+#include "sim/engine/engine_replica.h"
+
+namespace efimsim {
+
+class RoutingPolicy {
+ public:
+  virtual ~RoutingPolicy() = default;
+  // Index in [0, replicas.size()) of the replica that gets `request`.
+  virtual size_t Pick(const ClientRequest& request, const std::vector<EngineReplica*>& replicas) = 0;
+};
+
+// Throws UsageError("--router: ...") naming the valid policies.
+std::unique_ptr<RoutingPolicy> MakeRoutingPolicy(const std::string& name);
+// "round-robin, least-outstanding, session-affinity"
+std::string RoutingPolicyNames();
+std::vector<std::string> RoutingPolicyNameList();
+
+class Router : public RequestSink {
+ public:
+  // Precondition: replicas is non-empty; they outlive the router.
+  Router(std::vector<EngineReplica*> replicas, std::unique_ptr<RoutingPolicy> policy);
+
+  void Submit(ClientRequest request) override;
+  void Cancel(uint64_t request_id) override;
+  // Forget a request that finished, was cancelled or was rejected.
+  void OnRequestDone(uint64_t request_id) { placement_.erase(request_id); }
+
+  // Requests routed to each replica so far.
+  const std::vector<int64_t>& routed() const { return routed_; }
+
+ private:
+  std::vector<EngineReplica*> replicas_;
+  std::unique_ptr<RoutingPolicy> policy_;
+  std::unordered_map<uint64_t, size_t> placement_;  // live request -> replica index
+  std::vector<int64_t> routed_;
+};
+
+}  // namespace efimsim

@@ -1,0 +1,77 @@
+#pragma once
+// A workload: where a run's requests come from. Each is registered by name
+// (`--workload`), builds what it needs from the run's configuration (its
+// documents, prompt formats, trace reader) and then the client that sends
+// its requests, and describes itself in the run's outputs. RunExperiment
+// composes a workload, an engine and a router without naming any of them.
+//
+// Registered workloads:
+//   efim-paper  the EFIM paper's closed-loop multi-round benchmark
+//               (closed_loop_workload.cc): real code tokenized with the
+//               Llama-3.1 tokenizer ("text") or synthetic token documents
+//               ("synthetic"); "auto" takes text when the tokenizer is there
+//               and the corpus has a document per user, and says which
+//   trace       any trace file traces/trace_open.h reads, replayed open loop
+//               (session_workload.cc)
+//   typing      simulated users typing real files (traces/typing_workload.h;
+//               session_workload.cc)
+// Editing sessions (trace, typing) become completion requests through the
+// client model of CompletionClientConfig.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/model_spec.h"
+#include "sim/client/client.h"
+#include "sim/client/client_request.h"
+#include "sim/client/policy.h"
+#include "sim/core/simulator.h"
+#include "sim/metrics/run_info.h"
+#include "sim/run/experiment.h"
+#include "traces/shared_tokenizer.h"
+#include "traces/trace_reader.h"
+
+namespace efimsim {
+
+// What a workload is built from; references outlive the workload.
+struct WorkloadContext {
+  const ExperimentConfig& config;
+  const PolicySpec& policy;
+  const ModelSpec& model;
+  // The run's tokenizer, loaded only if the workload needs text.
+  std::shared_ptr<const SharedTokenizer> tokenizer;
+  // Null when every request generates its cap (the default "fixed").
+  const OutputLengthModel* output_length = nullptr;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Builds the workload's client, sending into `sink` on `simulator`, with
+  // the context's output-length model set. Called once, before Start; the
+  // workload owns the client, and everything passed must outlive it.
+  virtual Client& MakeClient(Simulator& simulator, RequestSink& sink) = 0;
+  // The "workload" section of the run's description: name, description,
+  // documents, then the settings that shape this workload.
+  virtual void Describe(std::vector<Setting>& settings) const = 0;
+  // Sections only known after the run (the trace client's counters, BPE
+  // boundary losses of real text). Default: none.
+  virtual void DescribeResults(RunInfo& /*info*/) const {}
+  // The trace the workload reads, for its skipped-line counts; null if none.
+  virtual const TraceReader* trace() const { return nullptr; }
+};
+
+// The workload registered as `name`; UsageError naming the registered ones
+// when none is. Workload-specific settings are checked here (UsageError).
+std::unique_ptr<Workload> MakeWorkload(const std::string& name, const WorkloadContext& context);
+// Registered names, in registration order.
+std::vector<std::string> WorkloadNames();
+
+// The factories behind the registry (one per workload file).
+std::unique_ptr<Workload> MakeClosedLoopPaperWorkload(const WorkloadContext& context);
+std::unique_ptr<Workload> MakeTraceWorkload(const WorkloadContext& context);
+std::unique_ptr<Workload> MakeTypingWorkload(const WorkloadContext& context);
+
+}  // namespace efimsim
