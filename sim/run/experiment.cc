@@ -1,25 +1,24 @@
+// The composition root of one run: what it is made of (RunParts, checked
+// before anything runs), the replicas behind a router, the client, the
+// simulation, the end-of-run invariants and the summary. It names no
+// engine, workload or client: each comes from its registry.
 #include "sim/run/experiment.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <optional>
 
 #include "models/latency_model_registry.h"
 #include "models/spec_catalog.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
-#include "sim/client/output_length.h"
-#include "sim/client/policy.h"
-#include "sim/engine/kv_capacity.h"
-#include "sim/run/run_params.h"
-#include "sim/metrics/request_id_order.h"
-#include "sim/metrics/timeline_writer.h"
 #include "sim/engine/engines.h"
+#include "sim/engine/kv_capacity.h"
 #include "sim/engine/replica.h"
 #include "sim/run/router.h"
+#include "sim/run/run_description.h"
+#include "sim/run/run_observer.h"
+#include "sim/run/run_params.h"
 #include "sim/run/workload.h"
 #include "traces/load_tokenizer.h"
 #include "traces/trace_open.h"
@@ -27,165 +26,130 @@
 namespace efimsim {
 namespace {
 
-// Summarizes records as they come, keeps them (or streams them in id order
-// to a sink), and tells the client that produced a request it is done.
-class RunObserver : public RequestObserver {
- public:
-  explicit RunObserver(RequestRecordSink* sink) {
-    if (sink != nullptr) order.emplace(*sink);
-  }
-  Client* client = nullptr;
-  Router* router = nullptr;
-  TimelineWriter* timeline = nullptr;  // optional
-
-  void OnRequestFinished(const RequestRecord& record) override { Ended(record); }
-  void OnRequestCancelled(const RequestRecord& record) override { Ended(record); }
-  void OnRequestRejected(const ClientRequest& request, const std::string& reason) override {
-    ++rejected;
-    if (first_rejection.empty()) {
-      first_rejection = "request " + std::to_string(request.request_id) + ": " + reason;
-    }
-    if (order) order->Skip(request.request_id);
-    Done(request.request_id, request.user);  // the user moves on
-  }
-  RunSummaryBuilder summary;
-  std::vector<int64_t>* output_tokens = nullptr;  // optional: of completed requests
-  std::vector<RequestRecord> records;       // without a sink
-  std::optional<RequestIdOrder> order;      // with a sink
-  int64_t rejected = 0;
-  std::string first_rejection;
-
- private:
-  void Ended(const RequestRecord& record) {
-    summary.Add(record);
-    if (output_tokens != nullptr && !record.cancelled) output_tokens->push_back(record.output_tokens);
-    if (order) {
-      order->Add(record);
-    } else {
-      records.push_back(record);
-    }
-    if (timeline != nullptr) timeline->AddRequest(record);
-    Done(record.request_id, record.user);
-  }
-  void Done(uint64_t request_id, int64_t user) {
-    // The router forgets the request first: the client may send the user's
-    // next request (with a new id) from inside these calls.
-    if (router != nullptr) router->OnRequestDone(request_id);
-    if (client != nullptr) client->OnRequestEnded(request_id, user);
-  }
-};
-
-// Forwards each engine step to the timeline.
-class TimelineStepObserver : public StepObserver {
- public:
-  explicit TimelineStepObserver(TimelineWriter* timeline) : timeline_(timeline) {}
-  void OnStep(const StepRecord& record) override {
-    TimelineStep step;
-    step.replica = record.replica;
-    step.start = record.start;
-    step.end = record.end;
-    step.tokens = record.tokens;
-    step.prefill_sequences = record.prefill_sequences;
-    step.decode_sequences = record.decode_sequences;
-    step.preempted = record.preempted;
-    step.kv_used_blocks = record.kv_used_blocks;
-    step.kv_total_blocks = record.kv_total_blocks;
-    timeline_->AddStep(step);
-  }
-
- private:
-  TimelineWriter* timeline_;
-};
-
-// The cluster's counters (EngineCounters::Add over the replicas).
-EngineCounters ClusterCounters(const std::vector<EngineCounters>& replicas) {
-  EngineCounters total;
-  for (const EngineCounters& r : replicas) total.Add(r);
-  return total;
-}
-
-std::string TokenizerPath(const ExperimentConfig& config) {
-  return TokenizerPathOrDefault(config.tokenizer_path);
-}
+using Clock = std::chrono::steady_clock;
 
 // The run's tokenizer, not loaded yet: the shared one when it is for this
 // run's path, else one of the run's own.
 std::shared_ptr<const SharedTokenizer> RunTokenizer(const ExperimentConfig& config) {
-  const std::string path = TokenizerPath(config);
+  const std::string path = TokenizerPathOrDefault(config.tokenizer_path);
   if (config.shared_tokenizer && config.shared_tokenizer->path() == path) {
     return config.shared_tokenizer;
   }
   return std::make_shared<const SharedTokenizer>(path);
 }
 
-void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
-                 const Workload& workload, const ModelSpec& model, const GpuSpec& gpu,
-                 const LatencyModel& latency, const KvCapacity& capacity,
-                 const EngineEntry& engine, const EngineContext& engine_context,
-                 bool default_output_length, RunInfo& info) {
-  auto& p = info.Section("policy").settings;
-  p.push_back({"name", policy.name});
-  p.push_back({"prompt_format", policy.prompt_format});
-  p.push_back({"prefix_caching", policy.prefix_caching});
-
-  auto& w = info.Section("workload").settings;
-  workload.Describe(w);
-  w.push_back({"max_output_tokens", config.max_output_tokens});
-  if (default_output_length) {
-    w.push_back({"output_length", std::string("always max_output_tokens (no early stop); trace "
-                                              "requests use their recorded output length")});
-  } else {
-    w.push_back({"output_length", config.output_length});
-  }
-  w.push_back({"seed", config.workload_paper.seed});
-
-  auto& m = info.Section("model").settings;
-  m.push_back({"name", model.name});
-  m.push_back({"weights_gib", static_cast<double>(model.WeightBytes()) / (1 << 30)});
-  m.push_back({"kv_bytes_per_token", model.KvBytesPerToken()});
-  if (capacity.tensor_parallel > 1) {
-    m.push_back({"weights_gib_per_gpu", capacity.weights_gib});
-    m.push_back({"kv_bytes_per_token_per_gpu", capacity.kv_bytes_per_token});
-  }
-
-  auto& g = info.Section("gpu").settings;
-  g.push_back({"name", gpu.name});
-  g.push_back({"description", gpu.description});
-  g.push_back({"memory_bytes", gpu.memory_bytes});
-
-  auto& l = info.Section("latency_model").settings;
-  l.push_back({"name", latency.Name()});
-  l.push_back({"description", latency.Description()});
-  l.push_back({"cpu_step_overhead_us", config.cpu.step_us});
-  l.push_back({"cpu_per_sequence_overhead_us", config.cpu.per_sequence_us});
-  l.push_back({"eager_launch_per_layer_us", config.cpu.eager_launch_per_layer_us});
-  l.push_back({"graph_launch_us", config.cpu.graph_launch_us});
-  for (Setting& s : NonDefaultQuietSettings(config, kLatencyGroup)) l.push_back(std::move(s));
-
-  auto& e = info.Section("engine").settings;
-  engine.describe(engine_context, e);
-  for (const auto& param : EngineParams()) {
-    std::visit([&](auto member) { e.push_back({param.info.name, config.engine.*member}); },
-               param.field);
-  }
-  e.push_back({"kv_blocks_effective", capacity.blocks});
-  e.push_back({"kv_tokens_effective", capacity.tokens});
-  e.push_back({"kv_cache_gib", capacity.kv_gib});
+// Only a policy whose output-length spec is not the default gets a model,
+// so default runs are exactly what they were before the option existed.
+std::unique_ptr<OutputLengthModel> MakeOutputLength(const ExperimentConfig& config,
+                                                    const PolicySpec& policy) {
+  const OutputLengthSpec& spec = ParseOutputLengthOption(config.output_length).For(policy.name);
+  if (spec.IsDefault()) return nullptr;
+  return std::make_unique<OutputLengthModel>(spec, config.max_output_tokens,
+                                             static_cast<uint64_t>(config.workload_paper.seed));
 }
 
-// The output-length model and what it gave: output tokens of the completed
-// requests (cancelled ones stopped early and are left out).
-void DescribeOutputLengths(const OutputLengthModel& model, const std::vector<int64_t>& tokens,
-                           RunInfo& info) {
-  auto& o = info.Section("output_length").settings;
-  o.push_back({"spec", model.spec().text});
-  o.push_back({"model", model.Description()});
-  const Distribution d = Summarize(std::vector<double>(tokens.begin(), tokens.end()));
-  o.push_back({"completed_requests", d.count});
-  o.push_back({"output_tokens_mean", d.mean});
-  o.push_back({"output_tokens_p50", d.p50});
-  o.push_back({"output_tokens_p90", d.p90});
-  o.push_back({"output_tokens_max", static_cast<int64_t>(d.max)});
+CpuOverheadConfig RunCpuOverhead(const ExperimentConfig& config) {
+  CpuOverheadConfig cpu = config.cpu;
+  cpu.cuda_graphs = config.engine.cuda_graphs;
+  return cpu;
+}
+
+// What a run is made of, built and checked in this order before anything
+// runs (so a bad setting fails before any work). Not copyable: the engine
+// context and the workload refer to the members.
+struct RunParts {
+  explicit RunParts(const ExperimentConfig& c)
+      : config(c),
+        policy(GetPolicy(c.policy)),
+        model(LoadModelSpec(c.engine.model)),
+        gpu(LoadGpuSpec(c.engine.gpu)),
+        default_output_length(ParseOutputLengthOption(c.output_length).IsDefault()),
+        output_length(MakeOutputLength(c, policy)),
+        capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel)),
+        latency(MakeLatencyModel(c.latency_model, model, gpu, RunCpuOverhead(c), c.latency)),
+        workload(MakeWorkload(c.workload, {c, policy, model, RunTokenizer(c), output_length.get()})),
+        engine(Engines().Get(c.sglang.engine)),
+        engine_context{c.engine, c.sglang, c.cpu_kv, model, gpu, capacity, policy.prefix_caching} {
+    engine.validate(engine_context);
+  }
+  RunParts(const RunParts&) = delete;
+  RunParts& operator=(const RunParts&) = delete;
+
+  const ExperimentConfig& config;
+  const PolicySpec& policy;
+  const ModelSpec model;
+  const GpuSpec gpu;
+  const bool default_output_length;
+  const std::unique_ptr<OutputLengthModel> output_length;  // null: every request to its cap
+  const KvCapacity capacity;
+  const std::unique_ptr<LatencyModel> latency;
+  const std::unique_ptr<Workload> workload;
+  const EngineEntry& engine;
+  const EngineContext engine_context;
+};
+
+// Checks that need no model, spec or file, in the order users meet them.
+void CheckSettings(const ExperimentConfig& config) {
+  CheckRunParams(config);  // ranges and allowed values, as the option tables declare them
+  GetPolicy(config.policy);
+  if (!(config.session_rate_per_s >= 0) || !std::isfinite(config.session_rate_per_s)) {
+    throw UsageError("--session-rate: must be >= 0 (0 = closed population)");
+  }
+  if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
+  if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
+}
+
+// `config.replicas` replicas of the run's engine, each with its own core.
+std::vector<std::unique_ptr<EngineReplica>> MakeReplicas(const RunParts& parts,
+                                                         Simulator& simulator,
+                                                         RequestObserver& observer,
+                                                         StepObserver* steps) {
+  ReplicaConfig replica_config;
+  replica_config.check_invariants = parts.config.engine.check_invariants;
+  replica_config.output_token_first = parts.model.tokens.text_first;
+  replica_config.output_token_last = parts.model.tokens.text_last;
+  std::vector<std::unique_ptr<EngineReplica>> replicas;
+  for (int64_t i = 0; i < parts.config.replicas; ++i) {
+    replica_config.replica_index = static_cast<int32_t>(i);
+    replicas.push_back(std::make_unique<Replica>(simulator, replica_config,
+                                                 parts.engine.make(parts.engine_context),
+                                                 *parts.latency, observer));
+    if (steps != nullptr) replicas.back()->set_step_observer(steps);
+  }
+  return replicas;
+}
+
+// Calls config.progress about every progress_interval_s of host time.
+void ReportProgress(const ExperimentConfig& config, Simulator& simulator,
+                    const RunObserver& observer, Clock::time_point wall_start) {
+  if (!config.progress) return;
+  auto last_report = wall_start;
+  simulator.set_periodic_hook([&config, &simulator, &observer, wall_start, last_report]() mutable {
+    const auto now = Clock::now();
+    if (std::chrono::duration<double>(now - last_report).count() < config.progress_interval_s) {
+      return;
+    }
+    last_report = now;
+    RunProgress progress;
+    progress.simulated_s = ToSeconds(simulator.Now().time_since_epoch());
+    progress.requests_ended = observer.summary.records() + observer.rejected;
+    progress.events = static_cast<int64_t>(simulator.events_handled());
+    progress.wall_s = std::chrono::duration<double>(now - wall_start).count();
+    config.progress(progress);
+  });
+}
+
+// Every request finished, cancelled or rejected, every KV block back with
+// reference count 0, no event left. InternalError otherwise.
+void CheckEndOfRun(const Simulator& simulator, const Client& client, const RunObserver& observer,
+                   const std::vector<std::unique_ptr<EngineReplica>>& replicas) {
+  EFIMSIM_CHECK(simulator.pending_events() == 0, "events left in the queue");
+  for (const auto& replica : replicas) EFIMSIM_CHECK(replica->idle(), "requests left unfinished");
+  client.CheckDrained(observer.summary.records() + observer.rejected);
+  for (const auto& replica : replicas) {
+    EFIMSIM_CHECK(replica->kv_all_free(), "KV blocks not returned to the pool");
+    replica->CheckInvariants();
+  }
 }
 
 }  // namespace
@@ -214,55 +178,9 @@ std::string DescribeLatencyModel(const ExperimentConfig& config) {
 }
 
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const PolicySpec& policy = GetPolicy(config.policy);
-  CheckRunParams(config);  // ranges and allowed values, as the option tables declare them
-  const ModelSpec model = LoadModelSpec(config.engine.model);
-  const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
-  if (config.max_output_tokens < 1) throw UsageError("--max-tokens: must be at least 1");
-  if (config.think_time_ms < 0) throw UsageError("--think-time-ms: must be >= 0");
-  // Only a policy whose output-length spec is not the default gets a model,
-  // so default runs are exactly what they were before the option existed.
-  std::unique_ptr<OutputLengthModel> output_length;
-  std::vector<int64_t> output_tokens;  // of completed requests, with a model
-  bool default_output_length = true;
-  {
-    const OutputLengthOption option = ParseOutputLengthOption(config.output_length);
-    default_output_length = option.IsDefault();
-    const OutputLengthSpec& spec = option.For(policy.name);
-    if (!spec.IsDefault()) {
-      output_length = std::make_unique<OutputLengthModel>(
-          spec, config.max_output_tokens, static_cast<uint64_t>(config.workload_paper.seed));
-    }
-  }
-  if (config.duration_s < 0) throw UsageError("--duration-s: must be >= 0");
-  const KvCapacity capacity =
-      ComputeKvCapacity(config.engine, model, gpu, config.latency.tensor_parallel);
-
-  CpuOverheadConfig cpu = config.cpu;
-  cpu.cuda_graphs = config.engine.cuda_graphs;
-  const std::unique_ptr<LatencyModel> latency =
-      MakeLatencyModel(config.latency_model, model, gpu, cpu, config.latency);
-
-  if (!(config.session_rate_per_s >= 0) || !std::isfinite(config.session_rate_per_s)) {
-    throw UsageError("--session-rate: must be >= 0 (0 = closed population)");
-  }
-  const WorkloadContext workload_context{config, policy, model, RunTokenizer(config),
-                                         output_length.get()};
-  const std::unique_ptr<Workload> workload = MakeWorkload(config.workload, workload_context);
-
-  const EngineEntry& engine = Engines().Get(config.sglang.engine);
-  const EngineContext engine_context{config.engine, config.sglang, config.cpu_kv, model,
-                                     gpu,           capacity,      policy.prefix_caching};
-  engine.validate(engine_context);
-  if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
-  if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
-  std::unique_ptr<RoutingPolicy> routing = MakeRoutingPolicy(config.router);
-
-  ReplicaConfig replica_config;
-  replica_config.check_invariants = config.engine.check_invariants;
-  replica_config.output_token_first = model.tokens.text_first;
-  replica_config.output_token_last = model.tokens.text_last;
+  const auto wall_start = Clock::now();
+  CheckSettings(config);
+  const RunParts parts(config);
 
   Simulator simulator;
   simulator.set_interrupt_flag(config.interrupt);
@@ -272,52 +190,22 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                                                 static_cast<int32_t>(config.replicas));
   }
   TimelineStepObserver timeline_steps(timeline.get());
+  std::vector<int64_t> output_tokens;  // of completed requests, with an output-length model
   RunObserver observer(config.record_sink);
-  if (output_length) observer.output_tokens = &output_tokens;
+  if (parts.output_length) observer.output_tokens = &output_tokens;
   observer.timeline = timeline.get();
-  std::vector<std::unique_ptr<EngineReplica>> replicas;
+  const std::vector<std::unique_ptr<EngineReplica>> replicas =
+      MakeReplicas(parts, simulator, observer, timeline ? &timeline_steps : nullptr);
   std::vector<EngineReplica*> replica_pointers;
-  for (int64_t i = 0; i < config.replicas; ++i) {
-    replica_config.replica_index = static_cast<int32_t>(i);
-    replicas.push_back(std::make_unique<Replica>(simulator, replica_config,
-                                                 engine.make(engine_context), *latency, observer));
-    if (timeline) replicas.back()->set_step_observer(&timeline_steps);
-    replica_pointers.push_back(replicas.back().get());
-  }
-  Router router(replica_pointers, std::move(routing));
+  for (const auto& replica : replicas) replica_pointers.push_back(replica.get());
+  Router router(replica_pointers, MakeRoutingPolicy(config.router));
   observer.router = &router;
-
-  Client& client = workload->MakeClient(simulator, router);
+  Client& client = parts.workload->MakeClient(simulator, router);
   observer.client = &client;
   client.Start();
-  if (config.progress) {
-    auto last_report = wall_start;
-    simulator.set_periodic_hook([&] {
-      const auto now = std::chrono::steady_clock::now();
-      if (std::chrono::duration<double>(now - last_report).count() < config.progress_interval_s) {
-        return;
-      }
-      last_report = now;
-      RunProgress progress;
-      progress.simulated_s = ToSeconds(simulator.Now().time_since_epoch());
-      progress.requests_ended = observer.summary.records() + observer.rejected;
-      progress.events = static_cast<int64_t>(simulator.events_handled());
-      progress.wall_s = std::chrono::duration<double>(now - wall_start).count();
-      config.progress(progress);
-    });
-  }
+  ReportProgress(config, simulator, observer, wall_start);
   simulator.Run();
-
-  // End-of-run invariants.
-  EFIMSIM_CHECK(simulator.pending_events() == 0, "events left in the queue");
-  for (const auto& replica : replicas) {
-    EFIMSIM_CHECK(replica->idle(), "requests left unfinished");
-  }
-  client.CheckDrained(observer.summary.records() + observer.rejected);
-  for (const auto& replica : replicas) {
-    EFIMSIM_CHECK(replica->kv_all_free(), "KV blocks not returned to the pool");
-    replica->CheckInvariants();
-  }
+  CheckEndOfRun(simulator, client, observer, replicas);
   if (observer.order) observer.order->Finish();
   if (timeline) timeline->Commit();
 
@@ -326,61 +214,28 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   std::sort(result.records.begin(), result.records.end(),
             [](const RequestRecord& a, const RequestRecord& b) { return a.request_id < b.request_id; });
   std::vector<EngineCounters> per_replica;
-  for (const auto& replica : replicas) per_replica.push_back(replica->Counters());
-  EngineCounters counters = ClusterCounters(per_replica);
+  EngineCounters counters;
+  for (const auto& replica : replicas) {
+    per_replica.push_back(replica->Counters());
+    counters.Add(per_replica.back());
+  }
   counters.events = static_cast<int64_t>(simulator.events_handled());
   result.summary = observer.summary.Build(counters);
   if (config.record_wall_time) {
-    result.summary.wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    result.summary.wall_s = std::chrono::duration<double>(Clock::now() - wall_start).count();
   }
   result.summary.efim_rebases = client.efim_rebases();
-  DescribeRun(config, policy, *workload, model, gpu, *latency, capacity, engine, engine_context,
-              default_output_length, result.info);
-  if (output_length) DescribeOutputLengths(*output_length, output_tokens, result.info);
-  if (engine.describe_parts != nullptr) engine.describe_parts(engine_context, result.info);
-  workload->DescribeResults(result.info);
-  if (config.replicas > 1) {
-    auto& c = result.info.Section("cluster").settings;
-    c.push_back({"replicas", config.replicas});
-    c.push_back({"router", config.router});
-    c.push_back({"kv_figures", std::string("per replica: kv_blocks_total is one replica's pool, "
-                                           "peak KV is the fullest replica's")});
-    for (size_t i = 0; i < per_replica.size(); ++i) {
-      const EngineCounters& r = per_replica[i];
-      const std::string prefix = "replica_" + std::to_string(i) + "_";
-      c.push_back({prefix + "requests", router.routed()[i]});
-      c.push_back({prefix + "steps", r.steps});
-      c.push_back({prefix + "prefix_cache_hit_rate",
-                   r.prefix_cache_query_tokens > 0
-                       ? static_cast<double>(r.prefix_cache_hit_tokens) /
-                             static_cast<double>(r.prefix_cache_query_tokens)
-                       : 0.0});
-      c.push_back({prefix + "peak_kv_usage",
-                   r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_peak_used) /
-                                               static_cast<double>(r.kv_blocks_total)
-                                         : 0.0});
-    }
+  DescribeRun(config, parts.policy, *parts.workload, parts.model, parts.gpu, *parts.latency,
+              parts.capacity, parts.engine, parts.engine_context, parts.default_output_length,
+              result.info);
+  if (parts.output_length) DescribeOutputLengths(*parts.output_length, output_tokens, result.info);
+  if (parts.engine.describe_parts != nullptr) {
+    parts.engine.describe_parts(parts.engine_context, result.info);
   }
-  if (const TraceReader* trace = workload->trace()) {
-    const TraceReader::SkippedLines& skipped = trace->skipped_lines();
-    result.summary.trace_lines_skipped = skipped.lines;
-    result.summary.trace_records_dropped = skipped.dependent_records;
-    if (skipped.lines > 0) {
-      result.info.Section("warnings").settings.push_back(
-          {"trace_lines_skipped",
-           config.trace_path + ":" + std::to_string(skipped.first_line) + ": " +
-               skipped.first_what + " on a line over --max-line-bytes " +
-               std::to_string(config.max_line_bytes) + " (" + std::to_string(skipped.lines) +
-               " line(s) skipped, " + std::to_string(skipped.dependent_records) +
-               " dependent record(s) dropped)"});
-    }
-  }
-  if (observer.rejected > 0) {
-    result.info.Section("warnings").settings.push_back(
-        {"rejected_requests", observer.first_rejection + " (and " +
-                                  std::to_string(observer.rejected - 1) + " more)"});
-  }
+  parts.workload->DescribeResults(result.info);
+  DescribeCluster(config, per_replica, router.routed(), result.info);
+  DescribeWarnings(config, *parts.workload, observer.rejected, observer.first_rejection,
+                   result.summary, result.info);
   return result;
 }
 

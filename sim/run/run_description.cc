@@ -1,0 +1,127 @@
+#include "sim/run/run_description.h"
+
+#include <variant>
+
+#include "sim/engine/engine_config.h"
+#include "sim/run/run_params.h"
+
+namespace efimsim {
+
+void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
+                 const Workload& workload, const ModelSpec& model, const GpuSpec& gpu,
+                 const LatencyModel& latency, const KvCapacity& capacity,
+                 const EngineEntry& engine, const EngineContext& engine_context,
+                 bool default_output_length, RunInfo& info) {
+  auto& p = info.Section("policy").settings;
+  p.push_back({"name", policy.name});
+  p.push_back({"prompt_format", policy.prompt_format});
+  p.push_back({"prefix_caching", policy.prefix_caching});
+
+  auto& w = info.Section("workload").settings;
+  workload.Describe(w);
+  w.push_back({"max_output_tokens", config.max_output_tokens});
+  if (default_output_length) {
+    w.push_back({"output_length", std::string("always max_output_tokens (no early stop); trace "
+                                              "requests use their recorded output length")});
+  } else {
+    w.push_back({"output_length", config.output_length});
+  }
+  w.push_back({"seed", config.workload_paper.seed});
+
+  auto& m = info.Section("model").settings;
+  m.push_back({"name", model.name});
+  m.push_back({"weights_gib", static_cast<double>(model.WeightBytes()) / (1 << 30)});
+  m.push_back({"kv_bytes_per_token", model.KvBytesPerToken()});
+  if (capacity.tensor_parallel > 1) {
+    m.push_back({"weights_gib_per_gpu", capacity.weights_gib});
+    m.push_back({"kv_bytes_per_token_per_gpu", capacity.kv_bytes_per_token});
+  }
+
+  auto& g = info.Section("gpu").settings;
+  g.push_back({"name", gpu.name});
+  g.push_back({"description", gpu.description});
+  g.push_back({"memory_bytes", gpu.memory_bytes});
+
+  auto& l = info.Section("latency_model").settings;
+  l.push_back({"name", latency.Name()});
+  l.push_back({"description", latency.Description()});
+  l.push_back({"cpu_step_overhead_us", config.cpu.step_us});
+  l.push_back({"cpu_per_sequence_overhead_us", config.cpu.per_sequence_us});
+  l.push_back({"eager_launch_per_layer_us", config.cpu.eager_launch_per_layer_us});
+  l.push_back({"graph_launch_us", config.cpu.graph_launch_us});
+  for (Setting& s : NonDefaultQuietSettings(config, kLatencyGroup)) l.push_back(std::move(s));
+
+  auto& e = info.Section("engine").settings;
+  engine.describe(engine_context, e);
+  for (const auto& param : EngineParams()) {
+    std::visit([&](auto member) { e.push_back({param.info.name, config.engine.*member}); },
+               param.field);
+  }
+  e.push_back({"kv_blocks_effective", capacity.blocks});
+  e.push_back({"kv_tokens_effective", capacity.tokens});
+  e.push_back({"kv_cache_gib", capacity.kv_gib});
+}
+
+void DescribeOutputLengths(const OutputLengthModel& model, const std::vector<int64_t>& tokens,
+                           RunInfo& info) {
+  auto& o = info.Section("output_length").settings;
+  o.push_back({"spec", model.spec().text});
+  o.push_back({"model", model.Description()});
+  const Distribution d = Summarize(std::vector<double>(tokens.begin(), tokens.end()));
+  o.push_back({"completed_requests", d.count});
+  o.push_back({"output_tokens_mean", d.mean});
+  o.push_back({"output_tokens_p50", d.p50});
+  o.push_back({"output_tokens_p90", d.p90});
+  o.push_back({"output_tokens_max", static_cast<int64_t>(d.max)});
+}
+
+void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCounters>& replicas,
+                     const std::vector<int64_t>& routed, RunInfo& info) {
+  if (config.replicas > 1) {
+    auto& c = info.Section("cluster").settings;
+    c.push_back({"replicas", config.replicas});
+    c.push_back({"router", config.router});
+    c.push_back({"kv_figures", std::string("per replica: kv_blocks_total is one replica's pool, "
+                                           "peak KV is the fullest replica's")});
+    for (size_t i = 0; i < replicas.size(); ++i) {
+      const EngineCounters& r = replicas[i];
+      const std::string prefix = "replica_" + std::to_string(i) + "_";
+      c.push_back({prefix + "requests", routed[i]});
+      c.push_back({prefix + "steps", r.steps});
+      c.push_back({prefix + "prefix_cache_hit_rate",
+                   r.prefix_cache_query_tokens > 0
+                       ? static_cast<double>(r.prefix_cache_hit_tokens) /
+                             static_cast<double>(r.prefix_cache_query_tokens)
+                       : 0.0});
+      c.push_back({prefix + "peak_kv_usage",
+                   r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_peak_used) /
+                                               static_cast<double>(r.kv_blocks_total)
+                                         : 0.0});
+    }
+  }
+}
+
+void DescribeWarnings(const ExperimentConfig& config, const Workload& workload, int64_t rejected,
+                      const std::string& first_rejection, RunSummary& summary, RunInfo& info) {
+  if (const TraceReader* trace = workload.trace()) {
+    const TraceReader::SkippedLines& skipped = trace->skipped_lines();
+    summary.trace_lines_skipped = skipped.lines;
+    summary.trace_records_dropped = skipped.dependent_records;
+    if (skipped.lines > 0) {
+      info.Section("warnings").settings.push_back(
+          {"trace_lines_skipped",
+           config.trace_path + ":" + std::to_string(skipped.first_line) + ": " +
+               skipped.first_what + " on a line over --max-line-bytes " +
+               std::to_string(config.max_line_bytes) + " (" + std::to_string(skipped.lines) +
+               " line(s) skipped, " + std::to_string(skipped.dependent_records) +
+               " dependent record(s) dropped)"});
+    }
+  }
+  if (rejected > 0) {
+    info.Section("warnings").settings.push_back(
+        {"rejected_requests", first_rejection + " (and " +
+                                  std::to_string(rejected - 1) + " more)"});
+  }
+}
+
+}  // namespace efimsim

@@ -1,0 +1,45 @@
+#pragma once
+// What a run writes about itself into summary.json's run info: the
+// sections every run has (policy, workload, model, GPU, latency model,
+// engine), and those only some have (output lengths, cluster, warnings).
+// Section order is part of the output format: callers keep it.
+
+#include <string>
+#include <vector>
+
+#include "models/latency_model.h"
+#include "models/model_spec.h"
+#include "sim/client/output_length.h"
+#include "sim/client/policy.h"
+#include "sim/engine/engines.h"
+#include "sim/engine/kv_capacity.h"
+#include "sim/metrics/run_info.h"
+#include "sim/metrics/summary.h"
+#include "sim/run/experiment.h"
+#include "sim/run/workload.h"
+
+namespace efimsim {
+
+// policy, workload, model, gpu, latency_model and engine.
+void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
+                 const Workload& workload, const ModelSpec& model, const GpuSpec& gpu,
+                 const LatencyModel& latency, const KvCapacity& capacity,
+                 const EngineEntry& engine, const EngineContext& engine_context,
+                 bool default_output_length, RunInfo& info);
+
+// The output-length model and what it gave: output tokens of the completed
+// requests (cancelled ones stopped early and are left out).
+void DescribeOutputLengths(const OutputLengthModel& model, const std::vector<int64_t>& tokens,
+                           RunInfo& info);
+
+// Clusters (replicas > 1): the router and each replica's requests, steps,
+// hit rate and peak KV usage.
+void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCounters>& replicas,
+                     const std::vector<int64_t>& routed, RunInfo& info);
+
+// Trace lines skipped for their length (into the summary and a warning) and
+// rejected requests (a warning naming the first).
+void DescribeWarnings(const ExperimentConfig& config, const Workload& workload, int64_t rejected,
+                      const std::string& first_rejection, RunSummary& summary, RunInfo& info);
+
+}  // namespace efimsim
