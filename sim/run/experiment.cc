@@ -177,6 +177,21 @@ std::string DescribeLatencyModel(const ExperimentConfig& config) {
       ->Description();
 }
 
+void ValidateExperiment(const ExperimentConfig& config) {
+  CheckSettings(config);
+  const PolicySpec& policy = GetPolicy(config.policy);
+  const ModelSpec model = LoadModelSpec(config.engine.model);
+  const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
+  ParseOutputLengthOption(config.output_length);
+  const KvCapacity capacity =
+      ComputeKvCapacity(config.engine, model, gpu, config.latency.tensor_parallel);
+  MakeLatencyModel(config.latency_model, model, gpu, RunCpuOverhead(config), config.latency);
+  const EngineEntry& engine = Engines().Get(config.sglang.engine);
+  engine.validate({config.engine, config.sglang, config.cpu_kv, model, gpu, capacity,
+                   policy.prefix_caching});
+  MakeRoutingPolicy(config.router);
+}
+
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const auto wall_start = Clock::now();
   CheckSettings(config);

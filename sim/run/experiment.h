@@ -126,6 +126,14 @@ struct ExperimentResult {
 // rejected, every block back with reference count 0, no event left).
 ExperimentResult RunExperiment(const ExperimentConfig& config);
 
+// The checks RunExperiment makes before it runs anything, short of building
+// the workload (no trace is read, no corpus tokenized): option ranges and
+// values, the policy, model and GPU specs, the KV size, the latency model
+// and the engine's own checks (--cpu-kv-gib under sglang, ...). Throws as
+// RunExperiment would. Sweeps call it on every grid point first, so a bad
+// combination fails before the first run, not in the middle.
+void ValidateExperiment(const ExperimentConfig& config);
+
 // The reader of config.trace_path as a run reads it: --trace-format,
 // --max-line-bytes, long lines skipped. UsageError for a missing path or
 // bad settings, InputError for the file.
