@@ -31,8 +31,7 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
       ("arrivals", po::value<std::string>()->default_value("auto"),
        "replayed arrival times: auto (the engine's queue times when the run has them, else the "
        "workload's), workload (the workload's schedule) or engine")
-      ("json", po::value<std::string>()->default_value(""), "also write the comparison as JSON here")
-      ("check-invariants", po::bool_switch(), "verify the engine's invariants after every step");
+      ("json", po::value<std::string>()->default_value(""), "also write the comparison as JSON here");
   po::options_description engine("Engine settings the run does not record, or overrides (vLLM v1)");
   const EngineConfig engine_defaults;
   AddParamOptions(engine, EngineParams(), engine_defaults);
@@ -61,8 +60,8 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
   options.model = values["model"].as<std::string>();
   options.latency_model = values["latency-model"].as<std::string>();
   options.arrivals = values["arrivals"].as<std::string>();
-  options.check_invariants = values["check-invariants"].as<bool>();
   ApplyParamOptions(values, EngineParams(), options.engine);
+  options.check_invariants = options.engine.check_invariants;
   for (const auto& param : EngineParams()) {
     const auto it = values.find(param.info.name);
     if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
