@@ -363,8 +363,7 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
                  "a one-layer vLLM engine (" + std::string(meta.enforce_eager ? "enforce_eager" : "CUDA graphs") +
                  ", dummy weights) with synthetic batches and records each layer's CUDA kernel time "
                  "from vLLM's layerwise profile, averaged over " +
-                 std::to_string(meta.measurement_iterations) + " timed forwards; these are vLLM's "
-                 "kernels, not efimsim's";
+                 std::to_string(meta.measurement_iterations) + " timed forwards";
   source.method =
       "tp1 only; microseconds as given; dense.csv qkv_proj, o_proj, gate_up_proj, down_proj as the GEMMs "
       "(key: tokens), per_sequence.csv lm_head as the lm_head GEMM and sampler as sampling (key: "
