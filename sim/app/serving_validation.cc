@@ -172,6 +172,24 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
                                               " -> --cuda-graphs " + (config.engine.cuda_graphs ? "true" : "false")});
   }
   config.cpu.cuda_graphs = config.engine.cuda_graphs;
+  // Host time: vLLM's async scheduling prepares the next step while the GPU
+  // runs this one (efimsim's host-overlap option).
+  if (options.host_overlap == "auto") {
+    config.cpu.overlap_host = e.async_scheduling.value_or(false);
+    v.mapping.push_back({"async_scheduling",
+                         std::string(e.async_scheduling ? (*e.async_scheduling ? "true" : "false")
+                                                        : "not in the run") +
+                             " -> host overlap " + (config.cpu.overlap_host ? "on" : "off")});
+  } else if (options.host_overlap == "true" || options.host_overlap == "false") {
+    config.cpu.overlap_host = options.host_overlap == "true";
+    v.mapping.push_back({"async_scheduling",
+                         std::string(e.async_scheduling ? (*e.async_scheduling ? "true" : "false")
+                                                        : "not in the run") +
+                             "; host overlap " + (config.cpu.overlap_host ? "on" : "off") +
+                             " (--host-overlap)"});
+  } else {
+    throw UsageError("--host-overlap: expected auto, true or false (got '" + options.host_overlap + "')");
+  }
   // Prefix caching: efimsim's fim policy is vLLM with automatic prefix
   // caching on request records; baseline is caching off.
   const bool caching = e.enable_prefix_caching.value_or(true);
@@ -189,8 +207,11 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
     named("engine version not in the run: efimsim's engine follows vLLM V1's 0.9-0.10 semantics");
   }
   if (e.async_scheduling.value_or(false)) {
-    named("async_scheduling true: vLLM schedules step N+1 while step N runs on the GPU; efimsim "
-          "schedules synchronously (host time only overlaps with the host-overlap option)");
+    named(std::string("async_scheduling true: vLLM schedules step N+1 while step N runs on the GPU, "
+                      "one step ahead; efimsim's scheduler decides each step after the previous "
+                      "ends") +
+          (config.cpu.overlap_host ? " (host time hidden behind the GPU by the host-overlap model)"
+                                   : ", and adds host time in full (host overlap off)"));
   }
   if (e.cudagraph_mode) {
     named("cudagraph_mode " + *e.cudagraph_mode +
@@ -330,6 +351,20 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
     p_e2e.push_back(e2e);
     if (r.ttft_ms > 0) r_ttft.push_back(std::fabs(ttft - r.ttft_ms) / r.ttft_ms);
     if (r.e2e_ms > 0) r_e2e.push_back(std::fabs(e2e - r.e2e_ms) / r.e2e_ms);
+    RequestComparison rc;
+    rc.id = r.id;
+    rc.prompt_tokens = r.prompt_tokens;
+    rc.output_tokens = r.output_tokens;
+    rc.arrival_ms = static_cast<double>(arrival(order[k])) * 1e-6;
+    rc.measured_ttft = r.ttft_ms;
+    rc.predicted_ttft = ttft;
+    rc.measured_e2e = r.e2e_ms;
+    rc.predicted_e2e = e2e;
+    if (r.has_tpot && rec.has_tpot()) {
+      rc.measured_tpot = r.tpot_ms;
+      rc.predicted_tpot = rec.tpot_ms();
+    }
+    v.requests.push_back(rc);
     if (r.has_tpot && rec.has_tpot()) {
       m_tpot.push_back(r.tpot_ms);
       p_tpot.push_back(rec.tpot_ms());
@@ -431,6 +466,15 @@ void WriteServingValidationJson(const std::string& path, const ServingRun& run,
     metrics[c.metric] = m;
   }
   j["metrics"] = metrics;
+  Json requests = Json::array();
+  for (const RequestComparison& r : v.requests) {
+    requests.push_back({{"id", r.id}, {"prompt_tokens", r.prompt_tokens},
+                        {"output_tokens", r.output_tokens}, {"arrival_ms", r.arrival_ms},
+                        {"ttft_ms", {r.measured_ttft, r.predicted_ttft}},
+                        {"tpot_ms", {r.measured_tpot, r.predicted_tpot}},
+                        {"e2e_ms", {r.measured_e2e, r.predicted_e2e}}});
+  }
+  j["requests_measured_predicted"] = requests;
   AtomicOutputFile file(path);
   file.stream() << j.dump(2) << "\n";
   file.Commit();

@@ -28,6 +28,9 @@ struct ServingValidationOptions {
   EngineConfig engine;
   std::vector<std::string> explicit_engine;  // EngineParams names given on the command line
   CpuOverheadConfig cpu;
+  // "auto": host/GPU overlap (CpuOverheadConfig::overlap_host) as the run's
+  // async_scheduling says (off when it does not say); "true"; "false".
+  std::string host_overlap = "auto";
   bool check_invariants = false;
 };
 
@@ -42,6 +45,16 @@ struct MetricComparison {
   double per_request_median_abs_error = 0;
 };
 
+// One request, measured and predicted (ms; TPOT 0 when it has none).
+struct RequestComparison {
+  std::string id;
+  int64_t prompt_tokens = 0, output_tokens = 0;
+  double arrival_ms = 0;  // the replay's arrival
+  double measured_ttft = 0, predicted_ttft = 0;
+  double measured_tpot = 0, predicted_tpot = 0;
+  double measured_e2e = 0, predicted_e2e = 0;
+};
+
 struct ServingValidation {
   std::string run_description;
   std::string arrivals;                      // what the replay's arrivals were
@@ -50,6 +63,7 @@ struct ServingValidation {
   std::string latency_model;                 // DescribeLatencyModel of the replay
   ExperimentResult result;                   // the simulated run
   std::vector<MetricComparison> metrics;     // ttft, tpot, e2e
+  std::vector<RequestComparison> requests;   // in replay (arrival) order
 };
 
 ServingValidation ValidateServing(const ServingRun& run, const ServingValidationOptions& options);

@@ -31,7 +31,11 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
       ("arrivals", po::value<std::string>()->default_value("auto"),
        "replayed arrival times: auto (the engine's queue times when the run has them, else the "
        "workload's), workload (the workload's schedule) or engine")
-      ("json", po::value<std::string>()->default_value(""), "also write the comparison as JSON here");
+      ("json", po::value<std::string>()->default_value(""), "also write the comparison as JSON here")
+      ("host-overlap", po::value<std::string>()->default_value("auto")->implicit_value("true"),
+       "host/GPU overlap (vLLM V1 async scheduling): a step's host time adds only where it exceeds "
+       "the step's GPU time (models/README.md); false: it adds in full; auto: the run's "
+       "async_scheduling (false when the run does not record it)");
   po::options_description engine("Engine settings the run does not record, or overrides (vLLM v1)");
   const EngineConfig engine_defaults;
   AddParamOptions(engine, EngineParams(), engine_defaults);
@@ -67,6 +71,7 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
     if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
   }
   ApplyParamOptions(values, CpuOverheadParams(), options.cpu);
+  options.host_overlap = values["host-overlap"].as<std::string>();
 
   const ServingRun run = ReadServingRun(paths, values["workload"].as<std::string>());
   const ServingValidation validation = ValidateServing(run, options);

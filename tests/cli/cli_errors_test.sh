@@ -74,7 +74,7 @@ expect_error_plain "merge: give the shard output directories" merge
 expect_error_plain "--seq" predict --seq 12x
 expect_error_plain "--timing: expected gpu or step" validate-latency --measured x.json --timing wall
 expect_error_plain "profile: unknown subcommand 'export'" profile export
-expect_error "--from: expected pytorch-reference or vidur" profile import --from nope --model llama-3.1-8b \
+expect_error "--from: expected pytorch-reference, vidur or llmservingsim" profile import --from nope --model llama-3.1-8b \
   --gpu h100-sxm --measured-on x
 expect_error "--run: give at least one ops JSON file" profile import --from pytorch-reference \
   --model llama-3.1-8b --gpu h100-sxm --measured-on x
