@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -144,6 +145,10 @@ std::vector<WorkloadLine> ReadWorkload(const std::string& path, const std::strin
     if (!out.empty() && w.arrival_ns < out.back().arrival_ns) {
       throw InputError(path, number, "arrival_time_ns", "earlier than the previous line's");
     }
+    if (!f.Has("input_tok_ids")) {  // lengths only: prompts share nothing (named in the output)
+      out.push_back(std::move(w));
+      continue;
+    }
     const Json& ids = f.Get("input_tok_ids");
     if (!ids.is_array()) throw InputError(path, number, "input_tok_ids", "must be an array");
     if (static_cast<int64_t>(ids.size()) != w.input_toks) {
@@ -185,31 +190,58 @@ std::string DatasetPathFromMeta(const Json& meta) {
   return Optional<std::string>(meta, {"dataset_path"}).value_or("");
 }
 
+// A field at `path` that may be absent (or null); present with the wrong
+// type is an InputError naming the dotted path.
+template <class T>
+std::optional<T> Typed(const Fields& meta, std::initializer_list<const char*> path) {
+  const Json* at = &meta.json();
+  std::string name;
+  for (const char* key : path) {
+    name += (name.empty() ? "" : ".") + std::string(key);
+    if (!at->is_object() || !at->contains(key)) return std::nullopt;
+    at = &at->at(key);
+  }
+  if (at->is_null()) return std::nullopt;
+  bool ok = false;
+  if constexpr (std::is_same_v<T, bool>) ok = at->is_boolean();
+  else if constexpr (std::is_same_v<T, int64_t>) ok = at->is_number_integer();
+  else if constexpr (std::is_same_v<T, std::string>) ok = at->is_string();
+  if (!ok) {
+    throw InputError(meta.file(), 0, name,
+                     std::is_same_v<T, bool> ? "must be true or false"
+                     : std::is_same_v<T, int64_t> ? "must be an integer" : "must be a string");
+  }
+  return at->get<T>();
+}
+
 ServingRunEngine EngineFromMeta(const Fields& meta) {
   ServingRunEngine e;
   const Json& j = meta.json();
-  e.vllm_version = meta.String("vllm_version");
-  e.model = meta.String("model");
+  e.vllm_version = Typed<std::string>(meta, {"vllm_version"}).value_or("");
+  e.model = Typed<std::string>(meta, {"model"}).value_or("");
+  // The replay's core: KV capacity and batch limits are required.
   const Fields kv = meta.Object("kv_cache");
   e.num_gpu_blocks = kv.Int("num_gpu_blocks");
   e.block_size = kv.Int("block_size");
-  e.enable_prefix_caching = kv.Bool("enable_prefix_caching");
+  e.enable_prefix_caching = Typed<bool>(meta, {"kv_cache", "enable_prefix_caching"});
   if (*e.num_gpu_blocks < 1) throw InputError(meta.file(), 0, "kv_cache.num_gpu_blocks", "must be >= 1");
   if (*e.block_size < 1) throw InputError(meta.file(), 0, "kv_cache.block_size", "must be >= 1");
   const Fields kwargs = meta.Object("engine_kwargs");
   e.max_num_seqs = kwargs.Int("max_num_seqs");
   e.max_num_batched_tokens = kwargs.Int("max_num_batched_tokens");
-  e.tensor_parallel_size = kwargs.Int("tensor_parallel_size");
-  e.data_parallel_size = Optional<int64_t>(j, {"engine_kwargs", "data_parallel_size"});
-  e.max_model_len = Optional<int64_t>(j, {"engine_kwargs", "max_model_len"});
-  e.dtype = Optional<std::string>(j, {"engine_kwargs", "dtype"});
-  e.kv_cache_dtype = Optional<std::string>(j, {"engine_kwargs", "kv_cache_dtype"});
-  const Fields hardware = meta.Object("hardware");
-  e.device_name = hardware.String("device_name");
+  if (*e.max_num_seqs < 1) throw InputError(meta.file(), 0, "engine_kwargs.max_num_seqs", "must be >= 1");
+  if (*e.max_num_batched_tokens < 1) {
+    throw InputError(meta.file(), 0, "engine_kwargs.max_num_batched_tokens", "must be >= 1");
+  }
+  e.tensor_parallel_size = Typed<int64_t>(meta, {"engine_kwargs", "tensor_parallel_size"});
+  e.data_parallel_size = Typed<int64_t>(meta, {"engine_kwargs", "data_parallel_size"});
+  e.max_model_len = Typed<int64_t>(meta, {"engine_kwargs", "max_model_len"});
+  e.dtype = Typed<std::string>(meta, {"engine_kwargs", "dtype"});
+  e.kv_cache_dtype = Typed<std::string>(meta, {"engine_kwargs", "kv_cache_dtype"});
+  e.device_name = Typed<std::string>(meta, {"hardware", "device_name"}).value_or("");
   // The resolved VllmConfig: what vLLM chose for what the command left open.
-  const Fields resolved = meta.Object("resolved_config");
-  const Fields model_config = resolved.Object("model_config");
-  e.enforce_eager = model_config.Bool("enforce_eager");
+  e.enforce_eager = Typed<bool>(meta, {"resolved_config", "model_config", "enforce_eager"});
+  if (!e.enforce_eager) e.enforce_eager = Typed<bool>(meta, {"engine_kwargs", "enforce_eager"});
   e.enable_chunked_prefill =
       Optional<bool>(j, {"resolved_config", "scheduler_config", "enable_chunked_prefill"});
   e.async_scheduling = Optional<bool>(j, {"resolved_config", "scheduler_config", "async_scheduling"});

@@ -55,6 +55,7 @@ std::string MapGpu(const std::string& device_name) {
 // lower-cased, without an -Instruct / -hf suffix (same shapes).
 std::string MapModel(const std::string& model_id) {
   std::string name = Lower(model_id.substr(model_id.find_last_of('/') + 1));
+  if (name.rfind("meta-llama-", 0) == 0) name = name.substr(5);  // Meta-Llama-3.1-8B
   for (const char* suffix : {"-instruct", "-hf", "-base"}) {
     const std::string s(suffix);
     if (name.size() > s.size() && name.substr(name.size() - s.size()) == s) {
@@ -123,8 +124,10 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
   } else {
     const std::string gpu = MapGpu(e.device_name);
     if (gpu.empty()) {
-      throw UsageError("validate-serving: the run's GPU '" + e.device_name +
-                       "' is not in efimsim's catalogue under a known name: give --gpu");
+      throw UsageError(e.device_name.empty()
+                           ? "validate-serving: the run does not name its GPU: give --gpu"
+                           : "validate-serving: the run's GPU '" + e.device_name +
+                                 "' is not in efimsim's catalogue under a known name: give --gpu");
     }
     config.engine.gpu = gpu;
     v.mapping.push_back({"GPU", e.device_name + " -> " + gpu});
@@ -154,7 +157,8 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
       v.mapping.push_back({vllm_name, std::to_string(*value) + " -> --" + option});
     } else {
       v.mapping.push_back({vllm_name, "not in the run: efimsim's --" + std::string(option) + " " +
-                                          std::to_string(field)});
+                                          (field == 0 ? std::string("derived from GPU memory")
+                                                      : std::to_string(field))});
     }
   };
   take("max_num_seqs", e.max_num_seqs, "max-num-seqs", config.engine.max_num_seqs);
@@ -162,10 +166,14 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
        config.engine.max_num_batched_tokens);
   take("block_size", e.block_size, "block-tokens", config.engine.block_tokens);
   take("num_gpu_blocks", e.num_gpu_blocks, "kv-blocks", config.engine.kv_blocks);
-  if (Given(options, "cuda-graphs") || !e.enforce_eager) {
+  if (Given(options, "cuda-graphs")) {
     v.mapping.push_back({"enforce_eager", std::string(e.enforce_eager ? (*e.enforce_eager ? "true" : "false") : "not in the run") +
                                               ": --cuda-graphs " + (config.engine.cuda_graphs ? "true" : "false") +
-                                              (Given(options, "cuda-graphs") ? " (command line)" : "")});
+                                              " (command line)"});
+  } else if (!e.enforce_eager) {
+    // vLLM's default: CUDA graphs on.
+    config.engine.cuda_graphs = true;
+    v.mapping.push_back({"enforce_eager", "not in the run: vLLM's default false -> --cuda-graphs true"});
   } else {
     config.engine.cuda_graphs = !*e.enforce_eager;
     v.mapping.push_back({"enforce_eager", std::string(*e.enforce_eager ? "true" : "false") +
@@ -223,6 +231,10 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
           "]: efimsim pads decode batches to its own capture sizes (the profile's or vLLM's "
           "default list)");
   }
+  if (e.vllm_version.empty() && run.format == "llmservingsim") named("vllm_version not in the run");
+  if (!e.tensor_parallel_size && run.format == "llmservingsim") {
+    named("tensor_parallel_size not in the run: simulated at TP=1");
+  }
   if (e.tensor_parallel_size && *e.tensor_parallel_size != 1) {
     named("tensor_parallel_size " + std::to_string(*e.tensor_parallel_size) +
           ": validate-serving simulates one GPU at TP=1");
@@ -260,10 +272,16 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
     named("the client's max_concurrency " + std::to_string(*e.max_concurrency) +
           ": replayed open loop at the recorded send times");
   }
-  named("API server, tokenizer, detokenizer and network time: not simulated (TTFT and E2E in "
-        "efimsim start when the engine receives the request)");
-  if (run.requests.front().token_ids.empty()) {
-    named("prompt token ids not in the run: prompts share nothing (no prefix-cache hits)");
+  named(run.format == "vllm-bench"
+            ? "API server, tokenizer, detokenizer and network time: not simulated, but in the "
+              "measured TTFT and E2E (vllm bench serve times them at the client)"
+            : "API server, tokenizer, detokenizer and network time: not simulated (TTFT and E2E in "
+              "efimsim start when the engine receives the request)");
+  int64_t without_ids = 0;
+  for (const ServingRunRequest& r : run.requests) without_ids += r.token_ids.empty() ? 1 : 0;
+  if (without_ids > 0) {
+    named(std::to_string(without_ids) + " of " + std::to_string(run.requests.size()) +
+          " prompts without token ids: they share nothing (no prefix-cache hits)");
   }
   if (!run.excluded.empty()) {
     named(std::to_string(run.excluded.size()) + " failed request(s) of the run left out (" +

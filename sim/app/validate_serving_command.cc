@@ -21,10 +21,6 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
       ("workload", po::value<std::string>()->default_value(""),
        "the workload JSONL of an LLMServingSim run (default: meta.json's dataset_path, looked "
        "up in every folder above the run)")
-      ("gpu", po::value<std::string>()->default_value(""),
-       "efimsim GPU (default: the run's device name mapped to the catalogue)")
-      ("model", po::value<std::string>()->default_value(""),
-       "efimsim model (default: the run's model id mapped to the catalogue)")
       ("latency-model", po::value<std::string>()->default_value("auto"),
        "auto (the built-in profile of the GPU and model when one exists, else the roofline), "
        "profile or roofline")
@@ -36,7 +32,9 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
        "host/GPU overlap (vLLM V1 async scheduling): a step's host time adds only where it exceeds "
        "the step's GPU time (models/README.md); false: it adds in full; auto: the run's "
        "async_scheduling (false when the run does not record it)");
-  po::options_description engine("Engine settings the run does not record, or overrides (vLLM v1)");
+  po::options_description engine(
+      "Engine settings the run does not record, or overrides (vLLM v1); --gpu and --model default "
+      "to the run's device and model names mapped to the catalogue");
   const EngineConfig engine_defaults;
   AddParamOptions(engine, EngineParams(), engine_defaults);
   po::options_description overheads("Latency model host overheads");
@@ -60,8 +58,6 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
   const std::vector<std::string> paths = values["run"].as<std::vector<std::string>>();
 
   ServingValidationOptions options;
-  options.gpu = values["gpu"].as<std::string>();
-  options.model = values["model"].as<std::string>();
   options.latency_model = values["latency-model"].as<std::string>();
   options.arrivals = values["arrivals"].as<std::string>();
   ApplyParamOptions(values, EngineParams(), options.engine);
@@ -69,6 +65,12 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
   for (const auto& param : EngineParams()) {
     const auto it = values.find(param.info.name);
     if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
+  }
+  // --gpu and --model (engine options): given, they replace the mapping of
+  // the run's device and model names to the catalogue.
+  for (const std::string& name : options.explicit_engine) {
+    if (name == "gpu") options.gpu = options.engine.gpu;
+    if (name == "model") options.model = options.engine.model;
   }
   ApplyParamOptions(values, CpuOverheadParams(), options.cpu);
   options.host_overlap = values["host-overlap"].as<std::string>();

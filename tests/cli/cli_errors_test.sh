@@ -140,6 +140,17 @@ echo '{"timestamp": 0, "input_length": 600, "output_length": 2, "hash_ids": [1, 
 expect_error_plain "--block-tokens: a Mooncake trace's 512-token hash ids need a block size that divides 512" \
   convert "$out/mc.jsonl" "$out/mc.out.jsonl" --block-tokens 24
 
+# validate-serving: bad runs exit 1 naming the file and field; missing GPU exits 2.
+expect_error_plain "/nonexistent: field 'file': missing" validate-serving /nonexistent
+run_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../serving/testdata/serving_run" && pwd)"
+mkdir -p "$out/vs/vllm" && cp "$run_dir/workload.jsonl" "$out/vs/" && cp "$run_dir/vllm/"* "$out/vs/vllm/"
+sed -i 's/"output_toks": 3/"output_toks": 4/' "$out/vs/workload.jsonl"
+expect_error_plain "field 'sha256'" validate-serving "$out/vs"
+expect_error_plain "the run does not name its GPU: give --gpu" validate-serving "$run_dir/vllm_bench_result.json"
+stdout=$("$efimsim" validate-serving "$run_dir" 2>&1)
+if [[ $? -eq 0 && $stdout == *"ttft"*"tpot"*"e2e"* && $stdout == *"not reproduced"* ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: validate-serving on the fixture: $stdout"; fi
+
 # --help lists options with defaults and units, and exits 0.
 help=$("$efimsim" replay --help)
 if [[ $? -eq 0 && $help == *"--max-num-batched-tokens"*"(=2048)"*"[tokens]"* && $help == *"--think-time-ms"* ]]; then
