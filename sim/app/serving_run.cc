@@ -358,6 +358,7 @@ ServingRun ReadLlmServingSimRun(const std::string& meta_path, const std::string&
     // bench/core/validate.py: TTFT and latency from queued_ts (the engine's
     // clock; arrival_time is the client's wall clock), TPOT over outputs
     // after the first.
+    r.scheduled_ms = (scheduled - queued) * 1000.0;
     r.ttft_ms = (first - queued) * 1000.0;
     r.e2e_ms = (last - queued) * 1000.0;
     r.has_tpot = output_toks > 1;

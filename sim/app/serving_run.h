@@ -43,6 +43,9 @@ struct ServingRunRequest {
   // (LLMServingSim bench/core/validate.py; vLLM serve.py calculate_metrics):
   // TTFT and E2E from queued_ts (vllm-bench: from the client's send), TPOT =
   // (last - first) / (output - 1) for outputs > 1.
+  // When the engine first scheduled it, ms after its engine arrival; -1 if
+  // the run does not say (vllm-bench).
+  double scheduled_ms = -1;
   double ttft_ms = 0;
   double e2e_ms = 0;
   bool has_tpot = false;

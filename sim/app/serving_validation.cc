@@ -389,6 +389,54 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
       if (r.tpot_ms > 0) r_tpot.push_back(std::fabs(rec.tpot_ms() - r.tpot_ms) / r.tpot_ms);
     }
   }
+  // The queue over time, when the run says when each request was scheduled
+  // (arrivals on the engine's clock, so both sides share one time axis).
+  bool has_schedule = arrivals == "engine";
+  for (const ServingRunRequest& r : run.requests) has_schedule = has_schedule && r.scheduled_ms >= 0;
+  if (has_schedule) {
+    struct Span { double arrival, scheduled, end; };
+    std::vector<Span> measured, predicted;
+    double horizon = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const ServingRunRequest& r = run.requests[order[k]];
+      const double a = static_cast<double>(arrival(order[k])) * 1e-6;
+      measured.push_back({a, a + r.scheduled_ms, a + r.e2e_ms});
+      const RequestRecord& rec = records[k];
+      const double pa = ToMilliseconds(rec.arrival.time_since_epoch());
+      predicted.push_back({pa, ToMilliseconds(rec.first_scheduled.time_since_epoch()),
+                           ToMilliseconds(rec.finish.time_since_epoch())});
+      horizon = std::max({horizon, a + r.e2e_ms, predicted.back().end});
+    }
+    auto count = [](const std::vector<Span>& spans, double t, double& running, double& waiting) {
+      running = waiting = 0;
+      for (const Span& s : spans) {
+        if (s.arrival <= t && t < s.scheduled) ++waiting;
+        else if (s.scheduled <= t && t < s.end) ++running;
+      }
+    };
+    QueueComparison q;
+    for (double t = 0; t <= horizon; t += 1000.0) {
+      double mr, mw, pr, pw;
+      count(measured, t, mr, mw);
+      count(predicted, t, pr, pw);
+      ++q.samples;
+      q.measured_running_mean += mr;
+      q.predicted_running_mean += pr;
+      q.measured_waiting_mean += mw;
+      q.predicted_waiting_mean += pw;
+      q.measured_waiting_peak = std::max(q.measured_waiting_peak, mw);
+      q.predicted_waiting_peak = std::max(q.predicted_waiting_peak, pw);
+      q.running_mean_abs_diff += std::fabs(pr - mr);
+      q.waiting_mean_abs_diff += std::fabs(pw - mw);
+    }
+    const double n = static_cast<double>(std::max<int64_t>(1, q.samples));
+    for (double* x : {&q.measured_running_mean, &q.predicted_running_mean, &q.measured_waiting_mean,
+                      &q.predicted_waiting_mean, &q.running_mean_abs_diff, &q.waiting_mean_abs_diff}) {
+      *x /= n;
+    }
+    v.queue = q;
+  }
+
   auto add = [&](const char* name, const std::vector<double>& m, const std::vector<double>& p,
                  const std::vector<double>& rel) {
     MetricComparison c;
@@ -443,6 +491,17 @@ std::string RenderServingValidation(const ServingRun& run, const ServingValidati
                   100.0 * c.per_request_median_abs_error, static_cast<long long>(c.samples));
     out << line;
   }
+  if (v.queue) {
+    const QueueComparison& q = *v.queue;
+    std::snprintf(line, sizeof line,
+                  "queue, once a second over %lld s (measured from the run's timestamps vs simulated):\n"
+                  "  running: mean %.1f vs %.1f, mean |difference| %.1f\n"
+                  "  waiting: mean %.1f vs %.1f, peak %.0f vs %.0f, mean |difference| %.1f\n",
+                  static_cast<long long>(q.samples), q.measured_running_mean, q.predicted_running_mean,
+                  q.running_mean_abs_diff, q.measured_waiting_mean, q.predicted_waiting_mean,
+                  q.measured_waiting_peak, q.predicted_waiting_peak, q.waiting_mean_abs_diff);
+    out << line;
+  }
   out << "(TTFT and E2E from the engine's queue time, TPOT = (last - first) / (outputs - 1), as the "
          "run's tools define them; error = (predicted - measured) / measured)\n";
   return out.str();
@@ -484,6 +543,15 @@ void WriteServingValidationJson(const std::string& path, const ServingRun& run,
     metrics[c.metric] = m;
   }
   j["metrics"] = metrics;
+  if (v.queue) {
+    const QueueComparison& q = *v.queue;
+    j["queue"] = {{"samples_1s", q.samples},
+                  {"running_mean", {q.measured_running_mean, q.predicted_running_mean}},
+                  {"waiting_mean", {q.measured_waiting_mean, q.predicted_waiting_mean}},
+                  {"waiting_peak", {q.measured_waiting_peak, q.predicted_waiting_peak}},
+                  {"running_mean_abs_diff", q.running_mean_abs_diff},
+                  {"waiting_mean_abs_diff", q.waiting_mean_abs_diff}};
+  }
   Json requests = Json::array();
   for (const RequestComparison& r : v.requests) {
     requests.push_back({{"id", r.id}, {"prompt_tokens", r.prompt_tokens},

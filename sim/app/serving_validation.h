@@ -4,6 +4,7 @@
 // configuration and compares TTFT, TPOT and E2E, defined as the run's own
 // tools define them, measured against predicted.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,18 @@ struct RequestComparison {
   double measured_e2e = 0, predicted_e2e = 0;
 };
 
+// Requests running (first scheduled, not finished) and waiting (arrived,
+// not yet scheduled) sampled once a second, measured (from the run's
+// per-request timestamps) and simulated, on the replay's clock. Preempted
+// requests count as running on both sides.
+struct QueueComparison {
+  int64_t samples = 0;
+  double measured_running_mean = 0, predicted_running_mean = 0;
+  double measured_waiting_mean = 0, predicted_waiting_mean = 0;
+  double measured_waiting_peak = 0, predicted_waiting_peak = 0;
+  double running_mean_abs_diff = 0, waiting_mean_abs_diff = 0;
+};
+
 struct ServingValidation {
   std::string run_description;
   std::string arrivals;                      // what the replay's arrivals were
@@ -64,6 +77,7 @@ struct ServingValidation {
   ExperimentResult result;                   // the simulated run
   std::vector<MetricComparison> metrics;     // ttft, tpot, e2e
   std::vector<RequestComparison> requests;   // in replay (arrival) order
+  std::optional<QueueComparison> queue;      // when the run has scheduling times
 };
 
 ServingValidation ValidateServing(const ServingRun& run, const ServingValidationOptions& options);
