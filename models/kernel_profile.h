@@ -59,6 +59,21 @@ struct AllReduceTable {
   std::vector<ProfilePoint> points;
 };
 
+// Optional (efimsim-calibrate repeats each sweep): run-to-run noise of one
+// table, the relative spread (max - min) / min of each point's medians over
+// the repetitions, as its maximum and median over the table's points.
+struct ProfileTableNoise {
+  std::string table;  // "gemm/<name>", "prefill_attention", "decode_attention", "elementwise/<name>"
+  int64_t points = 0;
+  double max_rel_diff = 0;
+  double median_rel_diff = 0;
+};
+struct ProfileSweepRepetitions {
+  int64_t count = 0;       // sweeps run; 0: not recorded
+  std::string combine;     // how the repetitions' medians make a table's time ("minimum")
+  std::vector<ProfileTableNoise> tables;
+};
+
 struct ProfileProvenance {
   std::string gpu_name;
   int64_t sm_count = 0;
@@ -68,6 +83,7 @@ struct ProfileProvenance {
   std::string cuda_runtime_version;
   std::string git_commit;
   std::string date_utc;
+  ProfileSweepRepetitions sweep_repetitions;  // count 0 when the file has none
 };
 
 // Where an imported profile's numbers come from (PROFILE.md, "source"):

@@ -40,6 +40,22 @@ ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel) {
   return s;
 }
 
+int64_t ShardWeightBytes(const ModelSpec& model, const ShardShapes& s) {
+  const int64_t q = s.hidden * s.QWidth();
+  const int64_t kv = 2 * s.hidden * s.KvWidth();
+  const int64_t o = s.QWidth() * s.hidden;
+  const int64_t mlp = (s.gated_mlp ? 3 : 2) * s.hidden * s.ffn;
+  const int64_t norms = 2 * s.hidden;
+  const int64_t embedding = s.vocab * s.hidden;
+  const int64_t head = model.tied_embeddings ? 0 : s.vocab * s.hidden;
+  const int64_t params = s.layers * (q + kv + o + mlp + norms) + embedding + head + s.hidden;
+  return params * s.dtype_bytes;
+}
+
+int64_t ShardKvBytesPerToken(const ShardShapes& s) {
+  return 2 * s.layers * s.KvWidth() * s.dtype_bytes;
+}
+
 std::string_view GemmName(GemmId id) {
   switch (id) {
     case GemmId::kQkvProj: return "qkv_proj";

@@ -43,6 +43,15 @@ struct ShardShapes {
 // q heads, the FFN size and the vocabulary (and kv heads, or is a multiple of them).
 ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel);
 
+// Bytes of weights one GPU holds: its shard of every layer's projections
+// and MLP (KV projections replicated where the KV heads are), the embedding
+// and an untied lm_head split by vocabulary, norms whole. At TP 1 this is
+// ModelSpec::WeightBytes().
+int64_t ShardWeightBytes(const ModelSpec& model, const ShardShapes& shapes);
+// KV cache bytes one GPU holds per token: K and V of its KV heads in every
+// layer. At TP 1 this is ModelSpec::KvBytesPerToken().
+int64_t ShardKvBytesPerToken(const ShardShapes& shapes);
+
 // The weight matrices of a layer plus lm_head: C[M, N] = A[M, K] x W[K, N].
 enum class GemmId : uint8_t { kQkvProj, kOProj, kGateUpProj, kDownProj, kLmHead };
 inline constexpr int kGemmCount = 5;

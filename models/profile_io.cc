@@ -134,6 +134,24 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
   p.cuda_runtime_version = provenance.String("cuda_runtime_version");
   p.git_commit = provenance.String("git_commit");
   p.date_utc = provenance.String("date_utc");
+  if (provenance.Has("sweep_repetitions")) {
+    StrictObject reps(provenance.Field("sweep_repetitions"), origin, "provenance.sweep_repetitions");
+    ProfileSweepRepetitions& r = p.sweep_repetitions;
+    r.count = reps.Int("count", 1);
+    r.combine = reps.String("combine");
+    const nlohmann::json& tables = reps.Array("tables");
+    for (size_t i = 0; i < tables.size(); ++i) {
+      StrictObject t(tables[i], origin, "provenance.sweep_repetitions.tables[" + std::to_string(i) + "]");
+      ProfileTableNoise noise;
+      noise.table = t.String("table");
+      noise.points = t.Int("points", 1);
+      noise.max_rel_diff = t.Number("max_rel_diff", 0.0);
+      noise.median_rel_diff = t.Number("median_rel_diff", 0.0);
+      t.RejectUnknownKeys();
+      r.tables.push_back(std::move(noise));
+    }
+    reps.RejectUnknownKeys();
+  }
   provenance.RejectUnknownKeys();
 
   if (root.Has("source")) {
@@ -324,6 +342,18 @@ std::string KernelProfileJson(const KernelProfile& profile) {
                         {"cuda_runtime_version", p.cuda_runtime_version},
                         {"git_commit", p.git_commit},
                         {"date_utc", p.date_utc}};
+  if (p.sweep_repetitions.count > 0) {
+    ordered tables = ordered::array();
+    for (const ProfileTableNoise& t : p.sweep_repetitions.tables) {
+      tables.push_back({{"table", t.table},
+                        {"points", t.points},
+                        {"max_rel_diff", t.max_rel_diff},
+                        {"median_rel_diff", t.median_rel_diff}});
+    }
+    root["provenance"]["sweep_repetitions"] = {{"count", p.sweep_repetitions.count},
+                                               {"combine", p.sweep_repetitions.combine},
+                                               {"tables", std::move(tables)}};
+  }
   if (profile.source) {
     ordered files = ordered::array();
     for (const ProfileSourceFile& f : profile.source->files) {

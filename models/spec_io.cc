@@ -62,6 +62,14 @@ ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin
   spec.vocab_size = object.Int("vocab_size", 2);
   spec.tied_embeddings = object.Bool("tied_embeddings");
   spec.activation = object.String("activation");
+  // The activations the step graph prices (SiLU in gated MLPs, GELU in plain
+  // ones); another name would be priced as one of them without a word.
+  if (spec.activation != "silu" && spec.activation != "gelu" &&
+      spec.activation != "gelu_pytorch_tanh" && spec.activation != "gelu_new") {
+    throw InputError(origin, 0, "activation",
+                     "expected silu, gelu, gelu_pytorch_tanh or gelu_new, got \"" +
+                         spec.activation + "\"");
+  }
   const std::string mlp = object.String("mlp");
   if (mlp == "gated") {
     spec.mlp = MlpKind::kGated;
@@ -112,6 +120,15 @@ ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin
       throw InputError(origin, 0, "tokens",
                        "special token " + std::to_string(sentinel) + " inside the text range");
     }
+  }
+  // FIM prompts are told apart only by their sentinels: two equal ones would
+  // make PSM and SPM prompts the same tokens.
+  const TokenId fim[] = {spec.tokens.fim_prefix, spec.tokens.fim_suffix, spec.tokens.fim_middle};
+  if (fim[0] == fim[1] || fim[0] == fim[2] || fim[1] == fim[2] ||
+      (spec.tokens.bos >= 0 &&
+       (spec.tokens.bos == fim[0] || spec.tokens.bos == fim[1] || spec.tokens.bos == fim[2]))) {
+    throw InputError(origin, 0, "tokens",
+                     "bos, fim_prefix, fim_suffix and fim_middle must be distinct token ids");
   }
   tokens.RejectUnknownKeys();
   object.RejectUnknownKeys();

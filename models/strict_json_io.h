@@ -5,6 +5,7 @@
 //
 // Include only from *_io.cc files: nlohmann/json stays behind that wall.
 
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -47,7 +48,7 @@ class StrictObject {
     if (!value.is_number()) throw InputError(origin_, 0, Path(key), "expected a number");
     const double number = value.get<double>();
     if (!(number >= min_value) || !std::isfinite(number)) {
-      throw InputError(origin_, 0, Path(key), "must be a finite number >= " + std::to_string(min_value));
+      throw InputError(origin_, 0, Path(key), "must be a finite number >= " + FormatMinimum(min_value));
     }
     return number;
   }
@@ -76,6 +77,12 @@ class StrictObject {
     for (const auto& [key, value] : object_.items()) {
       if (!used_.count(key)) throw InputError(origin_, 0, Path(key), "unknown key");
     }
+  }
+  // "0", "0.5": a bound as a person writes it (not std::to_string's "0.000000").
+  static std::string FormatMinimum(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
   }
   std::string Path(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
   const std::string& origin() const { return origin_; }

@@ -44,6 +44,12 @@ std::optional<TraceFormat> ParseTraceFormat(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<std::string> TraceFormatNames() {
+  std::vector<std::string> names;
+  for (const auto& [f, n] : kFormatNames) names.emplace_back(n);
+  return names;
+}
+
 TraceFormat DetectTraceFormat(const std::string& path, int64_t max_line_bytes) {
   LineReader lines(path, max_line_bytes);
   std::string line;

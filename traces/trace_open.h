@@ -6,6 +6,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
+#include <string>
 #include <string_view>
 
 #include "traces/humaneval_reader.h"
@@ -26,6 +28,7 @@ enum class TraceFormat {
 // "humaneval-infilling" (for a --trace-format option) and back.
 std::string_view TraceFormatName(TraceFormat format);
 std::optional<TraceFormat> ParseTraceFormat(std::string_view name);
+std::vector<std::string> TraceFormatNames();  // every name, "auto" first
 
 struct TraceReadOptions {
   TraceFormat format = TraceFormat::kAuto;

@@ -129,7 +129,7 @@ double Bench::decode_us(const ModelSpec& s, int batch, int context_tokens) {
   DeviceBuffer<bf16_t> out(q.size());
   auto table = upload(shuffled_block_table(batch, per_seq, next_seed()));
   auto lens = upload(std::vector<std::int32_t>(batch, context_tokens));
-  const int splits = cuda::decode_attention_default_splits(batch, s.kv_heads, context_tokens, sm_count_);
+  const int splits = cuda::decode_attention_default_splits(batch, s.q_heads, s.kv_heads, context_tokens, sm_count_);
   DeviceBuffer<float> ws(cuda::decode_attention_workspace_bytes(batch, s.q_heads, s.head_dim, splits) / sizeof(float));
   cuda::DecodeAttentionParams p;
   p.q = q.data();
@@ -187,6 +187,12 @@ double Bench::elementwise_us(const ModelSpec& s, const std::string& op, int toke
     const cuda::SiluAndMulParams p{x.data(), out.data(), tokens, s.ffn_size};
     return timer_.median_us([&] { LAUNCH_CHECK(cuda::silu_and_mul(p, 0)); });
   }
+  if (op == "gelu") {
+    auto x = random_bf16(t * f, next_seed(), -4, 4);
+    DeviceBuffer<bf16_t> out(t * f);
+    const cuda::GeluParams p{x.data(), out.data(), tokens, s.ffn_size};
+    return timer_.median_us([&] { LAUNCH_CHECK(cuda::gelu_tanh(p, 0)); });
+  }
   if (op == "residual_add") {
     auto a = random_bf16(t * h, next_seed());
     auto b = random_bf16(t * h, next_seed());
@@ -208,6 +214,29 @@ double Bench::elementwise_us(const ModelSpec& s, const std::string& op, int toke
     return timer_.median_us([&] { LAUNCH_CHECK(cuda::kv_cache_write(p, 0)); });
   }
   throw std::invalid_argument("unknown elementwise op " + op);
+}
+
+Work Bench::sampling_work(const ModelSpec& s, int rows) { return {0.0, sampling_bytes(s, rows)}; }
+
+double Bench::sampling_us(const ModelSpec& s, int rows, int top_k) {
+  const std::size_t n = static_cast<std::size_t>(rows) * s.vocab_size;
+  // Logits as a sampler sees them: fp32, uniform in [-8, 8).
+  DeviceBuffer<float> logits(n);
+  LAUNCH_CHECK(cuda::fill_uniform_f32(logits.data(), n, next_seed(), -8.0f, 8.0f, 0));
+  std::vector<float> u(static_cast<std::size_t>(rows));
+  Rng rng(next_seed());
+  for (auto& x : u) x = static_cast<float>(rng.uniform());
+  auto du = upload(u);
+  DeviceBuffer<std::int32_t> tokens(static_cast<std::size_t>(rows));
+  cuda::SamplingParams p;
+  p.logits = logits.data();
+  p.uniforms = du.data();
+  p.tokens = tokens.data();
+  p.rows = rows;
+  p.vocab = s.vocab_size;
+  p.top_k = top_k;
+  p.temperature = 1.0f;
+  return timer_.median_us([&] { LAUNCH_CHECK(cuda::sampling(p, 0)); });
 }
 
 }  // namespace efimsim::kernels

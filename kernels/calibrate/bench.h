@@ -43,9 +43,14 @@ class Bench {
   static Work decode_work(const ModelSpec& s, int batch, int context_tokens);
   double decode_us(const ModelSpec& s, int batch, int context_tokens);
 
-  // op: rmsnorm, rope, silu_and_mul, residual_add, kv_cache_write
+  // op: rmsnorm, rope, silu_and_mul, gelu, residual_add, kv_cache_write
   static Work elementwise_work(const ModelSpec& s, const std::string& op, int tokens);
   double elementwise_us(const ModelSpec& s, const std::string& op, int tokens);
+
+  // Sampling of `rows` tokens over fp32 logits of the model's vocabulary
+  // (top_k 1: greedy argmax).
+  static Work sampling_work(const ModelSpec& s, int rows);
+  double sampling_us(const ModelSpec& s, int rows, int top_k);
 
  private:
   std::uint64_t next_seed() { return seed_++; }

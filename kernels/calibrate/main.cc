@@ -36,9 +36,10 @@ constexpr int kExitNoDevice = 3;
 
 const char* kUsage = R"(usage: efimsim-calibrate [options]
 
-Checks every kernel variant against its CPU reference, then (with --model)
-times the shapes that model's steps need and writes a kernel profile in the
-format of models/PROFILE.md. Nothing is timed unless every check passes.
+Checks every kernel variant against its CPU reference (and, for every
+--model, every kernel at that model's shapes), then (with --model) times the
+shapes that model's steps need and writes a kernel profile in the format of
+models/PROFILE.md. Nothing is timed unless every check passes.
 
   --check               run the correctness checks (always run before timing)
   --model SPEC.json     a model spec (models/specs/*.json); repeatable
@@ -51,6 +52,14 @@ format of models/PROFILE.md. Nothing is timed unless every check passes.
   --python PATH         interpreter for --compare-torch (default python3)
   --torch-script PATH   default: <kernels source>/calibrate/compare_torch.py
   --quick               coarse grids (for trying the harness, not for profiles)
+  --repetitions N       run every sweep N times (default 2, >= 1); each point's
+                        time is the minimum of the N medians, and the spread
+                        per table goes to provenance.sweep_repetitions
+  --no-repetition-provenance  leave provenance.sweep_repetitions out of the
+                        profile (for a simulator whose reader predates it);
+                        the spread is still printed
+  --sampling-top-k K    the sampling table's kernel: 1 = greedy argmax
+                        (default), up to 64 = top-k
   --reps N              timed runs per point, median reported (default 25, >= 20)
   --warmup N            untimed runs first (default 5)
   --no-flush            do not flush L2 before each timed run
@@ -78,6 +87,9 @@ struct Options {
   TimingOptions timing;
   Peaks peaks;
   std::int64_t max_decode_kv_tokens = 1 << 20;
+  int repetitions = 2;
+  bool repetition_provenance = true;
+  int sampling_top_k = 1;
   std::uint64_t seed = 0;
   bool seed_given = false;
   int device = 0;
@@ -127,6 +139,12 @@ Options parse(int argc, char** argv, bool& help) {
     else if (a == "--peak-tflops") o.peaks.tflops = parse_double(a, value());
     else if (a == "--peak-tbps") o.peaks.tbps = parse_double(a, value());
     else if (a == "--max-decode-kv-tokens") o.max_decode_kv_tokens = parse_int(a, value(), 1);
+    else if (a == "--repetitions") o.repetitions = static_cast<int>(parse_int(a, value(), 1));
+    else if (a == "--no-repetition-provenance") o.repetition_provenance = false;
+    else if (a == "--sampling-top-k") {
+      o.sampling_top_k = static_cast<int>(parse_int(a, value(), 1));
+      if (o.sampling_top_k > 64) throw UsageError("--sampling-top-k must be 1..64");
+    }
     else if (a == "--seed") {
       o.seed = static_cast<std::uint64_t>(parse_int(a, value(), 0));
       o.seed_given = true;
@@ -197,7 +215,28 @@ Profile sweep(const ModelSpec& spec, const Options& o, const DeviceInfo& info, c
     }
     prof.elementwise.push_back(std::move(t));
   }
+  std::printf("\n== sweep %s: sampling (%s, fp32 logits over %d ids) ==\n", spec.name.c_str(),
+              o.sampling_top_k == 1 ? "greedy argmax" : ("top-" + std::to_string(o.sampling_top_k)).c_str(),
+              spec.vocab_size);
+  {
+    ElementwiseTable t{"sampling", {}};
+    for (int rows : sampling_grid(o.quick)) {
+      const double us = bench.sampling_us(spec, rows, o.sampling_top_k);
+      t.points.push_back({rows, us});
+      print_perf("sampling rows=" + std::to_string(rows), us, Bench::sampling_work(spec, rows), o.peaks);
+    }
+    prof.elementwise.push_back(std::move(t));
+  }
   return prof;
+}
+
+void print_run_to_run(const RunToRun& rr) {
+  std::printf("\n== run-to-run spread over %d repetitions ((max - min) / min of each point's median) ==\n",
+              rr.repetitions);
+  for (const auto& n : rr.tables) {
+    std::printf("  %-28s %3d points  max %6.2f%%  median %6.2f%%\n", n.table.c_str(), n.points, 100.0 * n.max_rel_diff,
+                100.0 * n.median_rel_diff);
+  }
 }
 
 struct TargetRow {
@@ -361,6 +400,14 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "efimsim-calibrate: %d check(s) FAILED; nothing is timed\n", checks.failed);
     return kExitChecksFailed;
   }
+  for (const auto& spec : specs) {
+    const CheckSummary mc = run_model_checks(cublaslt, pv.sm_count, spec, seed, std::cout);
+    if (!mc.ok()) {
+      std::fprintf(stderr, "efimsim-calibrate: %d check(s) FAILED at %s's shapes; nothing is timed\n", mc.failed,
+                   spec.name.c_str());
+      return kExitChecksFailed;
+    }
+  }
   if (specs.empty()) return 0;
 
   Timer timer(o.timing, info.l2_bytes);
@@ -368,7 +415,14 @@ int run(int argc, char** argv) {
   const std::string command = join_command_line(argc, argv);
   std::vector<TargetRow> targets;
   for (const auto& spec : specs) {
-    const Profile prof = sweep(spec, o, info, command, bench);
+    std::vector<Profile> reps;
+    for (int r = 0; r < o.repetitions; ++r) {
+      std::printf("\n#### %s: repetition %d of %d\n", spec.name.c_str(), r + 1, o.repetitions);
+      reps.push_back(sweep(spec, o, info, command, bench));
+    }
+    Profile prof = combine_repetitions(reps);
+    if (o.repetitions > 1) print_run_to_run(prof.run_to_run);
+    if (o.repetitions < 2 || !o.repetition_provenance) prof.run_to_run = {};
     std::string path = o.out;
     if (!o.out_dir.empty()) path = o.out_dir + "/" + spec.name + ".json";
     if (!path.empty()) {

@@ -30,6 +30,7 @@ ModelSpec model_spec_from_json(const json::Value& doc) {
   const std::string& mlp = doc.at("mlp").as_string();
   if (mlp != "gated" && mlp != "plain") throw json::Error("model spec: \"mlp\" must be \"gated\" or \"plain\"");
   m.gated_mlp = mlp == "gated";
+  if (doc.contains("activation")) m.activation = doc.at("activation").as_string();
   if (doc.at("dtype").as_string() != "bfloat16") throw json::Error("model spec: only \"dtype\": \"bfloat16\" is calibrated");
   if (m.q_heads % m.kv_heads != 0) throw json::Error("model spec: q_heads must be a multiple of kv_heads");
   if (m.name.empty()) throw json::Error("model spec: empty \"name\"");
@@ -82,7 +83,8 @@ std::vector<ElementwiseOp> elementwise_ops(const ModelSpec& m) {
   return {
       {"rmsnorm", 2 * (h + h)},                 // read x, write out
       {"rope", 2 * 2 * (q + kv)},               // q and k in place
-      {"silu_and_mul", 2 * (2 * f + f)},        // read gate|up, write out
+      m.gated_mlp ? ElementwiseOp{"silu_and_mul", 2 * (2 * f + f)}  // read gate|up, write out
+                  : ElementwiseOp{"gelu", 2 * (f + f)},             // read up, write out
       {"residual_add", 2 * (3 * h)},            // read a, b; write out
       {"kv_cache_write", 2 * 2 * (2 * kv)},     // read k, v; write both into pages
   };
@@ -93,6 +95,17 @@ std::vector<int> token_grid(bool quick) {
   for (int t = 1; t <= 16384; t *= quick ? 8 : 2) grid.push_back(t);
   if (grid.back() != 16384) grid.push_back(16384);
   return grid;
+}
+
+std::vector<int> sampling_grid(bool quick) {
+  if (quick) return {1, 64, 4096};
+  std::vector<int> grid;
+  for (int r = 1; r <= 4096; r *= 2) grid.push_back(r);
+  return grid;
+}
+
+double sampling_bytes(const ModelSpec& m, int rows) {
+  return static_cast<double>(rows) * (4.0 * m.vocab_size + 4.0 + 4.0);
 }
 
 std::vector<PrefillPoint> prefill_grid(const ModelSpec& m, bool quick) {

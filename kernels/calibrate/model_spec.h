@@ -21,6 +21,8 @@ struct ModelSpec {
   int ffn_size = 0;
   int vocab_size = 0;
   bool gated_mlp = true;         // "mlp": "gated" | "plain"
+  std::string activation;        // "activation" (silu, gelu_pytorch_tanh, ...), informational: a gated MLP is
+                                 // timed with silu_and_mul, a plain one with gelu (gelu_pytorch_tanh)
   int max_context_tokens = 0;
   float rope_theta = 500000.0f;  // not in the spec; only the values, not the speed, depend on it
 };
@@ -40,9 +42,11 @@ struct GemmShape {
 std::vector<GemmShape> gemm_shapes(const ModelSpec& m);
 
 // Per-token operators, with the number of bf16 elements per token each one
-// reads (and writes) for one layer.
+// reads (and writes) for one layer. The activation is silu_and_mul for a
+// gated MLP and gelu (gelu_pytorch_tanh) for a plain one, the names the
+// simulator looks up (models/PROFILE.md).
 struct ElementwiseOp {
-  std::string name;  // rmsnorm, rope, silu_and_mul, residual_add, kv_cache_write
+  std::string name;  // rmsnorm, rope, silu_and_mul | gelu, residual_add, kv_cache_write
   std::int64_t bytes_per_token = 0;  // HBM bytes moved per token (read + write)
 };
 std::vector<ElementwiseOp> elementwise_ops(const ModelSpec& m);
@@ -59,6 +63,12 @@ struct DecodePoint {
   int context_tokens = 0;  // keys each query attends to, its own included
 };
 std::vector<int> token_grid(bool quick);
+// Rows of the sampling table (sequences that emit a token in one step):
+// 1, 2, 4, ..., 4096 (quick: 1, 64, 4096).
+std::vector<int> sampling_grid(bool quick);
+// HBM bytes one sampling launch reads and writes: fp32 logits of every row
+// (read once), the token ids and uniform draws.
+double sampling_bytes(const ModelSpec& m, int rows);
 std::vector<PrefillPoint> prefill_grid(const ModelSpec& m, bool quick);
 std::vector<DecodePoint> decode_grid(const ModelSpec& m, std::int64_t max_kv_tokens, bool quick);
 

@@ -32,6 +32,71 @@ json::Value point(const char* key, std::int64_t k, double t) {
 
 }  // namespace
 
+namespace {
+
+// points[i] of every repetition: the minimum goes to out, the spread to noise.
+template <class Table, class Points, class Key, class Time>
+void combine_points(const std::vector<Profile>& reps, Table table_of, Points& out, Key key, Time time,
+                    const std::string& name, std::vector<TableNoise>& noise) {
+  std::vector<double> spread;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    double lo = time(out[i]), hi = time(out[i]);
+    for (const Profile& r : reps) {
+      const auto& pts = table_of(r);
+      if (pts.size() != out.size() || key(pts[i]) != key(out[i])) {
+        throw std::invalid_argument("combine_repetitions: repetitions differ in table " + name);
+      }
+      lo = std::min(lo, time(pts[i]));
+      hi = std::max(hi, time(pts[i]));
+    }
+    time(out[i]) = lo;
+    spread.push_back(lo > 0 ? (hi - lo) / lo : 0.0);
+  }
+  TableNoise n;
+  n.table = name;
+  n.points = static_cast<int>(spread.size());
+  if (!spread.empty()) {
+    std::sort(spread.begin(), spread.end());
+    n.max_rel_diff = spread.back();
+    const std::size_t mid = spread.size() / 2;
+    n.median_rel_diff = spread.size() % 2 ? spread[mid] : 0.5 * (spread[mid - 1] + spread[mid]);
+  }
+  noise.push_back(n);
+}
+
+}  // namespace
+
+Profile combine_repetitions(const std::vector<Profile>& reps) {
+  if (reps.empty()) throw std::invalid_argument("combine_repetitions: no repetitions");
+  Profile out = reps.front();
+  out.run_to_run = {};
+  out.run_to_run.repetitions = static_cast<int>(reps.size());
+  auto& noise = out.run_to_run.tables;
+  for (const Profile& r : reps) {
+    if (r.gemm.size() != out.gemm.size() || r.elementwise.size() != out.elementwise.size()) {
+      throw std::invalid_argument("combine_repetitions: repetitions have different tables");
+    }
+  }
+  auto first = [](auto& pair) -> auto& { return pair.first; };
+  auto second = [](auto& pair) -> auto& { return pair.second; };
+  for (std::size_t g = 0; g < out.gemm.size(); ++g) {
+    combine_points(reps, [&](const Profile& r) -> const auto& { return r.gemm[g].points; }, out.gemm[g].points,
+                   first, second, "gemm/" + out.gemm[g].name, noise);
+  }
+  auto pkey = [](auto& x) { return std::pair(x.new_tokens, x.context_tokens); };
+  auto dkey = [](auto& x) { return std::pair(x.batch, x.context_tokens); };
+  auto t = [](auto& x) -> auto& { return x.time_us; };
+  combine_points(reps, [](const Profile& r) -> const auto& { return r.prefill.points; }, out.prefill.points, pkey, t,
+                 "prefill_attention", noise);
+  combine_points(reps, [](const Profile& r) -> const auto& { return r.decode.points; }, out.decode.points, dkey, t,
+                 "decode_attention", noise);
+  for (std::size_t e = 0; e < out.elementwise.size(); ++e) {
+    combine_points(reps, [&](const Profile& r) -> const auto& { return r.elementwise[e].points; },
+                   out.elementwise[e].points, first, second, "elementwise/" + out.elementwise[e].name, noise);
+  }
+  return out;
+}
+
 void normalize(Profile& p) {
   for (auto& g : p.gemm) {
     sort_unique(g.points, [](const auto& x) { return x.first; }, "gemm " + g.name);
@@ -74,6 +139,22 @@ json::Value profile_to_json(const Profile& in) {
   prov.set("cuda_runtime_version", Value(p.provenance.cuda_runtime_version));
   prov.set("git_commit", Value(p.provenance.git_commit));
   prov.set("date_utc", Value(p.provenance.date_utc));
+  if (p.run_to_run.repetitions > 0) {
+    Value rr = Value::object();
+    rr.set("count", Value(p.run_to_run.repetitions));
+    rr.set("combine", Value(p.run_to_run.combine));
+    Value tables = Value::array();
+    for (const auto& n : p.run_to_run.tables) {
+      Value t = Value::object();
+      t.set("table", Value(n.table));
+      t.set("points", Value(n.points));
+      t.set("max_rel_diff", Value(n.max_rel_diff));
+      t.set("median_rel_diff", Value(n.median_rel_diff));
+      tables.push_back(t);
+    }
+    rr.set("tables", tables);
+    prov.set("sweep_repetitions", rr);
+  }
   doc.set("provenance", prov);
   Value gemm = Value::array();
   for (const auto& g : p.gemm) {

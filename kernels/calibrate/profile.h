@@ -1,8 +1,12 @@
 #pragma once
-// The kernel profile efimsim-calibrate writes: exactly the format of
+// The kernel profile efimsim-calibrate writes: the format of
 // models/PROFILE.md (schema_version 1, kind "efimsim-kernel-profile"). The
 // latency model rejects unknown keys, so this writer emits the documented
-// keys and nothing else, tables sorted by their key with unique keys.
+// keys, tables sorted by their key with unique keys, plus one optional
+// object, provenance.sweep_repetitions (run-to-run noise of the repeated
+// sweeps; omitted when Profile::run_to_run is empty, e.g. with
+// efimsim-calibrate --no-repetition-provenance), which the simulator reads
+// (models/PROFILE.md; tests/models/profile_contract_test.cc pins the pair).
 
 #include <cstdint>
 #include <string>
@@ -64,6 +68,21 @@ struct CpuOverhead {
   std::vector<int> graph_capture_batch_sizes = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 128, 256, 512};
 };
 
+// Run-to-run noise of a sweep repeated `repetitions` times: per table, the
+// relative spread (max - min) / min of each point's medians over the
+// repetitions, its maximum and median over the table's points.
+struct TableNoise {
+  std::string table;  // "gemm/qkv_proj", "prefill_attention", "decode_attention", "elementwise/rmsnorm", ...
+  int points = 0;
+  double max_rel_diff = 0;
+  double median_rel_diff = 0;
+};
+struct RunToRun {
+  int repetitions = 0;  // 0: not recorded
+  std::string combine = "minimum";  // how the repetitions' medians make the table's time
+  std::vector<TableNoise> tables;
+};
+
 struct Profile {
   std::string gpu;    // models/gpus/<gpu>.json
   std::string model;  // models/specs/<model>.json
@@ -78,7 +97,14 @@ struct Profile {
   DecodeTable decode;
   std::vector<ElementwiseTable> elementwise;
   CpuOverhead cpu_overhead;
+  RunToRun run_to_run;  // written as provenance.sweep_repetitions when repetitions > 0
 };
+
+// One profile from the same sweep repeated (every repetition has the same
+// tables and keys, in the same order): each point's time is the minimum over
+// the repetitions (noise only adds time), and run_to_run records the spread.
+// Throws std::invalid_argument when the repetitions do not line up.
+Profile combine_repetitions(const std::vector<Profile>& reps);
 
 // Sorts every table by its key; throws std::invalid_argument on a duplicate
 // key, a non-finite or non-positive time, or an empty table.

@@ -1,8 +1,12 @@
 // Split-KV decode attention over the paged KV cache (flash decoding).
 //
-// One CTA of 4 warps per (split, KV head, sequence) serves all G = q_heads /
-// kv_heads query heads of that KV head, so each K/V byte is read from memory
-// once per step (the kernel is bandwidth-bound: one query row per head).
+// One CTA of 4 warps per (split, KV head, head chunk, sequence) serves G
+// query heads of that KV head's group, so each K/V byte is read from memory
+// once per step per chunk (the kernel is bandwidth-bound: one query row per
+// head). G = launch::decode::heads_per_cta(group): the whole GQA group when
+// it has at most 8 heads, otherwise its largest divisor <= 8 (a group of 12
+// takes two CTAs of 6, whose second K/V read mostly hits L2); the registers
+// hold 16 floats per head per thread, which caps G.
 // Keys come in tiles of 64 (four pages), double-buffered in shared memory by
 // cp.async. Per tile: (1) scores, D/8 lanes per key each doting a 16-byte
 // chunk against G query rows, reduced by shuffles; (2) online softmax per
@@ -13,35 +17,41 @@
 // normalised partial output and log2-sum-exp to the workspace, and a combine
 // kernel merges the splits; a split past a sequence's end writes lse = -inf,
 // which the combine weights by 0.
+//
+// Grid, block and shared memory come from launch::decode_attention_plan
+// (launch_config.h), which the CPU test checks for every model.
 
 #include <algorithm>
 #include <cfloat>
 
 #include "kernels.h"
+#include "launch_config.h"
 #include "mma.cuh"
 
 namespace efimsim::kernels::cuda {
 namespace {
 
-constexpr int kThreads = 128;
-constexpr int kWarps = kThreads / 32;
-constexpr int kTile = 64;  // keys per tile
-constexpr int kMaxSplits = 128;
+namespace cfg = launch::decode;
+constexpr int kThreads = cfg::kThreads;
+constexpr int kWarps = cfg::kWarps;
+constexpr int kTile = cfg::kTile;
+static_assert(sizeof(bf16_t) == launch::kBf16Bytes && sizeof(float) == launch::kFloatBytes);
 
 template <int D, int G>
 struct DecodeSmem {
-  static constexpr std::size_t kKV = static_cast<std::size_t>(kTile) * D;       // elements per stage
-  static constexpr std::size_t kKVBytes = 4 * kKV * sizeof(bf16_t);             // K[2], V[2]
-  static constexpr int kStripes = kThreads / (D / 8);
-  static constexpr std::size_t kReduceBytes = static_cast<std::size_t>(kStripes) * G * D * sizeof(float);
-  static_assert(kReduceBytes <= kKVBytes, "stripe reduction reuses the K/V buffers");
-  static constexpr std::size_t kFloats = static_cast<std::size_t>(G) * D + G * kTile + 3 * G;  // q, p, alpha/m/l
-  static constexpr std::size_t kBytes = kKVBytes + kFloats * sizeof(float);
+  static constexpr std::size_t kKV = cfg::kv_elems(D);        // elements per stage
+  static constexpr std::size_t kRegion = cfg::region_bytes(D, G);  // K[2], V[2]; then the stripe reduction
+  static constexpr int kStripes = cfg::stripes(D);
+  static constexpr std::size_t kBytes = cfg::smem_bytes(D, G);
+  static_assert(cfg::kv_bytes(D) <= kRegion && cfg::reduce_bytes(D, G) <= kRegion);
+  static_assert(kRegion % 16 == 0, "the floats after the region stay 16-byte aligned");
 };
 
 struct SplitArgs {
   int num_splits;
   int keys_per_split;
+  int group;           // q_heads / kv_heads
+  int ctas_per_group;  // group / G
   float* partial_out;  // [num_seqs, num_splits, q_heads, head_dim]
   float* partial_lse;  // [num_seqs, num_splits, q_heads], log2 domain
 };
@@ -65,7 +75,7 @@ __global__ void __launch_bounds__(kThreads) decode_attention_kernel(const Decode
   extern __shared__ __align__(16) unsigned char smem_raw[];
   bf16_t* k_s = reinterpret_cast<bf16_t*>(smem_raw);  // [2][kTile][D]
   bf16_t* v_s = k_s + 2 * Sm::kKV;                     // [2][kTile][D]
-  float* q_s = reinterpret_cast<float*>(smem_raw + Sm::kKVBytes);  // [G][D]
+  float* q_s = reinterpret_cast<float*>(smem_raw + Sm::kRegion);   // [G][D]
   float* p_s = q_s + G * D;                                        // [G][kTile] scores, then probabilities
   float* alpha_s = p_s + G * kTile;                                // [G]
   float* m_s = alpha_s + G;                                        // [G] running max (log2 domain)
@@ -73,7 +83,8 @@ __global__ void __launch_bounds__(kThreads) decode_attention_kernel(const Decode
   float* red_s = reinterpret_cast<float*>(smem_raw);               // [kStripes][G][D], after the loop
 
   const int split = blockIdx.x;
-  const int kv_head = blockIdx.y;
+  const int kv_head = blockIdx.y / sa.ctas_per_group;
+  const int chunk0 = (blockIdx.y % sa.ctas_per_group) * G;  // first head of this CTA within the group
   const int seq = blockIdx.z;
   const int tid = threadIdx.x;
   const int warp = tid / 32;
@@ -81,9 +92,9 @@ __global__ void __launch_bounds__(kThreads) decode_attention_kernel(const Decode
   const int ctx = p.context_lens[seq];
   const int begin = split * sa.keys_per_split;
   const int end = min(ctx, begin + sa.keys_per_split);
-  const std::size_t head0 = static_cast<std::size_t>(seq) * p.q_heads + static_cast<std::size_t>(kv_head) * G;
-  const std::size_t part0 =
-      (static_cast<std::size_t>(seq) * sa.num_splits + split) * p.q_heads + static_cast<std::size_t>(kv_head) * G;
+  const std::size_t head_in_seq = static_cast<std::size_t>(kv_head) * sa.group + chunk0;
+  const std::size_t head0 = static_cast<std::size_t>(seq) * p.q_heads + head_in_seq;
+  const std::size_t part0 = (static_cast<std::size_t>(seq) * sa.num_splits + split) * p.q_heads + head_in_seq;
 
   if (begin >= end) {  // nothing to attend to in this split
     for (int i = tid; i < G * D; i += kThreads) {
@@ -265,36 +276,39 @@ __global__ void decode_combine_kernel(const float* __restrict__ partial_out, con
 }
 
 template <int D, int G>
-cudaError_t launch(const DecodeAttentionParams& p, const SplitArgs& sa, cudaStream_t stream) {
-  constexpr std::size_t smem = DecodeSmem<D, G>::kBytes;
+cudaError_t launch(const DecodeAttentionParams& p, const SplitArgs& sa, const launch::LaunchConfig& c,
+                   cudaStream_t stream) {
+  static_assert(DecodeSmem<D, G>::kBytes == cfg::smem_bytes(D, G));
   const cudaError_t attr = cudaFuncSetAttribute(decode_attention_kernel<D, G>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(c.dynamic_smem));
   if (attr != cudaSuccess) return attr;
-  const dim3 grid(sa.num_splits, p.kv_heads, p.num_seqs);
-  decode_attention_kernel<D, G><<<grid, kThreads, smem, stream>>>(p, sa);
+  const dim3 grid(static_cast<unsigned>(c.grid.x), static_cast<unsigned>(c.grid.y), static_cast<unsigned>(c.grid.z));
+  decode_attention_kernel<D, G><<<grid, static_cast<unsigned>(c.block.x), c.dynamic_smem, stream>>>(p, sa);
   return cudaGetLastError();
 }
 
 template <int D>
-cudaError_t launch_group(const DecodeAttentionParams& p, const SplitArgs& sa, cudaStream_t stream) {
-  switch (p.q_heads / p.kv_heads) {
-    case 1: return launch<D, 1>(p, sa, stream);
-    case 2: return launch<D, 2>(p, sa, stream);
-    case 4: return launch<D, 4>(p, sa, stream);
-    case 8: return launch<D, 8>(p, sa, stream);
+cudaError_t launch_heads(const DecodeAttentionParams& p, const SplitArgs& sa, int heads_per_cta,
+                         const launch::LaunchConfig& c, cudaStream_t stream) {
+  static_assert(cfg::kMaxHeadsPerCta == 8, "one instantiation per heads_per_cta below");
+  switch (heads_per_cta) {
+    case 1: return launch<D, 1>(p, sa, c, stream);
+    case 2: return launch<D, 2>(p, sa, c, stream);
+    case 3: return launch<D, 3>(p, sa, c, stream);
+    case 4: return launch<D, 4>(p, sa, c, stream);
+    case 5: return launch<D, 5>(p, sa, c, stream);
+    case 6: return launch<D, 6>(p, sa, c, stream);
+    case 7: return launch<D, 7>(p, sa, c, stream);
+    case 8: return launch<D, 8>(p, sa, c, stream);
     default: return cudaErrorInvalidValue;
   }
 }
 
 }  // namespace
 
-int decode_attention_default_splits(int num_seqs, int kv_heads, int max_context_len, int sm_count) {
-  const long long ctas = static_cast<long long>(num_seqs) * kv_heads;
-  const long long target = 2ll * sm_count;
-  if (ctas <= 0 || ctas >= target) return 1;
-  const long long by_occupancy = (target + ctas - 1) / ctas;
-  const long long by_length = std::max(1, (max_context_len + 255) / 256);
-  return static_cast<int>(std::min<long long>({by_occupancy, by_length, kMaxSplits}));
+int decode_attention_default_splits(int num_seqs, int q_heads, int kv_heads, int max_context_len, int sm_count) {
+  return launch::decode_default_splits(num_seqs, q_heads, kv_heads, max_context_len, sm_count);
 }
 
 std::size_t decode_attention_workspace_bytes(int num_seqs, int q_heads, int head_dim, int num_splits) {
@@ -303,33 +317,41 @@ std::size_t decode_attention_workspace_bytes(int num_seqs, int q_heads, int head
 }
 
 cudaError_t decode_attention(const DecodeAttentionParams& p, cudaStream_t stream) {
-  if (!p.q || !p.out || !p.k_cache || !p.v_cache || !p.block_table || !p.context_lens || p.num_seqs < 0 ||
-      p.num_seqs > 65535 || p.max_context_len < 0 || p.q_heads <= 0 || p.kv_heads <= 0 || p.kv_heads > 65535 ||
-      p.q_heads % p.kv_heads != 0 || p.block_tokens != kBlockTokens || p.max_blocks_per_seq <= 0 ||
-      p.num_splits < 1 || p.num_splits > kMaxSplits) {
-    return cudaErrorInvalidValue;
+  launch::DecodeShape shape;
+  shape.num_seqs = p.num_seqs;
+  shape.max_context_len = p.max_context_len;
+  shape.q_heads = p.q_heads;
+  shape.kv_heads = p.kv_heads;
+  shape.head_dim = p.head_dim;
+  shape.block_tokens = p.block_tokens;
+  shape.max_blocks_per_seq = p.max_blocks_per_seq;
+  shape.num_splits = p.num_splits;
+  const launch::DecodePlan plan = launch::decode_attention_plan(shape);
+  if (!plan.ok()) return set_launch_error(plan.error);
+  if (!p.q || !p.out || !p.k_cache || !p.v_cache || !p.block_table || !p.context_lens) {
+    return set_launch_error("decode_attention: a null pointer");
   }
-  if (p.num_seqs == 0) return cudaSuccess;
+  if (plan.count == 0) return cudaSuccess;
   SplitArgs sa{};
   sa.num_splits = p.num_splits;
-  const int per_split = (std::max(p.max_context_len, 1) + p.num_splits - 1) / p.num_splits;
-  sa.keys_per_split = (per_split + kTile - 1) / kTile * kTile;
+  sa.keys_per_split = plan.keys_per_split;
+  sa.group = plan.group;
+  sa.ctas_per_group = plan.ctas_per_group;
   if (p.num_splits > 1) {
     if (!p.workspace || p.workspace_bytes < decode_attention_workspace_bytes(p.num_seqs, p.q_heads, p.head_dim,
                                                                               p.num_splits)) {
-      return cudaErrorInvalidValue;
+      return set_launch_error("decode_attention: num_splits > 1 needs decode_attention_workspace_bytes() of workspace");
     }
     sa.partial_out = p.workspace;
     sa.partial_lse = p.workspace + static_cast<std::size_t>(p.num_seqs) * p.num_splits * p.q_heads * p.head_dim;
   }
-  cudaError_t err;
-  switch (p.head_dim) {
-    case 64: err = launch_group<64>(p, sa, stream); break;
-    case 128: err = launch_group<128>(p, sa, stream); break;
-    default: return cudaErrorInvalidValue;
-  }
-  if (err != cudaSuccess || p.num_splits == 1) return err;
-  decode_combine_kernel<<<dim3(p.q_heads, p.num_seqs), p.head_dim, 0, stream>>>(
+  const launch::LaunchConfig& main = plan.launches[0];
+  const cudaError_t err = p.head_dim == 64 ? launch_heads<64>(p, sa, plan.heads_per_cta, main, stream)
+                                           : launch_heads<128>(p, sa, plan.heads_per_cta, main, stream);
+  if (err != cudaSuccess || plan.count == 1) return err;
+  const launch::LaunchConfig& comb = plan.launches[1];
+  decode_combine_kernel<<<dim3(static_cast<unsigned>(comb.grid.x), static_cast<unsigned>(comb.grid.y)),
+                          static_cast<unsigned>(comb.block.x), 0, stream>>>(
       sa.partial_out, sa.partial_lse, p.out, p.num_splits, p.q_heads, p.head_dim);
   return cudaGetLastError();
 }

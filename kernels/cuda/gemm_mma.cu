@@ -10,19 +10,21 @@
 // masked on store.
 
 #include "kernels.h"
+#include "launch_config.h"
 #include "mma.cuh"
 
 namespace efimsim::kernels::cuda {
 namespace {
 
-constexpr int kBM = 128, kBN = 128, kBK = 32;
-constexpr int kStages = 4;
-constexpr int kThreads = 256;
-constexpr int kLds = kBK + 8;  // padded row length in elements
+namespace cfg = launch::gemm_mma;
+constexpr int kBM = cfg::kBM, kBN = cfg::kBN, kBK = cfg::kBK;
+constexpr int kStages = cfg::kStages;
+constexpr int kThreads = cfg::kThreads;
+constexpr int kLds = cfg::kLds;  // padded row length in elements
 constexpr int kWarpM = 64, kWarpN = 32;
 constexpr int kMTiles = kWarpM / 16, kNTiles = kWarpN / 8;
-constexpr std::size_t kStageElems = static_cast<std::size_t>(kBM + kBN) * kLds;
-constexpr std::size_t kSmemBytes = kStages * kStageElems * sizeof(bf16_t);
+constexpr std::size_t kStageElems = cfg::kStageElems;
+static_assert(sizeof(bf16_t) == launch::kBf16Bytes);
 
 __device__ __forceinline__ void load_stage(bf16_t* sa, bf16_t* sb, const bf16_t* a, const bf16_t* b, int m, int n,
                                            int k, int m0, int n0, int k0) {
@@ -124,16 +126,16 @@ __global__ void __launch_bounds__(kThreads, 2)
 }  // namespace
 
 cudaError_t gemm_mma(const GemmParams& p, cudaStream_t stream) {
-  if (p.m < 0 || p.n <= 0 || p.k <= 0 || p.k % 8 != 0 || p.n % 8 != 0 || !p.a || !p.b || !p.c) {
-    return cudaErrorInvalidValue;
-  }
-  if (p.m == 0) return cudaSuccess;
-  const cudaError_t attr =
-      cudaFuncSetAttribute(gemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes));
+  const launch::LaunchPlan plan = launch::gemm_mma_plan(p.m, p.n, p.k);
+  if (!plan.ok()) return set_launch_error(plan.error);
+  if (!p.a || !p.b || !p.c) return set_launch_error("gemm_mma: a null pointer");
+  if (plan.count == 0) return cudaSuccess;
+  const launch::LaunchConfig& c = plan.launches[0];
+  const cudaError_t attr = cudaFuncSetAttribute(gemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(c.dynamic_smem));
   if (attr != cudaSuccess) return attr;
-  const dim3 grid((p.n + kBN - 1) / kBN, (p.m + kBM - 1) / kBM);
-  if (grid.y > 65535) return cudaErrorInvalidValue;
-  gemm_mma_kernel<<<grid, kThreads, kSmemBytes, stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
+  const dim3 grid(static_cast<unsigned>(c.grid.x), static_cast<unsigned>(c.grid.y));
+  gemm_mma_kernel<<<grid, static_cast<unsigned>(c.block.x), c.dynamic_smem, stream>>>(p.a, p.b, p.c, p.m, p.n, p.k);
   return cudaGetLastError();
 }
 

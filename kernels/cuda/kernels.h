@@ -4,7 +4,10 @@
 // shape, all row-major, and returns an error code: cudaErrorInvalidValue for
 // arguments it does not support, otherwise the launch status
 // (cudaGetLastError() after the launch). Launchers never synchronize and
-// never allocate; callers own memory (see device_buffer.h).
+// never allocate device memory; callers own it (see device_buffer.h). Grid,
+// block and shared memory of every launch come from the host functions of
+// launch_config.h, which a CPU test checks against the device limits of
+// sm_80 and sm_90 for every catalogued model.
 //
 // The paged KV cache is vLLM's flash layout, K and V each
 //   [num_blocks, block_tokens, kv_heads, head_dim],
@@ -17,12 +20,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace efimsim::kernels::cuda {
 
 using bf16_t = __nv_bfloat16;
 
 inline constexpr int kBlockTokens = 16;  // page size the attention kernels support
+
+// Why the calling thread's last launcher call returned cudaErrorInvalidValue
+// (the plan's message, e.g. "decode_attention: head_dim must be 64 or 128");
+// empty when it did not. set_launch_error records it and returns
+// cudaErrorInvalidValue (used by the launchers).
+const std::string& last_launch_error();
+cudaError_t set_launch_error(const std::string& why);
 
 // ---- GEMM: C = A * B^T ----------------------------------------------------
 struct GemmParams {
@@ -73,7 +84,7 @@ struct DecodeAttentionParams {
   int num_seqs = 0;
   int max_context_len = 0;  // max over sequences (host-side, sizes the split)
   int q_heads = 0;
-  int kv_heads = 0;         // q_heads / kv_heads must be 1, 2, 4 or 8
+  int kv_heads = 0;         // q_heads / kv_heads: 1 .. 64 (launch::decode::kMaxGroup)
   int head_dim = 0;         // 64 or 128
   int block_tokens = kBlockTokens;
   int max_blocks_per_seq = 0;
@@ -85,11 +96,12 @@ struct DecodeAttentionParams {
 
 // A split factor that gives about two CTAs per SM, never splitting below
 // 256 keys per split.
-int decode_attention_default_splits(int num_seqs, int kv_heads, int max_context_len, int sm_count);
+int decode_attention_default_splits(int num_seqs, int q_heads, int kv_heads, int max_context_len, int sm_count);
 std::size_t decode_attention_workspace_bytes(int num_seqs, int q_heads, int head_dim, int num_splits);
 
-// Split-KV flash decoding: one CTA per (split, KV head, sequence) computes
-// all q heads of that KV head's group, so K/V are read from memory once;
+// Split-KV flash decoding: one CTA per (split, KV head, head chunk, sequence)
+// computes up to 8 q heads of that KV head's group (the whole group when it
+// has at most 8), so K/V are read from memory once per chunk;
 // with num_splits > 1 a combine kernel merges the partial results by their
 // log-sum-exp.
 cudaError_t decode_attention(const DecodeAttentionParams& p, cudaStream_t stream);
@@ -126,6 +138,16 @@ struct SiluAndMulParams {
 };
 cudaError_t silu_and_mul(const SiluAndMulParams& p, cudaStream_t stream);
 
+struct GeluParams {
+  const bf16_t* x = nullptr;  // [tokens, ffn]: the up projection (plain MLP)
+  bf16_t* out = nullptr;      // [tokens, ffn]
+  int tokens = 0;
+  int ffn = 0;                // multiple of 8
+};
+// gelu_pytorch_tanh (StarCoder2's MLP activation):
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), fp32 math.
+cudaError_t gelu_tanh(const GeluParams& p, cudaStream_t stream);
+
 struct ResidualAddParams {
   const bf16_t* a = nullptr;  // [n]
   const bf16_t* b = nullptr;  // [n]
@@ -146,11 +168,32 @@ struct KvCacheWriteParams {
 };
 cudaError_t kv_cache_write(const KvCacheWriteParams& p, cudaStream_t stream);
 
+// ---- sampling over the vocabulary (sampling.cu) ---------------------------------
+struct SamplingParams {
+  const float* logits = nullptr;      // [rows, vocab], fp32 (the lm_head output as a sampler reads it)
+  const float* uniforms = nullptr;    // [rows], draws in [0, 1); only read when top_k > 1
+  std::int32_t* tokens = nullptr;     // [rows], the chosen token ids
+  std::int32_t* top_ids = nullptr;    // optional [rows, top_k]: the top-k ids, best first
+  float* top_logits = nullptr;        // optional [rows, top_k]: their logits
+  int rows = 0;                       // sequences that emit a token this step
+  int vocab = 0;
+  int top_k = 1;                      // 1: greedy argmax; up to launch::sampling::kMaxTopK
+  float temperature = 1.0f;           // > 0; only used when top_k > 1
+};
+// Greedy (top_k = 1: the argmax, the lowest id among equal logits) or top-k
+// sampling: the top_k logits in order (value descending, then id
+// ascending; NaN never chosen), softmax of (logit - max) / temperature over
+// them, and the first id whose cumulative probability exceeds the row's
+// uniform draw. One CTA per row.
+cudaError_t sampling(const SamplingParams& p, cudaStream_t stream);
+
 // ---- harness utilities (fill.cu) -----------------------------------------------
 // Fills x[0, n) with bf16 values uniform in [lo, hi), a hash of (seed, index):
 // the same seed gives the same values. Used for inputs too large to upload.
 cudaError_t fill_uniform_bf16(bf16_t* x, std::size_t n, std::uint64_t seed, float lo, float hi,
                               cudaStream_t stream);
+// The same for fp32 (sampling's logits).
+cudaError_t fill_uniform_f32(float* x, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t stream);
 // Fills x[0, n) with a bf16 NaN pattern: outputs are poisoned before checks
 // so that an element a kernel fails to write can never pass.
 cudaError_t poison_bf16(bf16_t* x, std::size_t n, cudaStream_t stream);

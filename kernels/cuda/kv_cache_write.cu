@@ -3,12 +3,13 @@
 // chunks; a negative slot (padding) writes nothing.
 
 #include "kernels.h"
+#include "launch_config.h"
 #include "vec.cuh"
 
 namespace efimsim::kernels::cuda {
 namespace {
 
-constexpr int kThreads = 128;
+constexpr int kThreads = launch::kv_cache_write::kThreads;
 
 __global__ void __launch_bounds__(kThreads) kv_cache_write_kernel(const KvCacheWriteParams p) {
   const int token = blockIdx.x;
@@ -28,13 +29,15 @@ __global__ void __launch_bounds__(kThreads) kv_cache_write_kernel(const KvCacheW
 }  // namespace
 
 cudaError_t kv_cache_write(const KvCacheWriteParams& p, cudaStream_t stream) {
-  if (!p.k || !p.v || !p.k_cache || !p.v_cache || !p.slot_mapping || p.tokens < 0 || p.kv_heads <= 0 ||
-      p.head_dim <= 0 || p.head_dim % 8 != 0 || !vec::aligned16(p.k) || !vec::aligned16(p.v) ||
+  const launch::LaunchPlan plan = launch::kv_cache_write_plan(p.tokens, p.kv_heads, p.head_dim);
+  if (!plan.ok()) return set_launch_error(plan.error);
+  if (!p.k || !p.v || !p.k_cache || !p.v_cache || !p.slot_mapping || !vec::aligned16(p.k) || !vec::aligned16(p.v) ||
       !vec::aligned16(p.k_cache) || !vec::aligned16(p.v_cache)) {
-    return cudaErrorInvalidValue;
+    return set_launch_error("kv_cache_write: null or misaligned pointer");
   }
-  if (p.tokens == 0) return cudaSuccess;
-  kv_cache_write_kernel<<<p.tokens, kThreads, 0, stream>>>(p);
+  if (plan.count == 0) return cudaSuccess;
+  const launch::LaunchConfig& c = plan.launches[0];
+  kv_cache_write_kernel<<<static_cast<unsigned>(c.grid.x), static_cast<unsigned>(c.block.x), 0, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -15,26 +15,30 @@
 // key 0, so tile 0 gives every row a finite running max. Keys past the last
 // visible one are zero-filled, never read, so no garbage can reach P V.
 // Tiles are issued longest-first (reverse blockIdx.x) to shorten the tail.
+// Grid, block and shared memory come from launch::prefill_attention_plan
+// (launch_config.h), which the CPU test checks for every model.
 
 #include <cfloat>
 
 #include "kernels.h"
+#include "launch_config.h"
 #include "mma.cuh"
 
 namespace efimsim::kernels::cuda {
 namespace {
 
-constexpr int kWarps = 4;
-constexpr int kThreads = kWarps * 32;
-constexpr int kBM = 16 * kWarps;  // query rows per CTA
-constexpr int kBN = 64;           // keys per tile
+namespace cfg = launch::prefill;
+constexpr int kThreads = cfg::kThreads;
+constexpr int kBM = cfg::kBM;  // query rows per CTA
+constexpr int kBN = cfg::kBN;  // keys per tile
+static_assert(sizeof(bf16_t) == launch::kBf16Bytes);
 
 template <int D>
 struct Smem {
-  static constexpr int kLds = D + 8;
-  static constexpr std::size_t kQ = static_cast<std::size_t>(kBM) * kLds;
-  static constexpr std::size_t kKV = static_cast<std::size_t>(kBN) * kLds;
-  static constexpr std::size_t kBytes = (kQ + 4 * kKV) * sizeof(bf16_t);  // Q, K[2], V[2]
+  static constexpr int kLds = cfg::lds(D);
+  static constexpr std::size_t kQ = cfg::q_elems(D);
+  static constexpr std::size_t kKV = cfg::kv_elems(D);
+  static constexpr std::size_t kBytes = cfg::smem_bytes(D);  // Q, K[2], V[2]
 };
 
 template <int D>
@@ -206,31 +210,35 @@ __global__ void __launch_bounds__(kThreads) prefill_attention_kernel(const Prefi
 }
 
 template <int D>
-cudaError_t launch(const PrefillAttentionParams& p, cudaStream_t stream) {
-  constexpr std::size_t smem = Smem<D>::kBytes;
+cudaError_t launch(const PrefillAttentionParams& p, const launch::LaunchConfig& c, cudaStream_t stream) {
+  static_assert(Smem<D>::kBytes == cfg::smem_bytes(D));
   const cudaError_t attr = cudaFuncSetAttribute(prefill_attention_kernel<D>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(c.dynamic_smem));
   if (attr != cudaSuccess) return attr;
-  const dim3 grid((p.max_new_tokens + kBM - 1) / kBM, p.q_heads, p.num_seqs);
-  prefill_attention_kernel<D><<<grid, kThreads, smem, stream>>>(p);
+  const dim3 grid(static_cast<unsigned>(c.grid.x), static_cast<unsigned>(c.grid.y), static_cast<unsigned>(c.grid.z));
+  prefill_attention_kernel<D><<<grid, static_cast<unsigned>(c.block.x), c.dynamic_smem, stream>>>(p);
   return cudaGetLastError();
 }
 
 }  // namespace
 
 cudaError_t prefill_attention(const PrefillAttentionParams& p, cudaStream_t stream) {
-  if (!p.q || !p.out || !p.k_cache || !p.v_cache || !p.block_table || !p.cu_new_tokens || !p.kv_lens ||
-      p.num_seqs < 0 || p.num_seqs > 65535 || p.max_new_tokens < 0 || p.q_heads <= 0 || p.kv_heads <= 0 ||
-      p.q_heads % p.kv_heads != 0 || p.q_heads > 65535 || p.block_tokens != kBlockTokens ||
-      p.max_blocks_per_seq <= 0) {
-    return cudaErrorInvalidValue;
+  launch::PrefillShape shape;
+  shape.num_seqs = p.num_seqs;
+  shape.max_new_tokens = p.max_new_tokens;
+  shape.q_heads = p.q_heads;
+  shape.kv_heads = p.kv_heads;
+  shape.head_dim = p.head_dim;
+  shape.block_tokens = p.block_tokens;
+  shape.max_blocks_per_seq = p.max_blocks_per_seq;
+  const launch::LaunchPlan plan = launch::prefill_attention_plan(shape);
+  if (!plan.ok()) return set_launch_error(plan.error);
+  if (!p.q || !p.out || !p.k_cache || !p.v_cache || !p.block_table || !p.cu_new_tokens || !p.kv_lens) {
+    return set_launch_error("prefill_attention: a null pointer");
   }
-  if (p.num_seqs == 0 || p.max_new_tokens == 0) return cudaSuccess;
-  switch (p.head_dim) {
-    case 64: return launch<64>(p, stream);
-    case 128: return launch<128>(p, stream);
-    default: return cudaErrorInvalidValue;
-  }
+  if (plan.count == 0) return cudaSuccess;
+  return p.head_dim == 64 ? launch<64>(p, plan.launches[0], stream) : launch<128>(p, plan.launches[0], stream);
 }
 
 }  // namespace efimsim::kernels::cuda

@@ -2,12 +2,13 @@
 // pointers are 16-byte aligned, a scalar tail otherwise.
 
 #include "kernels.h"
+#include "launch_config.h"
 #include "vec.cuh"
 
 namespace efimsim::kernels::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = launch::pointwise::kThreads;
 
 __global__ void __launch_bounds__(kThreads) residual_add_kernel(const bf16_t* a, const bf16_t* b, bf16_t* out,
                                                                 std::size_t n, bool vectorized) {
@@ -30,12 +31,13 @@ __global__ void __launch_bounds__(kThreads) residual_add_kernel(const bf16_t* a,
 }  // namespace
 
 cudaError_t residual_add(const ResidualAddParams& p, cudaStream_t stream) {
-  if (!p.a || !p.b || !p.out) return cudaErrorInvalidValue;
-  if (p.n == 0) return cudaSuccess;
+  if (!p.a || !p.b || !p.out) return set_launch_error("residual_add: a null pointer");
   const bool vectorized = vec::aligned16(p.a) && vec::aligned16(p.b) && vec::aligned16(p.out);
-  const std::size_t work = vectorized ? (p.n + 7) / 8 : p.n;
-  const std::size_t blocks = std::min<std::size_t>((work + kThreads - 1) / kThreads, 1u << 20);
-  residual_add_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(p.a, p.b, p.out, p.n, vectorized);
+  const launch::LaunchPlan plan = launch::residual_add_plan(p.n, vectorized);
+  if (plan.count == 0) return cudaSuccess;
+  const launch::LaunchConfig& c = plan.launches[0];
+  residual_add_kernel<<<static_cast<unsigned>(c.grid.x), static_cast<unsigned>(c.block.x), 0, stream>>>(
+      p.a, p.b, p.out, p.n, vectorized);
   return cudaGetLastError();
 }
 

@@ -2,15 +2,17 @@
 // fp32, then a second pass (an L1/L2 hit) that scales and writes bf16.
 
 #include "kernels.h"
+#include "launch_config.h"
 #include "vec.cuh"
 
 namespace efimsim::kernels::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = launch::rmsnorm::kThreads;
 
 __global__ void __launch_bounds__(kThreads) rmsnorm_kernel(const RmsNormParams p) {
-  __shared__ float warp_sums[kThreads / 32];
+  __shared__ float warp_sums[launch::rmsnorm::kWarpSums];
+  static_assert(sizeof(warp_sums) == launch::rmsnorm::kStaticSmem);
   const std::size_t row = static_cast<std::size_t>(blockIdx.x) * p.hidden;
   const int chunks = p.hidden / 8;
   float sum2 = 0.0f;
@@ -41,12 +43,15 @@ __global__ void __launch_bounds__(kThreads) rmsnorm_kernel(const RmsNormParams p
 }  // namespace
 
 cudaError_t rmsnorm(const RmsNormParams& p, cudaStream_t stream) {
-  if (!p.x || !p.weight || !p.out || p.tokens < 0 || p.hidden <= 0 || p.hidden % 8 != 0 || !(p.eps >= 0.0f) ||
-      !vec::aligned16(p.x) || !vec::aligned16(p.weight) || !vec::aligned16(p.out)) {
-    return cudaErrorInvalidValue;
+  const launch::LaunchPlan plan = launch::rmsnorm_plan(p.tokens, p.hidden);
+  if (!plan.ok()) return set_launch_error(plan.error);
+  if (!p.x || !p.weight || !p.out || !(p.eps >= 0.0f) || !vec::aligned16(p.x) || !vec::aligned16(p.weight) ||
+      !vec::aligned16(p.out)) {
+    return set_launch_error("rmsnorm: null or misaligned pointer, or eps < 0");
   }
-  if (p.tokens == 0) return cudaSuccess;
-  rmsnorm_kernel<<<p.tokens, kThreads, 0, stream>>>(p);
+  if (plan.count == 0) return cudaSuccess;
+  const launch::LaunchConfig& c = plan.launches[0];
+  rmsnorm_kernel<<<static_cast<unsigned>(c.grid.x), static_cast<unsigned>(c.block.x), 0, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -4,16 +4,18 @@
 // CPU reference) and reused by every q and k head.
 
 #include "kernels.h"
+#include "launch_config.h"
 
 namespace efimsim::kernels::cuda {
 namespace {
 
-constexpr int kThreads = 128;
-constexpr int kMaxHeadDim = 512;
+constexpr int kThreads = launch::rope::kThreads;
+constexpr int kMaxHeadDim = launch::rope::kMaxHeadDim;
 
 __global__ void __launch_bounds__(kThreads) rope_kernel(const RopeParams p) {
   __shared__ float cos_s[kMaxHeadDim / 2];
   __shared__ float sin_s[kMaxHeadDim / 2];
+  static_assert(sizeof(cos_s) + sizeof(sin_s) == launch::rope::kStaticSmem);
   const int token = blockIdx.x;
   const int half = p.head_dim / 2;
   const float pos = static_cast<float>(p.positions[token]);
@@ -39,12 +41,12 @@ __global__ void __launch_bounds__(kThreads) rope_kernel(const RopeParams p) {
 }  // namespace
 
 cudaError_t rope(const RopeParams& p, cudaStream_t stream) {
-  if (!p.q || !p.k || !p.positions || p.tokens < 0 || p.q_heads <= 0 || p.kv_heads <= 0 || p.head_dim <= 0 ||
-      p.head_dim % 2 != 0 || p.head_dim > kMaxHeadDim || !(p.theta > 0.0f)) {
-    return cudaErrorInvalidValue;
-  }
-  if (p.tokens == 0) return cudaSuccess;
-  rope_kernel<<<p.tokens, kThreads, 0, stream>>>(p);
+  const launch::LaunchPlan plan = launch::rope_plan(p.tokens, p.q_heads, p.kv_heads, p.head_dim);
+  if (!plan.ok()) return set_launch_error(plan.error);
+  if (!p.q || !p.k || !p.positions || !(p.theta > 0.0f)) return set_launch_error("rope: null pointer or theta <= 0");
+  if (plan.count == 0) return cudaSuccess;
+  const launch::LaunchConfig& c = plan.launches[0];
+  rope_kernel<<<static_cast<unsigned>(c.grid.x), static_cast<unsigned>(c.block.x), 0, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -2,12 +2,13 @@
 // elements per thread with 16-byte loads, fp32 math.
 
 #include "kernels.h"
+#include "launch_config.h"
 #include "vec.cuh"
 
 namespace efimsim::kernels::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = launch::pointwise::kThreads;
 
 __global__ void __launch_bounds__(kThreads) silu_and_mul_kernel(const SiluAndMulParams p) {
   const std::size_t chunks_per_token = static_cast<std::size_t>(p.ffn) / 8;
@@ -29,14 +30,14 @@ __global__ void __launch_bounds__(kThreads) silu_and_mul_kernel(const SiluAndMul
 }  // namespace
 
 cudaError_t silu_and_mul(const SiluAndMulParams& p, cudaStream_t stream) {
-  if (!p.x || !p.out || p.tokens < 0 || p.ffn <= 0 || p.ffn % 8 != 0 || !vec::aligned16(p.x) ||
-      !vec::aligned16(p.out)) {
-    return cudaErrorInvalidValue;
+  const launch::LaunchPlan plan = launch::silu_and_mul_plan(p.tokens, p.ffn);
+  if (!plan.ok()) return set_launch_error(plan.error);
+  if (!p.x || !p.out || !vec::aligned16(p.x) || !vec::aligned16(p.out)) {
+    return set_launch_error("silu_and_mul: null or misaligned pointer");
   }
-  const std::size_t total = static_cast<std::size_t>(p.ffn) / 8 * p.tokens;
-  if (total == 0) return cudaSuccess;
-  const std::size_t blocks = std::min<std::size_t>((total + kThreads - 1) / kThreads, 1u << 20);
-  silu_and_mul_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(p);
+  if (plan.count == 0) return cudaSuccess;
+  const launch::LaunchConfig& c = plan.launches[0];
+  silu_and_mul_kernel<<<static_cast<unsigned>(c.grid.x), static_cast<unsigned>(c.block.x), 0, stream>>>(p);
   return cudaGetLastError();
 }
 

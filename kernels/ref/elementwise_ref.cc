@@ -67,6 +67,15 @@ void silu_and_mul_ref(int tokens, int ffn, std::span<const bf16> x, std::span<fl
   }
 }
 
+void gelu_tanh_ref(std::span<const bf16> x, std::span<float> out) {
+  require(x.size() == out.size(), "gelu_tanh_ref: sizes");
+  const double c = std::sqrt(2.0 / 3.14159265358979323846);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = bf16_to_float(x[i]);
+    out[i] = static_cast<float>(0.5 * v * (1.0 + std::tanh(c * (v + 0.044715 * v * v * v))));
+  }
+}
+
 void residual_add_ref(std::span<const bf16> a, std::span<const bf16> b, std::span<float> out) {
   require(a.size() == b.size() && a.size() == out.size(), "residual_add_ref: sizes");
   for (std::size_t i = 0; i < a.size(); ++i) out[i] = bf16_to_float(a[i]) + bf16_to_float(b[i]);

@@ -96,6 +96,24 @@ void silu_and_mul_ref(int tokens, int ffn,
                       std::span<const bf16> x,  // [tokens, 2 * ffn]
                       std::span<float> out);    // [tokens, ffn]
 
+// gelu_pytorch_tanh (StarCoder2's plain-MLP activation), elementwise:
+// out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+void gelu_tanh_ref(std::span<const bf16> x,  // [tokens, ffn]
+                   std::span<float> out);    // [tokens, ffn]
+
+// Greedy / top-k sampling of one token per row of fp32 logits. Order: value
+// descending, then id ascending; NaN is never chosen. top_ids gets the row's
+// top_k ids in that order (-1 past the row's non-NaN entries). With
+// top_k == 1 the token is top_ids[0] (the argmax); otherwise the weights
+// w_j = exp((v_j - v_0) / temperature) over the top-k, computed in float in
+// order j = 0, 1, ... as the GPU does, and the token is the first id whose
+// running sum exceeds uniforms[row] * sum (the last one if none does).
+void sampling_ref(int rows, int vocab, int top_k, float temperature,
+                  std::span<const float> logits,       // [rows, vocab]
+                  std::span<const float> uniforms,     // [rows] (unused when top_k == 1)
+                  std::span<std::int32_t> tokens,      // [rows]
+                  std::span<std::int32_t> top_ids);    // [rows, top_k]
+
 // out = a + b elementwise.
 void residual_add_ref(std::span<const bf16> a,  // [n]
                       std::span<const bf16> b,  // [n]

@@ -194,6 +194,69 @@ TEST(profile_json_has_exactly_the_documented_keys_sorted_points) {
   CHECK(doc.at("cpu_overhead").at("source").as_string() == "default");
 }
 
+TEST(plain_mlp_times_gelu_and_gated_mlp_silu_and_mul) {
+  auto doc = json::parse(kLlamaSpec);
+  auto names = [](const ModelSpec& m) {
+    std::set<std::string> out;
+    for (const auto& e : elementwise_ops(m)) out.insert(e.name);
+    return out;
+  };
+  const auto gated = model_spec_from_json(doc);
+  CHECK(names(gated) == (std::set<std::string>{"rmsnorm", "rope", "silu_and_mul", "residual_add", "kv_cache_write"}));
+  CHECK(gated.activation == "silu");
+  doc.set("mlp", json::Value("plain"));
+  doc.set("activation", json::Value("gelu_pytorch_tanh"));
+  const auto plain = model_spec_from_json(doc);
+  CHECK(names(plain) == (std::set<std::string>{"rmsnorm", "rope", "gelu", "residual_add", "kv_cache_write"}));
+  for (const auto& e : elementwise_ops(plain)) {
+    if (e.name == "gelu") CHECK(e.bytes_per_token == 2 * (14336 + 14336));  // read up, write out
+  }
+  const auto rows = sampling_grid(false);
+  CHECK(rows.front() == 1 && rows.back() == 4096 && rows.size() == 13);
+  CHECK(sampling_grid(true).back() == 4096);
+  CHECK(sampling_bytes(gated, 2) == 2.0 * (4.0 * 128256 + 8.0));
+}
+
+TEST(repeated_sweeps_combine_by_minimum_and_record_the_spread) {
+  auto a = sample_profile();
+  auto b = sample_profile();
+  b.gemm[0].points = {{16, 12.4 * 1.10}, {1, 12.1 * 0.95}};  // same keys, same order as a
+  b.decode.points[1].time_us = 3.5 * 1.02;
+  const Profile c = combine_repetitions({a, b});
+  CHECK(c.run_to_run.repetitions == 2);
+  CHECK(c.gemm[0].points[0].second == 12.4);         // min
+  CHECK(c.gemm[0].points[1].second == 12.1 * 0.95);  // min
+  bool saw_gemm = false, saw_decode = false;
+  for (const auto& n : c.run_to_run.tables) {
+    if (n.table == "gemm/qkv_proj") {
+      saw_gemm = true;
+      CHECK(n.points == 2);
+      CHECK(std::abs(n.max_rel_diff - 0.10) < 1e-12);
+      CHECK(std::abs(n.median_rel_diff - 0.5 * (0.10 + (1 / 0.95 - 1))) < 1e-12);
+    }
+    if (n.table == "decode_attention") {
+      saw_decode = true;
+      CHECK(std::abs(n.max_rel_diff - 0.02) < 1e-12 && n.median_rel_diff > 0.0);
+    }
+  }
+  CHECK(saw_gemm && saw_decode);
+  CHECK(c.run_to_run.tables.size() == 1 + 2 + 1);  // gemm, prefill, decode, one elementwise
+  // The optional provenance object, and only there.
+  const auto doc = profile_to_json(c);
+  CHECK(keys(doc.at("provenance")) ==
+        (std::set<std::string>{"gpu_name", "sm_count", "sm_clock_mhz", "memory_clock_mhz", "driver_version",
+                               "cuda_runtime_version", "git_commit", "date_utc", "sweep_repetitions"}));
+  const auto& rr = doc.at("provenance").at("sweep_repetitions");
+  CHECK(keys(rr) == (std::set<std::string>{"count", "combine", "tables"}));
+  CHECK(rr.at("count").as_int() == 2 && rr.at("combine").as_string() == "minimum");
+  CHECK(keys(rr.at("tables").as_array()[0]) ==
+        (std::set<std::string>{"table", "points", "max_rel_diff", "median_rel_diff"}));
+  // Repetitions that do not line up are refused.
+  b.decode.points.pop_back();
+  CHECK_THROWS(combine_repetitions({a, b}));
+  CHECK_THROWS(combine_repetitions({}));
+}
+
 TEST(profile_rejects_duplicate_points_and_bad_times) {
   auto p = sample_profile();
   p.gemm[0].points.push_back({16, 13.0});

@@ -4,6 +4,7 @@
 // GPU kernel that matches a reference matches something that was itself
 // pinned down.
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -380,6 +381,54 @@ TEST(kv_cache_write_then_paged_prefill_equals_naive_attention) {
   std::vector<std::int64_t> bad = {static_cast<std::int64_t>(sc.num_blocks) * 16};
   CHECK_THROWS(kv_cache_write_ref(1, kvh, d, 16, std::vector<bf16>(row), std::vector<bf16>(row), bad,
                                   sc.k_cache, sc.v_cache));
+}
+
+TEST(gelu_tanh_is_close_to_erf_gelu_and_has_its_limits) {
+  std::vector<bf16> x;
+  for (float v = -8.0f; v <= 8.0f; v += 0.0625f) x.push_back(float_to_bf16(v));
+  std::vector<float> out(x.size());
+  gelu_tanh_ref(x, out);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = bf16_to_float(x[i]);
+    const double exact = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));  // the tanh form approximates this
+    CHECK_MSG(std::abs(out[i] - exact) <= 1e-3 * std::max(1.0, std::abs(v)), std::to_string(v));
+  }
+  std::vector<float> lim(3);
+  gelu_tanh_ref(std::vector<bf16>{float_to_bf16(0.0f), float_to_bf16(20.0f), float_to_bf16(-20.0f)}, lim);
+  CHECK(lim[0] == 0.0f && lim[1] == 20.0f && std::abs(lim[2]) < 1e-6f);
+}
+
+TEST(sampling_ref_orders_ties_by_id_skips_nan_and_draws_by_cumulative_weight) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> logits = {1.0f, 3.0f, 3.0f, nan, 2.0f, -1.0f};
+  std::vector<std::int32_t> tok(1), ids1(1), ids3(3);
+  sampling_ref(1, 6, 1, 1.0f, logits, {}, tok, ids1);
+  CHECK(tok[0] == 1 && ids1[0] == 1);  // the tie goes to the lower id
+  // top-3 = ids 1, 2, 4 with weights 1, 1, e^-1 at T = 1 (sum 2.368): a draw
+  // below 1 / 2.368 = 0.422 picks id 1, below 2 / 2.368 = 0.845 id 2, then id 4.
+  for (auto [u, want] : {std::pair{0.0f, 1}, {0.4f, 1}, {0.5f, 2}, {0.99f, 4}}) {
+    sampling_ref(1, 6, 3, 1.0f, logits, std::vector<float>{u}, tok, ids3);
+    CHECK(ids3 == (std::vector<std::int32_t>{1, 2, 4}));
+    CHECK_MSG(tok[0] == want, std::to_string(u) + " -> " + std::to_string(tok[0]));
+  }
+  // A low temperature leaves only the tied maxima: u = 0.99 picks the second.
+  sampling_ref(1, 6, 3, 0.01f, logits, std::vector<float>{0.99f}, tok, ids3);
+  CHECK(tok[0] == 2);
+  // Against a full sort on random rows.
+  Rng rng(7);
+  std::vector<float> x(5 * 1000);
+  fill_uniform(std::span<float>(x), rng, -4, 4);
+  std::vector<std::int32_t> t5(5), top(5 * 50);
+  std::vector<float> u(5, 0.5f);
+  sampling_ref(5, 1000, 50, 1.0f, x, u, t5, top);
+  for (int r = 0; r < 5; ++r) {
+    std::vector<std::int32_t> order(1000);
+    for (int i = 0; i < 1000; ++i) order[static_cast<std::size_t>(i)] = i;
+    const float* row = x.data() + r * 1000;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });
+    CHECK(std::equal(order.begin(), order.begin() + 50, top.begin() + r * 50));
+    CHECK(std::find(order.begin(), order.begin() + 50, t5[static_cast<std::size_t>(r)]) != order.begin() + 50);
+  }
 }
 
 int main() { return efimsim::kernels::testing::run_all(); }

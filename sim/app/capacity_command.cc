@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 #include "sim/app/capacity_report.h"
@@ -17,24 +16,73 @@
 #include "sim/app/thread_pool.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
-#include "sim/client/policy.h"
 #include "sim/metrics/output_writers.h"
 #include "sim/serving/capacity_search.h"
 
 namespace efimsim::cli {
 namespace {
 
-std::vector<std::string> SplitPolicies(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    if (item.empty()) throw UsageError("--policies: empty name in '" + text + "'");
-    GetPolicy(item);
-    items.push_back(item);
-  }
-  if (items.empty()) throw UsageError("--policies: no policy given");
-  return items;
+// The capacity command's own settings besides the search's
+// (CapacitySearchConfig) and the run's (AllParamTables()).
+struct CapacityOptions {
+  std::string policies = "baseline,fim,efim";
+  int64_t target_users = 2000;
+  int64_t gpus_per_replica = 0;  // 0: --tp
+  std::string search = "auto";
+  double target_rate = 10;
+  int64_t jobs = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  std::string out = "efimsim-capacity";
+};
+
+const ParamTable<CapacityOptions>& CapacityParams() {
+  using C = CapacityOptions;
+  static const ParamTable<C> table = {
+      {{"policies", "", "comma-separated policies to size"}, &C::policies},
+      {{"target-users", "users", "the load to serve, e.g. developers typing at once", 1},
+       &C::target_users},
+      {{"gpus-per-replica", "GPUs", "GPUs one replica occupies, for the GPU count; 0 = --tp", 0},
+       &C::gpus_per_replica},
+      {Choice("search", "users (closed loop: most users), rate (open loop: highest arrival rate; "
+              "trace and typing), or auto: rate for --workload trace, else users",
+              {"auto", "users", "rate"}),
+       &C::search},
+      {{"target-rate", "the search's unit", "open loop: the rate to serve (requests/s for a trace "
+        "of request records, sessions/s for typing and session traces)", 1e-9},
+       &C::target_rate},
+      {{"jobs", "threads", "worker threads (one policy's search per thread; results do not "
+        "depend on it)", 1},
+       &C::jobs},
+      {{"out", "", "output directory: capacity.csv (one row per policy) and probes.csv (every "
+        "run)"},
+       &C::out},
+  };
+  return table;
+}
+
+const ParamTable<CapacitySearchConfig>& SearchParams() {
+  using C = CapacitySearchConfig;
+  static const ParamTable<C> table = {
+      {{"max-users", "users", "search bound per deployment", 1}, &C::max_users},
+      {{"plateau-gain", "fraction", "saturated when doubling users raises throughput by less than "
+        "this fraction (not with --think-time-dist exponential: queue growth and SLOs decide)", 0},
+       &C::plateau_gain},
+      {{"queue-growth-ratio", "x", "saturated when the last third of requests queue this many "
+        "times longer than the first third (plus 50 ms)", 1},
+       &C::queue_growth_ratio},
+      {{"warmup-rounds", "rounds", "leave each user's first rounds out of SLOs and saturation "
+        "(the t = 0 cold burst)", 0},
+       &C::warmup_rounds},
+      {{"rate-step", "", "open loop: the search grid (rate = k x step); typing in sessions/s, "
+        "trace as a --rate-scale; 0 = auto: typing 0.01 sessions/s, trace 1/16 of the recorded "
+        "rate", 0},
+       &C::rate_step},
+      {{"max-rate-steps", "steps of --rate-step", "open loop: search bound", 1},
+       &C::max_rate_steps},
+      {{"warmup-fraction", "fraction", "open loop: leave the first fraction of requests (by "
+        "arrival) out of SLOs and saturation (the run starts empty); below 1", 0},
+       &C::warmup_fraction},
+  };
+  return table;
 }
 
 }  // namespace
@@ -44,43 +92,11 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   general.add_options()
       ("slo", po::value<std::vector<std::string>>()->composing(),
        "METRIC=LIMIT_MS, repeatable; every one must hold. Metrics: {ttft,tpot,e2e,queueing}_"
-       "{mean,p50,p90,p99,max}_ms. Default: ttft_p99_ms=500 and tpot_p99_ms=50")
-      ("policies", po::value<std::string>()->default_value("baseline,fim,efim"),
-       "comma-separated policies to size")
-      ("target-users", po::value<int64_t>()->default_value(2000),
-       "the load to serve [users], e.g. developers typing at once")
-      ("max-users", po::value<int64_t>()->default_value(1024),
-       "search bound per deployment [users]")
-      ("gpus-per-replica", po::value<int64_t>()->default_value(1),
-       "GPUs one replica occupies (tensor parallelism is not modelled: this only scales the GPU "
-       "count)")
-      ("plateau-gain", po::value<double>()->default_value(0.05),
-       "saturated when doubling users raises throughput by less than this fraction (not with "
-       "--think-time-dist exponential: queue growth and SLOs decide)")
-      ("queue-growth-ratio", po::value<double>()->default_value(2.0),
-       "saturated when the last third of requests queue this many times longer than the first "
-       "third (plus 50 ms)")
-      ("warmup-rounds", po::value<int64_t>()->default_value(1),
-       "leave each user's first rounds out of SLOs and saturation (the t = 0 cold burst)")
-      ("search", po::value<std::string>()->default_value("auto"),
-       "users (closed loop: most users), rate (open loop: highest arrival rate; trace and "
-       "typing), or auto: rate for --workload trace, else users")
-      ("target-rate", po::value<double>()->default_value(10),
-       "open loop: the rate to serve [the search's unit: requests/s for a trace of request "
-       "records, sessions/s for typing and session traces]")
-      ("rate-step", po::value<double>()->default_value(0),
-       "open loop: the search grid (rate = k x step); typing in sessions/s, trace as a "
-       "--rate-scale; 0 = auto: typing 0.01 sessions/s, trace 1/16 of the recorded rate")
-      ("max-rate-steps", po::value<int64_t>()->default_value(1024),
-       "open loop: search bound [steps of --rate-step]")
-      ("warmup-fraction", po::value<double>()->default_value(0.2),
-       "open loop: leave the first fraction of requests (by arrival) out of SLOs and "
-       "saturation (the run starts empty)")
-      ("jobs", po::value<int>()->default_value(static_cast<int>(
-                   std::max(1u, std::thread::hardware_concurrency()))),
-       "worker threads (one policy's search per thread; results do not depend on it)")
-      ("out", po::value<std::string>()->default_value("efimsim-capacity"),
-       "output directory: capacity.csv (one row per policy) and probes.csv (every run)");
+       "{mean,p50,p90,p99,max}_ms. Default: ttft_p99_ms=500 and tpot_p99_ms=50");
+  static const CapacityOptions option_defaults;
+  static const CapacitySearchConfig search_defaults;
+  AddParamOptions(general, CapacityParams(), option_defaults);
+  AddParamOptions(general, SearchParams(), search_defaults);
   po::options_description visible;
   visible.add(general);
   for (const auto& group : ExperimentOptionGroups()) visible.add(group);
@@ -101,7 +117,11 @@ int RunCapacityCommand(int argc, const char* const* argv) {
                         visible, argc, argv, values)) {
     return 0;
   }
-  const std::vector<std::string> policies = SplitPolicies(values["policies"].as<std::string>());
+  CapacityOptions options;
+  ApplyParamOptions(values, CapacityParams(), options);
+  CapacitySearchConfig search;
+  ApplyParamOptions(values, SearchParams(), search);
+  const std::vector<std::string> policies = SplitPolicies(options.policies);
   std::vector<Slo> slos;
   if (values.count("slo")) {
     for (const std::string& text : values["slo"].as<std::vector<std::string>>()) {
@@ -110,33 +130,17 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   } else {
     slos = {ParseSlo("ttft_p99_ms=500"), ParseSlo("tpot_p99_ms=50")};
   }
-  const int64_t target = values["target-users"].as<int64_t>();
-  if (target < 1) throw UsageError("--target-users: must be at least 1");
-  const int64_t gpus_per_replica = values["gpus-per-replica"].as<int64_t>();
-  if (gpus_per_replica < 1) throw UsageError("--gpus-per-replica: must be at least 1");
-  const int jobs = values["jobs"].as<int>();
-  if (jobs < 1) throw UsageError("--jobs: must be at least 1");
-  CapacitySearchConfig search;
-  search.max_users = values["max-users"].as<int64_t>();
-  search.plateau_gain = values["plateau-gain"].as<double>();
-  search.queue_growth_ratio = values["queue-growth-ratio"].as<double>();
-  search.warmup_rounds = values["warmup-rounds"].as<int64_t>();
-  if (!(search.plateau_gain >= 0)) throw UsageError("--plateau-gain: must be >= 0");
-  if (!(search.queue_growth_ratio >= 1)) throw UsageError("--queue-growth-ratio: must be >= 1");
-
-  const std::string search_mode = values["search"].as<std::string>();
-  if (search_mode != "auto" && search_mode != "users" && search_mode != "rate") {
-    throw UsageError("--search: expected users, rate or auto, got '" + search_mode + "'");
-  }
-  search.rate_step = values["rate-step"].as<double>();
-  search.max_rate_steps = values["max-rate-steps"].as<int64_t>();
-  search.warmup_fraction = values["warmup-fraction"].as<double>();
-  const double target_rate = values["target-rate"].as<double>();
-  if (!(target_rate > 0) || !std::isfinite(target_rate)) {
-    throw UsageError("--target-rate: must be a positive number");
-  }
+  const int64_t target = options.target_users;
+  const int jobs = static_cast<int>(std::min<int64_t>(options.jobs, 4096));
+  const std::string& search_mode = options.search;
+  const double target_rate = options.target_rate;
 
   ExperimentConfig base = ExperimentFromOptions(values);
+  const int64_t gpus_per_replica =
+      options.gpus_per_replica > 0 ? options.gpus_per_replica : base.latency.tensor_parallel;
+  const std::string gpus_source = options.gpus_per_replica > 0
+                                      ? std::string("--gpus-per-replica")
+                                      : "TP " + std::to_string(base.latency.tensor_parallel);
   if (!base.timeline_path.empty()) throw UsageError("--timeline: not available in capacity");
   if (values["documents"].defaulted() && base.workload == "efim-paper") base.documents = "synthetic";
   const bool open_loop =
@@ -145,8 +149,10 @@ int RunCapacityCommand(int argc, const char* const* argv) {
     base.duration_s = search.typing_window_s;
   }
   base.interrupt = InstallInterruptHandler();
-  const std::string out_dir = values["out"].as<std::string>();
-  PrepareOutputDir(out_dir);
+  const std::string out_dir = OutputDirOption(options.out);
+  // Checked now, created only once the search has an answer: a failed or
+  // interrupted search leaves no folder behind.
+  FirstMissingFolder(out_dir);
 
   std::string slo_text;
   for (const Slo& slo : slos) {
@@ -181,11 +187,13 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  PrepareOutputDir(out_dir);
   if (open_loop) {
     RateReportSetup report;
     report.slo_text = slo_text;
     report.target_rate = target_rate;
     report.gpus_per_replica = gpus_per_replica;
+    report.gpus_source = gpus_source;
     report.warmup_fraction = search.warmup_fraction;
     report.out_dir = out_dir;
     report.wall_s = wall_s;
@@ -244,7 +252,7 @@ int RunCapacityCommand(int argc, const char* const* argv) {
             << search.warmup_rounds << "\n"
             << "latency:  " << DescribeLatencyModel(base) << "\n"
             << "target:   " << target << " users; GPUs = replicas x " << gpus_per_replica
-            << " (tensor parallelism not modelled)\n\n";
+            << " (" << gpus_source << ")\n\n";
   std::cout << Pad("policy", 10, false) << Pad("max users", 10) << Pad("replicas", 10)
             << Pad("GPUs", 7) << Pad("hit rate", 10) << Pad("p99 TTFT", 10) << Pad("p99 TPOT", 10)
             << Pad("req/s", 9) << "  next load up fails because\n";

@@ -141,8 +141,8 @@ int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
             << "% by arrival\n"
             << "latency:  " << DescribeLatencyModel(base) << "\n"
             << "target:   " << FormatFixed(setup.target_rate, 3) << " " << unit
-            << "; GPUs = replicas x " << setup.gpus_per_replica
-            << " (tensor parallelism not modelled)\n\n";
+            << "; GPUs = replicas x " << setup.gpus_per_replica << " (" << setup.gpus_source
+            << ")\n\n";
   const std::string rate_header = "max " + unit;
   std::cout << Pad("policy", 10, false) << Pad(rate_header, 18)
             << (trace ? Pad("scale", 8) : std::string()) << Pad("replicas", 10) << Pad("GPUs", 7)

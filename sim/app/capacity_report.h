@@ -34,6 +34,7 @@ struct RateReportSetup {
   std::string slo_text;       // "ttft_p99_ms <= 500.0, ..."
   double target_rate = 0;     // in the search's rate unit
   int64_t gpus_per_replica = 1;
+  std::string gpus_source;  // "TP 2" or "--gpus-per-replica"
   double warmup_fraction = 0;
   std::string out_dir;
   double wall_s = 0;

@@ -1,31 +1,36 @@
 #pragma once
 // Command-line options built from the documented parameter tables
-// (sim/base/params.h), so --help, parsing and validation share one source.
-// Boost.Program_options stays inside sim/app.
+// (sim/base/params.h; every simulation option is in AllParamTables(),
+// sim/serving/run_params.h), so --help, parsing and validation share one
+// source. Boost.Program_options stays inside sim/app.
 
 #include <string>
 #include <vector>
 
 #include <boost/program_options.hpp>
 
+#include "models/latency_model_registry.h"
+#include "models/spec_catalog.h"
 #include "sim/base/params.h"
 #include "sim/serving/experiment.h"
+#include "sim/serving/run_params.h"
 
 namespace efimsim::cli {
 
 namespace po = boost::program_options;
+
+// "help [unit] (one of: a, b)": the option's --help line.
+std::string ParamHelpText(const ParamInfo& info);
+// One option "--name arg (=default)  help [unit]", parsed as text.
+void AddParamOption(po::options_description& options, const ParamInfo& info,
+                    const std::string& default_value);
 
 // Adds one option per parameter: "--name arg (=default)  help [unit]".
 template <class Config>
 void AddParamOptions(po::options_description& options, const ParamTable<Config>& table,
                      const Config& defaults) {
   for (const Param<Config>& param : table) {
-    std::string help = param.info.help;
-    if (!param.info.unit.empty()) help += " [" + param.info.unit + "]";
-    const std::string value = ParamValueText(param, defaults);
-    auto* semantic = po::value<std::string>()->default_value(value);
-    if (value == "true" || value == "false") semantic->implicit_value("true");
-    options.add_options()(param.info.name.c_str(), semantic, help.c_str());
+    AddParamOption(options, param.info, ParamValueText(param, defaults));
   }
 }
 
@@ -39,18 +44,29 @@ void ApplyParamOptions(const po::variables_map& values, const ParamTable<Config>
   }
 }
 
-// Parameter tables of the experiment's parts not owned by the engine.
-const ParamTable<PaperWorkloadConfig>& WorkloadParams();
-const ParamTable<ExperimentConfig>& RunParams();  // max tokens, documents, trace, ...
-const ParamTable<CompletionClientConfig>& CompletionParams();
-const ParamTable<TypingBehavior>& TypingParams();
-const ParamTable<TypingWorkloadConfig>& TypingPopulationParams();
-const ParamTable<CpuOverheadConfig>& CpuOverheadParams();
-
-// The option groups every simulation command takes.
+// The option groups every simulation command takes: AllParamTables(), one
+// group per table group, in order.
 std::vector<po::options_description> ExperimentOptionGroups();
 // Reads them back into a config.
 ExperimentConfig ExperimentFromOptions(const po::variables_map& values);
+
+// predict and validate-latency: the model, the GPU and the latency options
+// of the simulation commands (the same table rows: --model, --gpu,
+// --latency-model, --tp, --profile, host overheads), plus --mode.
+po::options_description LatencyOptionGroup(const std::string& mode_help);
+struct LatencySetup {
+  ModelSpec model;
+  GpuSpec gpu;
+  std::string latency_model;
+  LatencyModelOptions options;
+  CpuOverheadConfig cpu;  // cuda_graphs unset: each command sets it per mode
+  std::string mode;       // eager | graph
+};
+LatencySetup LatencyFromOptions(const po::variables_map& values);
+
+// --policies: comma-separated policy names, each known and given once;
+// throws UsageError("--policies: ...") otherwise.
+std::vector<std::string> SplitPolicies(const std::string& text);
 
 // Parses argv (after the command name) against `visible`; throws UsageError
 // naming the option for unknown options or bad syntax. Returns false (and

@@ -2,12 +2,12 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/app/interrupt.h"
 #include "sim/app/output_dir.h"
+#include "sim/app/staged_output_dir.h"
 #include "sim/app/report.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
@@ -16,24 +16,6 @@
 #include "sim/metrics/requests_csv_writer.h"
 
 namespace efimsim::cli {
-namespace {
-
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    if (item.empty()) throw UsageError("--policies: empty name in '" + text + "'");
-    for (const std::string& seen : items) {
-      if (seen == item) throw UsageError("--policies: '" + item + "' given twice");
-    }
-    items.push_back(item);
-  }
-  if (items.empty()) throw UsageError("--policies: no policy given");
-  return items;
-}
-
-}  // namespace
 
 int RunCompareCommand(int argc, const char* const* argv) {
   std::string policies_help = "comma-separated cache policies, run on the identical workload:";
@@ -57,12 +39,13 @@ int RunCompareCommand(int argc, const char* const* argv) {
                         visible, argc, argv, values)) {
     return 0;
   }
-  const std::vector<std::string> policies = SplitList(values["policies"].as<std::string>());
-  for (const std::string& policy : policies) GetPolicy(policy);
+  const std::vector<std::string> policies = SplitPolicies(values["policies"].as<std::string>());
   ExperimentConfig base = ExperimentFromOptions(values);
   base.interrupt = InstallInterruptHandler();
-  const std::string out_dir = values["out"].as<std::string>();
-  PrepareOutputDir(out_dir);
+  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
+  // Written whole or not at all; an earlier compare's policy folders that
+  // this one does not write are removed at the end, not left beside it.
+  StagedOutputDir staged(out_dir);
 
   std::vector<PolicyResult> results;
   // Each policy's records stream to its requests.csv (memory does not grow
@@ -71,7 +54,7 @@ int RunCompareCommand(int argc, const char* const* argv) {
   for (size_t i = 0; i < policies.size(); ++i) {
     ExperimentConfig config = base;
     config.policy = policies[i];
-    const std::string policy_dir = out_dir + "/" + config.policy;
+    const std::string policy_dir = staged.Path(config.policy);
     PrepareOutputDir(policy_dir);
     requests_csv.push_back(std::make_unique<RequestsCsvWriter>(policy_dir + "/requests.csv"));
     config.record_sink = requests_csv.back().get();
@@ -108,11 +91,17 @@ int RunCompareCommand(int argc, const char* const* argv) {
     std::cerr << line;
   }
   for (size_t i = 0; i < results.size(); ++i) {
+    RequireMeasuredRequests(base, results[i].result);
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
     const PolicyResult& r = results[i];
     requests_csv[i]->Commit();
-    WriteSummaryJson(out_dir + "/" + r.policy + "/summary.json", r.result.info, r.result.summary);
+    WriteSummaryJson(staged.Path(r.policy + "/summary.json"), r.result.info, r.result.summary);
   }
-  WriteFileAtomically(out_dir + "/comparison.csv", RenderComparisonCsv(results));
+  WriteFileAtomically(staged.Path("comparison.csv"), RenderComparisonCsv(results));
+  std::vector<std::string> policy_folders;
+  for (const PolicySpec& policy : AllPolicies()) policy_folders.push_back(policy.name);
+  staged.Commit(policy_folders);
 
   std::cout << RenderRunHeader(results.front().result) << "\n"
             << RenderComparisonTable(results) << "\n"

@@ -15,7 +15,8 @@ constexpr const char* kUsage =
     "usage: efimsim <command> [options]     (efimsim <command> --help for its options)\n"
     "\n"
     "Simulates LLM serving of code-completion (fill-in-the-middle) traffic on a model of\n"
-    "the vLLM v1 engine, comparing prompt formats and prefix-cache policies.\n"
+    "the vLLM v1 engine (or SGLang: --engine sglang), comparing prompt formats and\n"
+    "prefix-cache policies.\n"
     "\n"
     "commands:\n"
     "  compare   run several policies (default baseline,fim,efim) on the same workload,\n"
@@ -35,7 +36,8 @@ constexpr const char* kUsage =
     "            and GPUs a target load needs, per policy\n"
     "\n"
     "With no command, `efimsim compare` runs the EFIM paper's benchmark\n"
-    "(16 users x 5 rounds, Llama-3.1-8B on one H100, roofline latency model).\n";
+    "(16 users x 5 rounds, Llama-3.1-8B on one H100; latency model auto: the built-in\n"
+    "kernel profile measured for that GPU and model, the roofline for pairs without one).\n";
 
 int Dispatch(int argc, const char* const* argv) {
   using namespace efimsim::cli;

@@ -55,7 +55,7 @@ int RunMergeCommand(int argc, const char* const* argv) {
     contents.push_back(ReadWholeFile(names.back()));
   }
   const std::string merged = MergeSweepCsvs(contents, names);
-  const std::string out_dir = values["out"].as<std::string>();
+  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
   PrepareOutputDir(out_dir);
   if (!values["no-runs"].as<bool>()) {
     namespace fs = std::filesystem;

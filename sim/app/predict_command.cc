@@ -22,9 +22,13 @@ int64_t ParseCount(const std::string& text, const std::string& spec, int64_t min
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || text.empty() || value < min_value) {
-    throw UsageError("--seq " + spec + ": '" + text + "' is not an integer >= " +
-                     std::to_string(min_value) + " (format NEW:CONTEXT[:emit|noemit])");
+  // A sequence longer than 2^31 - 1 tokens is no model's; past it the
+  // step's arithmetic in nanoseconds would overflow.
+  constexpr int64_t kMaxTokens = 2147483647;
+  if (used != text.size() || text.empty() || value < min_value || value > kMaxTokens) {
+    throw UsageError("--seq " + spec + ": '" + text + "' is not an integer from " +
+                     std::to_string(min_value) + " to " + std::to_string(kMaxTokens) +
+                     " (format NEW:CONTEXT[:emit|noemit])");
   }
   return value;
 }
@@ -61,30 +65,15 @@ SequenceWork ParseSequence(const std::string& spec) {
 }  // namespace
 
 int RunPredictCommand(int argc, const char* const* argv) {
-  std::string models_help = "step latency model:";
-  for (const LatencyModelInfo& info : LatencyModelNames()) {
-    models_help += "\n  " + info.name + ": " + info.help;
-  }
   po::options_description general("Predict");
   general.add_options()
-      ("model", po::value<std::string>()->default_value("llama-3.1-8b"),
-       "built-in model name or path to a model spec JSON")
-      ("gpu", po::value<std::string>()->default_value("h100-sxm"),
-       "built-in GPU name or path to a GPU spec JSON")
       ("seq", po::value<std::vector<std::string>>()->multitoken()->required(),
        "sequences of the step, each NEW:CONTEXT[:emit|noemit]: new tokens computed this step, "
        "tokens already in the KV cache, whether it samples a token (default emit)")
-      ("mode", po::value<std::string>()->default_value("eager"),
-       "eager (every step launches its kernels) or graph (decode-only steps replay CUDA graphs)")
-      ("tp", po::value<int64_t>()->default_value(1), "tensor-parallel GPUs (1, 2, 4, 8)")
-      ("latency-model", po::value<std::string>()->default_value("auto"), models_help.c_str())
-      ("profile", po::value<std::string>()->default_value(""),
-       "kernel profile JSON for the profile model (default: built-in for the GPU and model)")
       ("json", po::bool_switch(), "print the breakdown as JSON");
-  po::options_description overheads("Latency model host overheads");
-  AddParamOptions(overheads, CpuOverheadParams(), CpuOverheadConfig{});
   po::options_description visible;
-  visible.add(general).add(overheads);
+  visible.add(general).add(LatencyOptionGroup(
+      "eager (every step launches its kernels) or graph (decode-only steps replay CUDA graphs)"));
 
   po::variables_map values;
   if (!ParseCommandLine("predict",
@@ -95,22 +84,17 @@ int RunPredictCommand(int argc, const char* const* argv) {
                         visible, argc, argv, values)) {
     return 0;
   }
-  CpuOverheadConfig cpu;
-  ApplyParamOptions(values, CpuOverheadParams(), cpu);
-  const std::string mode = values["mode"].as<std::string>();
-  if (mode != "eager" && mode != "graph") throw UsageError("--mode: expected eager or graph");
-  cpu.cuda_graphs = mode == "graph";
-  LatencyModelOptions options;
-  options.tensor_parallel = values["tp"].as<int64_t>();
-  options.profile_path = values["profile"].as<std::string>();
+  LatencySetup setup = LatencyFromOptions(values);
+  const std::string& mode = setup.mode;
+  setup.cpu.cuda_graphs = mode == "graph";
+  const LatencyModelOptions& options = setup.options;
   std::vector<SequenceWork> batch;
   for (const std::string& spec : values["seq"].as<std::vector<std::string>>()) {
     batch.push_back(ParseSequence(spec));
   }
-  const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
-  const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());
-  const auto latency =
-      MakeLatencyModel(values["latency-model"].as<std::string>(), model, gpu, cpu, options);
+  const ModelSpec& model = setup.model;
+  const GpuSpec& gpu = setup.gpu;
+  const auto latency = MakeLatencyModel(setup.latency_model, model, gpu, setup.cpu, options);
   const StepBreakdown breakdown = latency->Explain(batch);
   const PredictionContext context{latency->Name(), latency->Description(), model.name, gpu.name,
                                   options.tensor_parallel, mode, ""};

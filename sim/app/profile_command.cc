@@ -12,6 +12,7 @@
 #include "models/spec_catalog.h"
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
+#include "sim/app/output_dir.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
 
@@ -80,6 +81,7 @@ int RunImport(int argc, const char* const* argv) {
                         general, argc, argv, values)) {
     return 0;
   }
+  CheckOutputFileDir("--out", values["out"].as<std::string>());  // before the import's work
   const std::string from = values["from"].as<std::string>();
   const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
   const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());

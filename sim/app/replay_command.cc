@@ -6,6 +6,7 @@
 #include "sim/app/commands.h"
 #include "sim/app/interrupt.h"
 #include "sim/app/output_dir.h"
+#include "sim/app/staged_output_dir.h"
 #include "sim/app/report.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
@@ -39,13 +40,13 @@ int RunReplayCommand(int argc, const char* const* argv) {
   config.interrupt = InstallInterruptHandler();
   config.policy = values["policy"].as<std::string>();
   GetPolicy(config.policy);  // validate before any work
-  const std::string out_dir = values["out"].as<std::string>();
-  PrepareOutputDir(out_dir);
+  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
+  StagedOutputDir staged(out_dir);  // nothing appears under --out unless the run succeeds
 
   const auto started = std::chrono::steady_clock::now();
   // Records stream to requests.csv as requests end, so memory does not grow
   // with the trace's length; the file appears only when the run succeeds.
-  RequestsCsvWriter requests_csv(out_dir + "/requests.csv");
+  RequestsCsvWriter requests_csv(staged.Path("requests.csv"));
   config.record_sink = &requests_csv;
   StderrProgress progress("replay " + config.policy);
   config.progress = progress.Callback();
@@ -61,8 +62,10 @@ int RunReplayCommand(int argc, const char* const* argv) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
+  RequireMeasuredRequests(config, result);
   requests_csv.Commit();
-  WriteSummaryJson(out_dir + "/summary.json", result.info, result.summary);
+  WriteSummaryJson(staged.Path("summary.json"), result.info, result.summary);
+  staged.Commit();
 
   std::cout << RenderRunHeader(result) << "\n"
             << RenderComparisonTable({{config.policy, result}}) << "\n"

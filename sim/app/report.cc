@@ -94,8 +94,11 @@ std::string RenderRunHeader(const ExperimentResult& result) {
   const RunInfo& info = result.info;
   std::string out;
   out += "workload:      " + SettingText(info, "workload", "description") + "\n";
-  out += "model, GPU:    " + SettingText(info, "model", "name") + " on 1 x " +
-         SettingText(info, "gpu", "description") + ", KV cache " +
+  // "tp" is in the run info only when not 1 (a quiet option).
+  const std::string tp = SettingText(info, "latency_model", "tp");
+  out += "model, GPU:    " + SettingText(info, "model", "name") + " on " +
+         (tp.empty() ? "1" : tp) + " x " + SettingText(info, "gpu", "description") +
+         (tp.empty() ? "" : " (tensor parallel)") + ", KV cache " +
          SettingText(info, "engine", "kv_tokens_effective") + " tokens\n";
   if (SettingText(info, "engine", "name") == "sglang") {
     out += "engine:        sglang 0.5.3, schedule_policy " +
@@ -227,6 +230,23 @@ bool StderrProgress::Finish() {
   const bool written = written_;
   written_ = false;
   return written;
+}
+
+void RequireMeasuredRequests(const ExperimentConfig& config, const ExperimentResult& result) {
+  const RunSummary& s = result.summary;
+  if (s.requests_completed > 0) return;
+  std::string why = "no request completed (" + std::to_string(s.engine.rejected_requests) +
+                    " rejected, " + std::to_string(s.requests_cancelled) + " cancelled)";
+  for (const RunInfoSection& section : result.info.sections) {
+    if (section.name != "warnings") continue;
+    for (const Setting& w : section.settings) {
+      if (w.key == "rejected_requests") why += "; first " + std::get<std::string>(w.value);
+    }
+  }
+  if (config.workload == "trace") {
+    throw InputError(config.trace_path, 0, "", why + ": nothing to measure; no output written");
+  }
+  throw UsageError(why + ": nothing to measure; no output written");
 }
 
 }  // namespace efimsim::cli

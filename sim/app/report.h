@@ -18,6 +18,10 @@ struct PolicyResult {
 // The header lines every table starts with: workload, model, GPU, latency
 // model (named, with its caveats), documents.
 std::string RenderRunHeader(const ExperimentResult& result);
+
+// InputError (naming the trace when there is one) when a run completed no
+// request: its latencies would print as 0.0 ms, which no run measured.
+void RequireMeasuredRequests(const ExperimentConfig& config, const ExperimentResult& result);
 // Side-by-side metrics, one column per policy.
 std::string RenderComparisonTable(const std::vector<PolicyResult>& results);
 // "EFIM vs FIM: mean E2E latency -52.0%, throughput +98.0%" lines, for each

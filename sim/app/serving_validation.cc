@@ -112,6 +112,7 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
   config.workload = "trace";
   config.latency_model = options.latency_model;
   config.engine = options.engine;
+  config.latency = options.latency;
   config.cpu = options.cpu;
   config.record_wall_time = false;
   config.engine.check_invariants = options.check_invariants;
@@ -236,8 +237,14 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
     named("tensor_parallel_size not in the run: simulated at TP=1");
   }
   if (e.tensor_parallel_size && *e.tensor_parallel_size != 1) {
-    named("tensor_parallel_size " + std::to_string(*e.tensor_parallel_size) +
-          ": validate-serving simulates one GPU at TP=1");
+    if (Given(options, "tp")) {
+      v.mapping.push_back({"tensor_parallel_size", "--tp " + std::to_string(config.latency.tensor_parallel) +
+                                                       " (command line; run: " +
+                                                       std::to_string(*e.tensor_parallel_size) + ")"});
+    } else {
+      config.latency.tensor_parallel = *e.tensor_parallel_size;
+      v.mapping.push_back({"tensor_parallel_size", std::to_string(*e.tensor_parallel_size) + " -> --tp"});
+    }
   }
   if (e.data_parallel_size && *e.data_parallel_size != 1) {
     named("data_parallel_size " + std::to_string(*e.data_parallel_size) + ": one engine simulated");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/app/serving_run.h"
+#include "models/latency_model_registry.h"
 #include "sim/serving/experiment.h"
 
 namespace efimsim {
@@ -29,6 +30,7 @@ struct ServingValidationOptions {
   EngineConfig engine;
   std::vector<std::string> explicit_engine;  // EngineParams names given on the command line
   CpuOverheadConfig cpu;
+  LatencyModelOptions latency;  // --tp, --profile
   // "auto": host/GPU overlap (CpuOverheadConfig::overlap_host) as the run's
   // async_scheduling says (off when it does not say); "true"; "false".
   std::string host_overlap = "auto";

@@ -101,7 +101,7 @@ int RunSweepCommand(int argc, const char* const* argv) {
   for (int64_t i = 0; i < grid_size; ++i) {
     if (shard.Holds(i)) runs.push_back(i);
   }
-  const std::string out_dir = values["out"].as<std::string>();
+  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
   PrepareOutputDir(out_dir);
   PrepareOutputDir(out_dir + "/runs");
 
@@ -116,7 +116,8 @@ int RunSweepCommand(int argc, const char* const* argv) {
   }
   std::cerr << "; " << std::min<int64_t>(jobs, static_cast<int64_t>(runs.size())) << " threads\n";
 
-  const std::string header = SweepCsvHeader(ExperimentOptionValues(base));
+  const std::vector<std::string> option_keys = SweepOptionKeys(base, axes);
+  const std::string header = SweepCsvHeader(ExperimentOptionValues(base, option_keys));
   std::vector<std::string> rows(runs.size());
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();
@@ -136,7 +137,7 @@ int RunSweepCommand(int argc, const char* const* argv) {
     WriteSummaryJson(dir + "/summary.json", result.info, result.summary);
     WriteRequestsCsv(dir + "/requests.csv", result.records);
     rows[static_cast<size_t>(k)] =
-        SweepCsvRow(index, grid_size, ExperimentOptionValues(config), result);
+        SweepCsvRow(index, grid_size, ExperimentOptionValues(config, option_keys), result);
   };
   auto progress = [&](int64_t done) {
     const double elapsed =

@@ -13,20 +13,6 @@ namespace {
 
 constexpr int64_t kMaxGridSize = 1'000'000;
 
-// Calls visit(table, config_part) for every parameter table, in --help order.
-template <class Visitor>
-void ForEachTable(ExperimentConfig& config, Visitor&& visit) {
-  visit(WorkloadParams(), config.workload_paper);
-  visit(RunParams(), config);
-  visit(CompletionParams(), config.completion);
-  visit(TypingParams(), config.typing.behavior);
-  visit(TypingPopulationParams(), config.typing);
-  visit(EngineParams(), config.engine);
-  visit(SglangParams(), config.sglang);
-  visit(CpuOverheadParams(), config.cpu);
-  visit(CpuKvTierParams(), config.cpu_kv);
-}
-
 std::vector<std::string> SplitValues(const std::string& key, const std::string& text) {
   std::vector<std::string> values;
   std::stringstream stream(text);
@@ -59,32 +45,44 @@ void SetExperimentOption(ExperimentConfig& config, const std::string& key,
     config.policy = value;
     return;
   }
-  bool found = false;
-  ForEachTable(config, [&](const auto& table, auto& part) {
-    for (const auto& param : table) {
-      if (param.info.name == key) {
-        SetParam(param, value, part);
-        found = true;
-      }
-    }
-  });
-  if (!found) {
+  const RunParam* param = FindRunParam(key);
+  if (param == nullptr) {
     throw UsageError("--grid: unknown option '" + key +
                      "' (any option of `efimsim replay --help`, or policy)");
   }
-  ValidateSglangConfig(config.sglang);  // names a bad --engine before any run
+  param->set(value, config);
+}
+
+std::vector<std::string> SweepOptionKeys(const ExperimentConfig& base,
+                                         const std::vector<GridAxis>& axes) {
+  static const ExperimentConfig defaults;
+  std::vector<std::string> keys = {"policy"};
+  for (const RunParamTable& table : AllParamTables()) {
+    for (const RunParam& param : table.params) {
+      const std::string& name = param.info->name;
+      if (name == "timeline") continue;  // never set in sweeps
+      if (param.info->quiet_default && param.value(base) == param.value(defaults) &&
+          std::none_of(axes.begin(), axes.end(),
+                       [&](const GridAxis& axis) { return axis.key == name; })) {
+        continue;
+      }
+      keys.push_back(name);
+    }
+  }
+  return keys;
+}
+
+std::vector<OptionSetting> ExperimentOptionValues(const ExperimentConfig& config,
+                                                  const std::vector<std::string>& keys) {
+  std::vector<OptionSetting> values;
+  for (const std::string& key : keys) {
+    values.emplace_back(key, key == "policy" ? config.policy : FindRunParam(key)->value(config));
+  }
+  return values;
 }
 
 std::vector<OptionSetting> ExperimentOptionValues(const ExperimentConfig& config) {
-  std::vector<OptionSetting> values = {{"policy", config.policy}};
-  ExperimentConfig copy = config;
-  ForEachTable(copy, [&](const auto& table, auto& part) {
-    for (const auto& param : table) {
-      if (param.info.name == "timeline") continue;  // never set in sweeps
-      values.emplace_back(param.info.name, ParamValueText(param, part));
-    }
-  });
-  return values;
+  return ExperimentOptionValues(config, SweepOptionKeys(config, {}));
 }
 
 GridAxis ParseGridAxis(const std::string& text) {

@@ -42,8 +42,16 @@ std::string OptionKey(const std::string& name);
 // naming the option for an unknown name or a bad value.
 void SetExperimentOption(ExperimentConfig& config, const std::string& key,
                          const std::string& value);
-// Every simulation option's value, "policy" first, then the parameter
-// tables in --help order.
+// The options a sweep lists in sweep.csv: "policy", then every option of
+// AllParamTables() in --help order, except those marked quiet_default
+// (ParamInfo) that neither `base` sets nor an axis varies, so a sweep that
+// does not use an option added later writes the bytes it wrote before.
+std::vector<std::string> SweepOptionKeys(const ExperimentConfig& base,
+                                         const std::vector<GridAxis>& axes);
+// The values of `keys` (SweepOptionKeys) in `config`.
+std::vector<OptionSetting> ExperimentOptionValues(const ExperimentConfig& config,
+                                                  const std::vector<std::string>& keys);
+// With the keys of SweepOptionKeys(config, no axes).
 std::vector<OptionSetting> ExperimentOptionValues(const ExperimentConfig& config);
 
 struct Shard {

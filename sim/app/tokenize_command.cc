@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -47,11 +48,19 @@ int RunTokenizeCommand(int argc, const char* const* argv) {
     return 0;
   }
   if (!values.count("files")) throw UsageError("tokenize needs at least one FILE");
+  const std::vector<std::string> files = values["files"].as<std::vector<std::string>>();
+  // Every input checked before anything is printed, so no output is half a listing.
+  for (const std::string& file : files) {
+    if (std::filesystem::is_directory(file)) {
+      throw InputError(file, 0, "", "is a directory; give its files (e.g. " + file + "/*.py)");
+    }
+    if (!std::ifstream(file, std::ios::binary)) throw InputError(file, 0, "", "cannot open file");
+  }
   const tokenizer::BpeTokenizer bpe = LoadTokenizer(values["tokenizer"].as<std::string>());
   const bool json = values["json"].as<bool>();
   if (json) std::cout << "{\"files\": [";
   bool first = true;
-  for (const std::string& file : values["files"].as<std::vector<std::string>>()) {
+  for (const std::string& file : files) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file, 0, "", "cannot open file");
     std::ostringstream text;

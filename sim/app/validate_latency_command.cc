@@ -14,33 +14,23 @@
 namespace efimsim::cli {
 
 int RunValidateLatencyCommand(int argc, const char* const* argv) {
+  static const ParamInfo kTiming = Choice(
+      "timing",
+      "what measured_ms is: gpu (the forward pass's GPU time, e.g. a CUDA-graph replay timed "
+      "with events, as in ../shared/data/gpu; compared with the prediction less its host "
+      "overhead) or step (a whole engine step, host overhead included)",
+      {"gpu", "step"});
   po::options_description general("Validate latency");
   general.add_options()
-      ("model", po::value<std::string>()->default_value("llama-3.1-8b"),
-       "built-in model name or path to a model spec JSON")
-      ("gpu", po::value<std::string>()->default_value("h100-sxm"),
-       "built-in GPU name or path to a GPU spec JSON")
       ("measured", po::value<std::string>()->required(),
-       "JSON list of measured steps (format: models/PROFILE.md, \"Measured steps\")")
-      ("mode", po::value<std::string>()->default_value("eager"),
-       "overhead model of rows without a \"mode\": eager or graph")
-      ("timing", po::value<std::string>()->default_value("gpu"),
-       "what measured_ms is: gpu (the forward pass's GPU time, e.g. a CUDA-graph replay timed "
-       "with events, as in ../shared/data/gpu; compared with the prediction less its host "
-       "overhead) or step (a whole engine step, host overhead included)")
-      ("tp", po::value<int64_t>()->default_value(1), "tensor-parallel GPUs (1, 2, 4, 8)")
-      ("latency-model", po::value<std::string>()->default_value("auto"),
-       "latency model to check: auto (the built-in profile of the GPU and model when one exists, "
-       "else the roofline), profile (the same, saying 'roofline fallback' when none exists), or "
-       "roofline")
-      ("profile", po::value<std::string>()->default_value(""),
-       "kernel profile JSON for the profile model (default: built-in for the GPU and model)")
+       "JSON list of measured steps (format: models/PROFILE.md, \"Measured steps\")");
+  AddParamOption(general, kTiming, "gpu");
+  general.add_options()
       ("worst", po::value<int64_t>()->default_value(3), "worst rows listed per kind")
       ("json", po::bool_switch(), "print the report as JSON");
-  po::options_description overheads("Latency model host overheads");
-  AddParamOptions(overheads, CpuOverheadParams(), CpuOverheadConfig{});
   po::options_description visible;
-  visible.add(general).add(overheads);
+  visible.add(general).add(
+      LatencyOptionGroup("overhead model of rows without a \"mode\": eager or graph"));
 
   po::variables_map values;
   if (!ParseCommandLine("validate-latency",
@@ -51,20 +41,17 @@ int RunValidateLatencyCommand(int argc, const char* const* argv) {
                         visible, argc, argv, values)) {
     return 0;
   }
-  const std::string mode = values["mode"].as<std::string>();
-  if (mode != "eager" && mode != "graph") throw UsageError("--mode: expected eager or graph");
   const std::string timing = values["timing"].as<std::string>();
-  if (timing != "gpu" && timing != "step") throw UsageError("--timing: expected gpu or step");
+  CheckAllowedValue(kTiming, timing);
   const int64_t worst = values["worst"].as<int64_t>();
   if (worst < 0) throw UsageError("--worst: must be >= 0");
-  CpuOverheadConfig cpu;
-  ApplyParamOptions(values, CpuOverheadParams(), cpu);
-  LatencyModelOptions options;
-  options.tensor_parallel = values["tp"].as<int64_t>();
-  options.profile_path = values["profile"].as<std::string>();
-  const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
-  const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());
-  const std::string name = values["latency-model"].as<std::string>();
+  const LatencySetup setup = LatencyFromOptions(values);
+  const std::string& mode = setup.mode;
+  const LatencyModelOptions& options = setup.options;
+  const ModelSpec& model = setup.model;
+  const GpuSpec& gpu = setup.gpu;
+  const std::string& name = setup.latency_model;
+  const CpuOverheadConfig& cpu = setup.cpu;
   CpuOverheadConfig eager_cpu = cpu;
   eager_cpu.cuda_graphs = false;
   CpuOverheadConfig graph_cpu = cpu;

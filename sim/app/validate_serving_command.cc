@@ -37,7 +37,8 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
       "to the run's device and model names mapped to the catalogue");
   const EngineConfig engine_defaults;
   AddParamOptions(engine, EngineParams(), engine_defaults);
-  po::options_description overheads("Latency model host overheads");
+  po::options_description overheads("Latency model: tensor parallelism, profile, host overheads");
+  AddParamOptions(overheads, LatencyParams(), LatencyModelOptions{});
   AddParamOptions(overheads, CpuOverheadParams(), CpuOverheadConfig{});
   po::options_description visible;
   visible.add(general).add(engine).add(overheads);
@@ -73,6 +74,11 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
     if (name == "model") options.model = options.engine.model;
   }
   ApplyParamOptions(values, CpuOverheadParams(), options.cpu);
+  ApplyParamOptions(values, LatencyParams(), options.latency);
+  for (const auto& param : LatencyParams()) {
+    const auto it = values.find(param.info.name);
+    if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
+  }
   options.host_overlap = values["host-overlap"].as<std::string>();
 
   const ServingRun run = ReadServingRun(paths, values["workload"].as<std::string>());

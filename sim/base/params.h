@@ -10,19 +10,33 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <string>
 #include <variant>
 #include <vector>
 
 namespace efimsim {
 
+inline constexpr double kParamNoLimit = std::numeric_limits<double>::infinity();
+
 struct ParamInfo {
   std::string name;  // CLI spelling, e.g. "max-num-batched-tokens"
   std::string unit;  // "tokens", "ms", "GiB", "" for none
   std::string help;  // one line
-  double min_value = -std::numeric_limits<double>::infinity();  // numeric fields only
-  double max_value = std::numeric_limits<double>::infinity();
+  double min_value = -kParamNoLimit;  // numeric fields only
+  double max_value = kParamNoLimit;
+  // Fields with a fixed set of values: every allowed value as text, in the
+  // order --help lists them; empty for any value. SetParam and CheckParam
+  // reject anything else with a message that lists them.
+  std::vector<std::string> allowed = {};
+  // Outputs (sweep.csv columns, the run description) leave the field out
+  // while it keeps its default, so runs that do not use an option added
+  // later write the bytes they wrote before it existed.
+  bool quiet_default = false;
 };
+
+// A text field with a fixed set of values.
+ParamInfo Choice(std::string name, std::string help, std::vector<std::string> allowed);
 
 template <class Config>
 struct Param {
@@ -44,11 +58,21 @@ void SetParam(const Param<Config>& param, const std::string& text, Config& confi
 template <class Config>
 std::string ParamValueText(const Param<Config>& param, const Config& config);
 
+// Throws UsageError("--<name>: ...") when the field's value in `config` is
+// out of range or not one of the allowed values (a config built in code).
+template <class Config>
+void CheckParam(const Param<Config>& param, const Config& config);
+
 // Non-template helpers the templates use.
 int64_t ParseInt64Option(const ParamInfo& info, const std::string& text);
 double ParseDoubleOption(const ParamInfo& info, const std::string& text);
 bool ParseBoolOption(const ParamInfo& info, const std::string& text);
 std::string FormatDouble(double value);
+// Throws UsageError naming the option and its allowed values unless `text`
+// is one of them (no check when info.allowed is empty).
+void CheckAllowedValue(const ParamInfo& info, const std::string& text);
+// Throws UsageError naming the option unless `value` is within its range.
+void CheckRange(const ParamInfo& info, double value, const std::string& text);
 
 template <class Config>
 void SetParam(const Param<Config>& param, const std::string& text, Config& config) {
@@ -66,6 +90,7 @@ void SetParam(const Param<Config>& param, const std::string& text, Config& confi
         }
       },
       param.field);
+  if (!param.info.allowed.empty()) CheckAllowedValue(param.info, ParamValueText(param, config));
 }
 
 template <class Config>
@@ -84,6 +109,20 @@ std::string ParamValueText(const Param<Config>& param, const Config& config) {
         }
       },
       param.field);
+}
+
+template <class Config>
+void CheckParam(const Param<Config>& param, const Config& config) {
+  const std::string text = ParamValueText(param, config);
+  std::visit(
+      [&](auto member) {
+        using T = std::remove_cvref_t<decltype(config.*member)>;
+        if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
+          CheckRange(param.info, static_cast<double>(config.*member), text);
+        }
+      },
+      param.field);
+  CheckAllowedValue(param.info, text);
 }
 
 }  // namespace efimsim

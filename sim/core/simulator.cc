@@ -17,6 +17,13 @@ void Simulator::Schedule(TimePoint time, EventClass event_class, EventHandler* h
   queue_.Push(event);
 }
 
+void Simulator::ThrowClockOverflow(Duration delay) const {
+  throw UsageError("simulated time would pass 2^63 ns (292 years): an event " +
+                   std::to_string(ToSeconds(delay)) + " s after " +
+                   std::to_string(ToSeconds(now_.time_since_epoch())) +
+                   " s; check the time settings (step overheads, think times, durations)");
+}
+
 uint64_t Simulator::Run() {
   EFIMSIM_CHECK(!running_, "Simulator::Run re-entered");
   running_ = true;

@@ -20,8 +20,11 @@ class Simulator {
   // Schedules `handler->HandleEvent` at `time` (>= Now()) in `event_class`.
   void Schedule(TimePoint time, EventClass event_class, EventHandler* handler,
                 uint64_t payload = 0);
+  // UsageError when Now() + delay passes the clock's end (int64 ns, 292
+  // years): only absurd settings get there (step overheads, think times).
   void ScheduleAfter(Duration delay, EventClass event_class, EventHandler* handler,
                      uint64_t payload = 0) {
+    if (delay > TimePoint::max() - now_) ThrowClockOverflow(delay);
     Schedule(now_ + delay, event_class, handler, payload);
   }
 
@@ -40,6 +43,8 @@ class Simulator {
   size_t pending_events() const { return queue_.size(); }
 
  private:
+  [[noreturn]] void ThrowClockOverflow(Duration delay) const;
+
   EventQueue queue_;
   TimePoint now_ = kTimeZero;
   uint64_t events_handled_ = 0;

@@ -126,101 +126,144 @@ struct LoadAxis {
   std::function<std::vector<RequestRecord>(const std::vector<RequestRecord>&)> measured;
 };
 
-CapacityResult SearchLoad(const ExperimentConfig& base, const std::vector<Slo>& slos,
-                          const CapacitySearchConfig& search, const LoadAxis& axis) {
-  CapacityResult result;
-  result.policy = base.policy;
-  std::map<int64_t, double> throughput;  // steps -> request throughput, probes so far
-
-  auto probe = [&](int64_t steps) -> LoadProbe& {
-    ExperimentConfig config = base;
-    config.timeline_path.clear();
-    LoadProbe p;
-    p.load_steps = steps;
-    axis.apply(steps, config, p);
-    ExperimentResult run = RunExperiment(config);
-    std::vector<RequestRecord> measured = axis.measured(run.records);
-    if (measured.empty()) measured = run.records;
-    run.summary = SummarizeRun(measured, run.summary.engine);
-    run.records = std::move(measured);
-    const std::string at = " at " + axis.label(steps);
-    p.summary = run.summary;
-    p.meets_slos = run.summary.requests_completed > 0 && run.summary.engine.rejected_requests == 0;
-    p.verdict = "ok";
-    if (run.summary.requests_completed == 0) p.verdict = "no request completed";
-    if (run.summary.engine.rejected_requests > 0) {
-      p.verdict = std::to_string(run.summary.engine.rejected_requests) + " requests rejected";
+// One probe: a run at `steps`, judged on the axis's measured requests
+// against the SLOs (rejections and empty runs fail) and the queue-growth
+// test. The plateau test needs the previous probes and is the search's.
+LoadProbe RunProbe(const ExperimentConfig& base, const std::vector<Slo>& slos,
+                   const CapacitySearchConfig& search, const LoadAxis& axis, int64_t steps) {
+  ExperimentConfig config = base;
+  config.timeline_path.clear();
+  LoadProbe p;
+  p.load_steps = steps;
+  axis.apply(steps, config, p);
+  ExperimentResult run = RunExperiment(config);
+  std::vector<RequestRecord> measured = axis.measured(run.records);
+  if (measured.empty()) measured = run.records;
+  run.summary = SummarizeRun(measured, run.summary.engine);
+  const std::string at = " at " + axis.label(steps);
+  p.summary = run.summary;
+  p.meets_slos = run.summary.requests_completed > 0 && run.summary.engine.rejected_requests == 0;
+  p.verdict = "ok";
+  if (run.summary.requests_completed == 0) p.verdict = "no request completed";
+  if (run.summary.engine.rejected_requests > 0) {
+    p.verdict = std::to_string(run.summary.engine.rejected_requests) + " requests rejected";
+  }
+  for (const Slo& slo : slos) {
+    const double value = SloMetricValue(run.summary, slo.metric);
+    if (p.meets_slos && value > slo.limit_ms) {
+      p.meets_slos = false;
+      p.verdict = "SLO " + slo.metric + " " + Format(value) + " > " + Format(slo.limit_ms) + at;
     }
-    for (const Slo& slo : slos) {
-      const double value = SloMetricValue(run.summary, slo.metric);
-      if (p.meets_slos && value > slo.limit_ms) {
-        p.meets_slos = false;
-        p.verdict = "SLO " + slo.metric + " " + Format(value) + " > " + Format(slo.limit_ms) + at;
+  }
+  const auto [first_ms, last_ms] = QueueingThirds(measured);
+  if (last_ms > search.queue_growth_ratio * first_ms + search.queue_growth_min_ms) {
+    p.saturated = true;
+    p.verdict = "saturated" + at + ": queueing delay grows (" + Format(first_ms) +
+                " ms in the first third of requests, " + Format(last_ms) + " ms in the last)";
+  }
+  return p;
+}
+
+// The search over one axis: doubling from 1 until a probe fails (or the
+// axis's limit), then bisection between the last pass and the first fail.
+// A probe passes when it meets the SLOs and is not saturated.
+class LoadSearch {
+ public:
+  LoadSearch(const ExperimentConfig& base, const std::vector<Slo>& slos,
+             const CapacitySearchConfig& search, const LoadAxis& axis)
+      : base_(base), slos_(slos), search_(search), axis_(axis) {
+    result_.policy = base.policy;
+  }
+
+  CapacityResult Run() {
+    Exponential();
+    Bisect();
+    result_.max_load_steps = good_;
+    result_.max_users = good_;
+    result_.saturated_from_users = saturated_from_;
+    if (bad_ == 0) {
+      result_.at_search_limit = true;
+      result_.limited_by = axis_.limit_text;
+    } else {
+      result_.limited_by = bad_reason_;
+    }
+    return std::move(result_);
+  }
+
+ private:
+  static bool Passes(const LoadProbe& p) { return p.meets_slos && !p.saturated; }
+
+  LoadProbe& Probe(int64_t steps) {
+    LoadProbe p = RunProbe(base_, slos_, search_, axis_, steps);
+    throughput_[steps] = p.summary.request_throughput_per_s;
+    result_.probes.push_back(std::move(p));
+    return result_.probes.back();
+  }
+
+  void MarkSaturated(int64_t steps) {
+    if (saturated_from_ == 0 || steps < saturated_from_) saturated_from_ = steps;
+  }
+
+  // Closed loop: doubling the load from the last passing probe without
+  // gaining plateau_gain of throughput is saturation.
+  void CheckPlateau(LoadProbe& p, int64_t steps) const {
+    const auto half = throughput_.find(steps / 2);
+    if (!axis_.plateau_test || p.saturated || good_ == 0 || steps != 2 * good_ ||
+        half == throughput_.end() ||
+        p.summary.request_throughput_per_s >= (1.0 + search_.plateau_gain) * half->second) {
+      return;
+    }
+    p.saturated = true;
+    p.verdict = "saturated at " + axis_.label(steps) + ": throughput " +
+                Format(p.summary.request_throughput_per_s) + " req/s, < " +
+                Format(100 * search_.plateau_gain) + "% above " + Format(half->second) +
+                " req/s at " + axis_.label(steps / 2);
+  }
+
+  void Exponential() {
+    for (int64_t steps = 1;; steps = std::min(steps * 2, axis_.max_steps)) {
+      LoadProbe& p = Probe(steps);
+      CheckPlateau(p, steps);
+      if (p.saturated) MarkSaturated(steps);
+      if (!Passes(p)) {
+        bad_ = steps;
+        bad_reason_ = p.verdict;
+        return;
+      }
+      good_ = steps;
+      if (steps == axis_.max_steps) return;
+    }
+  }
+
+  void Bisect() {
+    while (bad_ > 0 && bad_ - good_ > 1) {
+      const int64_t mid = good_ + (bad_ - good_) / 2;
+      const LoadProbe& p = Probe(mid);
+      if (p.saturated) MarkSaturated(mid);
+      if (Passes(p)) {
+        good_ = mid;
+      } else {
+        bad_ = mid;
+        bad_reason_ = p.verdict;
       }
     }
-    const auto [first_ms, last_ms] = QueueingThirds(run.records);
-    if (last_ms > search.queue_growth_ratio * first_ms + search.queue_growth_min_ms) {
-      p.saturated = true;
-      p.verdict = "saturated" + at + ": queueing delay grows (" + Format(first_ms) +
-                  " ms in the first third of requests, " + Format(last_ms) + " ms in the last)";
-    }
-    throughput[steps] = run.summary.request_throughput_per_s;
-    result.probes.push_back(std::move(p));
-    return result.probes.back();
-  };
-  auto passes = [](const LoadProbe& p) { return p.meets_slos && !p.saturated; };
-  int64_t saturated_from = 0;
-  auto mark_saturated = [&](int64_t steps) {
-    if (saturated_from == 0 || steps < saturated_from) saturated_from = steps;
-  };
+  }
 
-  // 1. Exponential phase.
-  int64_t good = 0;
-  int64_t bad = 0;
-  std::string bad_reason;
-  for (int64_t steps = 1;; steps = std::min(steps * 2, axis.max_steps)) {
-    LoadProbe& p = probe(steps);
-    const auto half = throughput.find(steps / 2);
-    if (axis.plateau_test && !p.saturated && good > 0 && steps == 2 * good &&
-        half != throughput.end() &&
-        p.summary.request_throughput_per_s < (1.0 + search.plateau_gain) * half->second) {
-      p.saturated = true;
-      p.verdict = "saturated at " + axis.label(steps) + ": throughput " +
-                  Format(p.summary.request_throughput_per_s) + " req/s, < " +
-                  Format(100 * search.plateau_gain) + "% above " + Format(half->second) +
-                  " req/s at " + axis.label(steps / 2);
-    }
-    if (p.saturated) mark_saturated(steps);
-    if (!passes(p)) {
-      bad = steps;
-      bad_reason = p.verdict;
-      break;
-    }
-    good = steps;
-    if (steps == axis.max_steps) break;
-  }
-  // 2. Binary search in (good, bad).
-  while (bad > 0 && bad - good > 1) {
-    const int64_t mid = good + (bad - good) / 2;
-    const LoadProbe& p = probe(mid);
-    if (p.saturated) mark_saturated(mid);
-    if (passes(p)) {
-      good = mid;
-    } else {
-      bad = mid;
-      bad_reason = p.verdict;
-    }
-  }
-  result.max_load_steps = good;
-  result.max_users = good;
-  result.saturated_from_users = saturated_from;
-  if (bad == 0) {
-    result.at_search_limit = true;
-    result.limited_by = axis.limit_text;
-  } else {
-    result.limited_by = bad_reason;
-  }
-  return result;
+  const ExperimentConfig& base_;
+  const std::vector<Slo>& slos_;
+  const CapacitySearchConfig& search_;
+  const LoadAxis& axis_;
+  CapacityResult result_;
+  std::map<int64_t, double> throughput_;  // steps -> request throughput, probes so far
+  int64_t good_ = 0;  // largest passing load so far
+  int64_t bad_ = 0;   // smallest failing load so far; 0: none yet
+  std::string bad_reason_;
+  int64_t saturated_from_ = 0;
+};
+
+CapacityResult SearchLoad(const ExperimentConfig& base, const std::vector<Slo>& slos,
+                          const CapacitySearchConfig& search, const LoadAxis& axis) {
+  return LoadSearch(base, slos, search, axis).Run();
 }
 
 // Arrivals in a trace: request records and sessions, and the time of the
@@ -262,6 +305,13 @@ CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Sl
   }
   if (search.max_users < 1) throw UsageError("--max-users: must be at least 1");
   if (search.warmup_rounds < 0) throw UsageError("--warmup-rounds: must be >= 0");
+  // Every round left out would leave nothing to judge (the search then fell
+  // back to judging every request, the cold burst included: a wrong answer).
+  if (base.workload == "efim-paper" && search.warmup_rounds >= base.workload_paper.rounds) {
+    throw UsageError("--warmup-rounds: " + std::to_string(search.warmup_rounds) +
+                     " leaves none of the " + std::to_string(base.workload_paper.rounds) +
+                     " --rounds to judge; give fewer warm-up rounds or more rounds");
+  }
   LoadAxis axis;
   axis.max_steps = search.max_users;
   // Exponential pauses: a run lasts until its slowest user has paused
@@ -286,6 +336,59 @@ CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Sl
   return SearchLoad(base, slos, search, axis);
 }
 
+namespace {
+
+// The open-loop search's grid: load k is k x step sessions/s (typing) or a
+// rate scale of k x step on a trace's recorded rate.
+struct RateGrid {
+  bool trace = false;
+  double step = 0;
+  std::string unit = "sessions/s";
+  double recorded_rate = 0;  // trace: arrivals per second as recorded
+  double RateOf(int64_t steps) const {
+    return trace ? static_cast<double>(steps) * step * recorded_rate
+                 : static_cast<double>(steps) * step;
+  }
+};
+
+RateGrid MakeRateGrid(const ExperimentConfig& base, const CapacitySearchConfig& search) {
+  RateGrid grid;
+  grid.trace = base.workload == "trace";
+  grid.step = search.rate_step;
+  if (!grid.trace) {
+    if (grid.step == 0) grid.step = 0.01;
+    return grid;
+  }
+  if (grid.step == 0) grid.step = 1.0 / 16;
+  const TraceArrivals arrivals = CountTraceArrivals(base);
+  const int64_t count = arrivals.requests + arrivals.sessions;
+  if (count == 0 || arrivals.last_ns <= 0) {
+    throw InputError(base.trace_path, 0, "",
+                     "open-loop capacity needs arrivals spread over time (found " +
+                         std::to_string(count) + " arrivals, the last at " +
+                         std::to_string(arrivals.last_ns) + " ns)");
+  }
+  grid.recorded_rate = static_cast<double>(count) / (static_cast<double>(arrivals.last_ns) * 1e-9);
+  grid.unit = arrivals.sessions == 0   ? "requests/s"
+              : arrivals.requests == 0 ? "sessions/s"
+                                       : "arrivals/s";
+  return grid;
+}
+
+// The requests after the first `fraction` by arrival (ties by id).
+std::vector<RequestRecord> AfterWarmupFraction(std::vector<RequestRecord> records,
+                                               double fraction) {
+  std::sort(records.begin(), records.end(), [](const RequestRecord& a, const RequestRecord& b) {
+    return a.arrival != b.arrival ? a.arrival < b.arrival : a.request_id < b.request_id;
+  });
+  const auto warmup =
+      static_cast<std::ptrdiff_t>(std::floor(fraction * static_cast<double>(records.size())));
+  records.erase(records.begin(), records.begin() + warmup);
+  return records;
+}
+
+}  // namespace
+
 CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
                                   const CapacitySearchConfig& search) {
   if (base.workload != "trace" && base.workload != "typing") {
@@ -299,42 +402,18 @@ CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vecto
   if (!(search.warmup_fraction >= 0 && search.warmup_fraction < 1)) {
     throw UsageError("--warmup-fraction: must be in [0, 1)");
   }
-  const bool trace = base.workload == "trace";
-  double step = search.rate_step;
-  std::string unit = "sessions/s";
-  double recorded_rate = 0;
-  if (trace) {
-    if (step == 0) step = 1.0 / 16;
-    const TraceArrivals arrivals = CountTraceArrivals(base);
-    const int64_t count = arrivals.requests + arrivals.sessions;
-    if (count == 0 || arrivals.last_ns <= 0) {
-      throw InputError(base.trace_path, 0, "",
-                       "open-loop capacity needs arrivals spread over time (found " +
-                           std::to_string(count) + " arrivals, the last at " +
-                           std::to_string(arrivals.last_ns) + " ns)");
-    }
-    recorded_rate = static_cast<double>(count) / (static_cast<double>(arrivals.last_ns) * 1e-9);
-    unit = arrivals.sessions == 0   ? "requests/s"
-           : arrivals.requests == 0 ? "sessions/s"
-                                    : "arrivals/s";
-  } else if (step == 0) {
-    step = 0.01;
-  }
+  const RateGrid grid = MakeRateGrid(base, search);
   const double window_s = base.duration_s > 0 ? base.duration_s : search.typing_window_s;
-  auto rate_of = [=](int64_t steps) {
-    return trace ? static_cast<double>(steps) * step * recorded_rate
-                 : static_cast<double>(steps) * step;
-  };
   LoadAxis axis;
   axis.max_steps = search.max_rate_steps;
   axis.plateau_test = false;
   axis.limit_text = "search limit (--max-rate-steps " + std::to_string(search.max_rate_steps) +
-                    " = " + FormatRate(rate_of(search.max_rate_steps)) + " " + unit +
+                    " = " + FormatRate(grid.RateOf(search.max_rate_steps)) + " " + grid.unit +
                     "): a lower bound";
   axis.apply = [=](int64_t steps, ExperimentConfig& config, LoadProbe& probe) {
-    probe.rate_per_s = rate_of(steps);
-    if (trace) {
-      config.rate_scale = static_cast<double>(steps) * step;
+    probe.rate_per_s = grid.RateOf(steps);
+    if (grid.trace) {
+      config.rate_scale = static_cast<double>(steps) * grid.step;
       probe.rate_scale = config.rate_scale;
     } else {
       config.session_rate_per_s = probe.rate_per_s;
@@ -344,30 +423,23 @@ CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vecto
     }
   };
   axis.label = [=](int64_t steps) {
-    std::string text = FormatRate(rate_of(steps)) + " " + unit;
-    if (trace) text += " (rate scale " + FormatRate(static_cast<double>(steps) * step) + ")";
+    std::string text = FormatRate(grid.RateOf(steps)) + " " + grid.unit;
+    if (grid.trace) text += " (rate scale " + FormatRate(static_cast<double>(steps) * grid.step) + ")";
     return text;
   };
   axis.measured = [&](const std::vector<RequestRecord>& records) {
-    std::vector<RequestRecord> measured = records;
-    std::sort(measured.begin(), measured.end(), [](const RequestRecord& a, const RequestRecord& b) {
-      return a.arrival != b.arrival ? a.arrival < b.arrival : a.request_id < b.request_id;
-    });
-    const auto warmup = static_cast<std::ptrdiff_t>(
-        std::floor(search.warmup_fraction * static_cast<double>(measured.size())));
-    measured.erase(measured.begin(), measured.begin() + warmup);
-    return measured;
+    return AfterWarmupFraction(records, search.warmup_fraction);
   };
   CapacityResult result = SearchLoad(base, slos, search, axis);
   result.open_loop = true;
-  result.rate_unit = unit;
-  result.rate_step = step;
-  result.recorded_rate_per_s = recorded_rate;
+  result.rate_unit = grid.unit;
+  result.rate_step = grid.step;
+  result.recorded_rate_per_s = grid.recorded_rate;
   result.max_users = 0;
   result.saturated_from_users = 0;
   if (result.max_load_steps > 0) {
-    result.max_rate_per_s = rate_of(result.max_load_steps);
-    if (trace) result.max_rate_scale = static_cast<double>(result.max_load_steps) * step;
+    result.max_rate_per_s = grid.RateOf(result.max_load_steps);
+    if (grid.trace) result.max_rate_scale = static_cast<double>(result.max_load_steps) * grid.step;
   }
   for (const LoadProbe& p : result.probes) {
     if (p.saturated && (result.saturated_from_rate_per_s == 0 ||

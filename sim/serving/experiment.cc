@@ -16,6 +16,7 @@
 #include "sim/client/output_length.h"
 #include "sim/client/policy.h"
 #include "sim/serving/kv_capacity.h"
+#include "sim/serving/run_params.h"
 #include "sim/metrics/request_id_order.h"
 #include "sim/metrics/timeline_writer.h"
 #include "sim/serving/replica.h"
@@ -180,6 +181,10 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   m.push_back({"name", model.name});
   m.push_back({"weights_gib", static_cast<double>(model.WeightBytes()) / (1 << 30)});
   m.push_back({"kv_bytes_per_token", model.KvBytesPerToken()});
+  if (capacity.tensor_parallel > 1) {
+    m.push_back({"weights_gib_per_gpu", capacity.weights_gib});
+    m.push_back({"kv_bytes_per_token_per_gpu", capacity.kv_bytes_per_token});
+  }
 
   auto& g = info.Section("gpu").settings;
   g.push_back({"name", gpu.name});
@@ -193,6 +198,7 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   l.push_back({"cpu_per_sequence_overhead_us", config.cpu.per_sequence_us});
   l.push_back({"eager_launch_per_layer_us", config.cpu.eager_launch_per_layer_us});
   l.push_back({"graph_launch_us", config.cpu.graph_launch_us});
+  for (Setting& s : NonDefaultQuietSettings(config, kLatencyGroup)) l.push_back(std::move(s));
 
   auto& e = info.Section("engine").settings;
   if (config.sglang.engine == "sglang") {
@@ -297,21 +303,18 @@ std::string DescribeLatencyModel(const ExperimentConfig& config) {
   CpuOverheadConfig cpu = config.cpu;
   cpu.cuda_graphs = config.engine.cuda_graphs;
   return MakeLatencyModel(config.latency_model, LoadModelSpec(config.engine.model),
-                          LoadGpuSpec(config.engine.gpu), cpu)
+                          LoadGpuSpec(config.engine.gpu), cpu, config.latency)
       ->Description();
 }
 
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const auto wall_start = std::chrono::steady_clock::now();
   const PolicySpec& policy = GetPolicy(config.policy);
+  CheckRunParams(config);  // ranges and allowed values, as the option tables declare them
   const ModelSpec model = LoadModelSpec(config.engine.model);
   const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
   if (config.max_output_tokens < 1) throw UsageError("--max-tokens: must be at least 1");
   if (config.think_time_ms < 0) throw UsageError("--think-time-ms: must be >= 0");
-  if (config.think_time_dist != "fixed" && config.think_time_dist != "exponential") {
-    throw UsageError("--think-time-dist: unknown distribution '" + config.think_time_dist +
-                     "' (choose one of: fixed, exponential)");
-  }
   // Only a policy whose output-length spec is not the default gets a model,
   // so default runs are exactly what they were before the option existed.
   std::unique_ptr<OutputLengthModel> output_length;
@@ -327,12 +330,13 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     }
   }
   if (config.duration_s < 0) throw UsageError("--duration-s: must be >= 0");
-  const KvCapacity capacity = ComputeKvCapacity(config.engine, model, gpu);
+  const KvCapacity capacity =
+      ComputeKvCapacity(config.engine, model, gpu, config.latency.tensor_parallel);
 
   CpuOverheadConfig cpu = config.cpu;
   cpu.cuda_graphs = config.engine.cuda_graphs;
   const std::unique_ptr<LatencyModel> latency =
-      MakeLatencyModel(config.latency_model, model, gpu, cpu);
+      MakeLatencyModel(config.latency_model, model, gpu, cpu, config.latency);
 
   if (!(config.session_rate_per_s >= 0) || !std::isfinite(config.session_rate_per_s)) {
     throw UsageError("--session-rate: must be >= 0 (0 = closed population)");
@@ -341,7 +345,6 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                                          output_length.get()};
   const std::unique_ptr<Workload> workload = MakeWorkload(config.workload, workload_context);
 
-  ValidateSglangConfig(config.sglang);
   if (config.sglang.engine == "sglang" && config.cpu_kv.cpu_kv_gib > 0) {
     throw UsageError("--cpu-kv-gib: the CPU KV tier models vLLM's offloading connector and "
                      "applies to --engine vllm_v1 only (SGLang's host cache is not modelled)");

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/latency_model.h"
+#include "models/latency_model_registry.h"
 #include "sim/client/completion_trigger.h"
 #include "sim/metrics/request_record_sink.h"
 #include "sim/metrics/run_info.h"
@@ -47,6 +48,9 @@ struct RunProgress {
 struct ExperimentConfig {
   std::string policy = "efim";
   std::string latency_model = "auto";  // a built-in profile when one exists, else the roofline
+  // Tensor parallelism (GPUs per replica; the KV cache is sized per GPU)
+  // and the kernel profile file of the latency model.
+  LatencyModelOptions latency;
   std::string workload = "efim-paper";  // efim-paper | trace | typing
   EngineConfig engine;
   SglangConfig sglang;              // --engine and the SGLang engine's settings

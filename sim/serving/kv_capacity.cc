@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "models/operator_work.h"
 #include "sim/base/errors.h"
 #include "sim/base/params.h"
 
@@ -11,14 +12,17 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 }
 
 KvCapacity ComputeKvCapacity(const EngineConfig& config, const ModelSpec& model,
-                             const GpuSpec& gpu) {
+                             const GpuSpec& gpu, int64_t tensor_parallel) {
   KvCapacity capacity;
+  const ShardShapes shard = ShardModel(model, tensor_parallel);
+  capacity.tensor_parallel = tensor_parallel;
   capacity.memory_gib = config.gpu_memory_gib > 0
                             ? config.gpu_memory_gib
                             : static_cast<double>(gpu.memory_bytes) / kGiB;
-  capacity.weights_gib = static_cast<double>(model.WeightBytes()) / kGiB;
+  capacity.weights_gib = static_cast<double>(ShardWeightBytes(model, shard)) / kGiB;
+  capacity.kv_bytes_per_token = ShardKvBytesPerToken(shard);
   const double block_bytes =
-      static_cast<double>(config.block_tokens) * static_cast<double>(model.KvBytesPerToken());
+      static_cast<double>(config.block_tokens) * static_cast<double>(capacity.kv_bytes_per_token);
   if (config.kv_blocks > 0) {
     capacity.blocks = config.kv_blocks;
     capacity.overridden = true;
@@ -28,14 +32,21 @@ KvCapacity ComputeKvCapacity(const EngineConfig& config, const ModelSpec& model,
          config.non_kv_overhead_gib) * kGiB;
     if (kv_bytes < block_bytes) {
       throw UsageError("model " + model.name + " (" + FormatDouble(capacity.weights_gib) +
-                       " GiB of weights) leaves no KV cache memory on " +
+                       " GiB of weights" +
+                       (tensor_parallel > 1 ? " per GPU at TP " + std::to_string(tensor_parallel)
+                                            : std::string()) +
+                       ") leaves no KV cache memory on " +
                        FormatDouble(capacity.memory_gib) + " GiB at utilization " +
                        FormatDouble(config.gpu_memory_utilization) +
                        " (see --gpu-memory-gib, --gpu-memory-utilization, --non-kv-overhead-gib)");
     }
     capacity.blocks = static_cast<int64_t>(std::floor(kv_bytes / block_bytes));
   }
-  if (capacity.blocks > INT32_MAX) throw UsageError("--kv-blocks: too many blocks");
+  if (capacity.blocks > INT32_MAX) {
+    throw UsageError(std::string(capacity.overridden ? "--kv-blocks" : "--gpu-memory-gib") +
+                     ": " + std::to_string(capacity.blocks) + " KV blocks, more than the " +
+                     std::to_string(INT32_MAX) + " one replica can index");
+  }
   capacity.tokens = capacity.blocks * config.block_tokens;
   capacity.kv_gib = static_cast<double>(capacity.blocks) * block_bytes / kGiB;
   return capacity;

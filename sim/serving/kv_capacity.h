@@ -1,7 +1,11 @@
 #pragma once
-// KV cache size, as vLLM sizes it at start-up:
+// KV cache size, as vLLM sizes it at start-up, per GPU:
 //   blocks = floor((memory x utilization - weights - non-KV overhead)
 //                  / (block_tokens x KV bytes per token))
+// Under tensor parallelism (TP GPUs per replica) weights and KV bytes per
+// token are one GPU's shard (models/operator_work.h: 1/TP of the weights
+// and of the KV heads, KV heads replicated below TP); every GPU holds the
+// same blocks for its heads, so the replica has that many blocks.
 
 #include <cstdint>
 #include <string>
@@ -15,13 +19,16 @@ struct KvCapacity {
   int64_t blocks = 0;
   int64_t tokens = 0;
   double memory_gib = 0;      // GPU memory assumed
-  double weights_gib = 0;
+  double weights_gib = 0;     // per GPU
+  int64_t tensor_parallel = 1;
+  int64_t kv_bytes_per_token = 0;  // per GPU
   double kv_gib = 0;          // memory given to the KV cache
   bool overridden = false;    // --kv-blocks set it directly
 };
 
-// Throws UsageError when the model does not fit (no memory left for KV).
+// Throws UsageError when the model does not fit (no memory left for KV),
+// or for a tensor-parallel size the model cannot be split by.
 KvCapacity ComputeKvCapacity(const EngineConfig& config, const ModelSpec& model,
-                             const GpuSpec& gpu);
+                             const GpuSpec& gpu, int64_t tensor_parallel = 1);
 
 }  // namespace efimsim

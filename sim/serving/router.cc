@@ -66,6 +66,8 @@ std::unique_ptr<RoutingPolicy> MakeRoutingPolicy(const std::string& name) {
 
 std::string RoutingPolicyNames() { return Policies().JoinedNames(); }
 
+std::vector<std::string> RoutingPolicyNameList() { return Policies().Names(); }
+
 Router::Router(std::vector<EngineReplica*> replicas, std::unique_ptr<RoutingPolicy> policy)
     : replicas_(std::move(replicas)), policy_(std::move(policy)), routed_(replicas_.size(), 0) {
   EFIMSIM_CHECK(!replicas_.empty(), "a router needs at least one replica");

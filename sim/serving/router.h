@@ -37,6 +37,7 @@ class RoutingPolicy {
 std::unique_ptr<RoutingPolicy> MakeRoutingPolicy(const std::string& name);
 // "round-robin, least-outstanding, session-affinity"
 std::string RoutingPolicyNames();
+std::vector<std::string> RoutingPolicyNameList();
 
 class Router : public RequestSink {
  public:

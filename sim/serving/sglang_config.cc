@@ -1,13 +1,11 @@
 #include "sim/serving/sglang_config.h"
 
-#include "sim/base/errors.h"
-
 namespace efimsim {
 
 const ParamTable<SglangConfig>& SglangParams() {
   using C = SglangConfig;
   static const ParamTable<SglangConfig> table = {
-      {{"engine", "", "serving engine modelled: vllm_v1 or sglang"}, &C::engine},
+      {Choice("engine", "serving engine modelled", {"vllm_v1", "sglang"}), &C::engine},
       {{"chunked-prefill-size", "tokens",
         "sglang: most prompt tokens of one prefill step; 0 takes SGLang's default for the GPU's "
         "memory (8192 on 35-160 GiB GPUs)", 0},
@@ -17,7 +15,8 @@ const ParamTable<SglangConfig>& SglangParams() {
        &C::max_running_requests},
       {{"max-prefill-tokens", "tokens", "sglang: prompt-token budget of one prefill batch", 1},
        &C::max_prefill_tokens},
-      {{"schedule-policy", "", "sglang: waiting-queue order, lpm (longest cached prefix) or fcfs"},
+      {Choice("schedule-policy", "sglang: waiting-queue order, lpm (longest cached prefix) or fcfs",
+              {"lpm", "fcfs"}),
        &C::schedule_policy},
       {{"page-size", "tokens", "sglang: radix-cache page; prefixes match in whole pages", 1, 1024},
        &C::page_size},
@@ -27,19 +26,6 @@ const ParamTable<SglangConfig>& SglangParams() {
        &C::schedule_conservativeness},
   };
   return table;
-}
-
-std::string EngineNames() { return "vllm_v1, sglang"; }
-
-void ValidateSglangConfig(const SglangConfig& config) {
-  if (config.engine != "vllm_v1" && config.engine != "sglang") {
-    throw UsageError("--engine: unknown engine '" + config.engine + "' (choose one of: " +
-                     EngineNames() + ")");
-  }
-  if (config.schedule_policy != "lpm" && config.schedule_policy != "fcfs") {
-    throw UsageError("--schedule-policy: unknown policy '" + config.schedule_policy +
-                     "' (choose one of: lpm, fcfs)");
-  }
 }
 
 }  // namespace efimsim

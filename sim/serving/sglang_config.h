@@ -1,8 +1,9 @@
 #pragma once
 // Which engine a run models, and the settings of the SGLang engine
 // (SGLang 0.5.3 server arguments, spelled as SGLang spells them). Plain
-// fields with defaults; SglangParams() documents each one and drives
-// --help, sweeps and validation. The vLLM settings stay in EngineConfig.
+// fields with defaults; SglangParams() documents each one (with the allowed
+// values of --engine and --schedule-policy) and drives --help, sweeps and
+// validation. The vLLM settings stay in EngineConfig.
 
 #include <cstdint>
 #include <string>
@@ -24,11 +25,5 @@ struct SglangConfig {
 };
 
 const ParamTable<SglangConfig>& SglangParams();
-
-// "vllm_v1, sglang"
-std::string EngineNames();
-// Throws UsageError naming --engine or --schedule-policy for a value that
-// is not one of the choices.
-void ValidateSglangConfig(const SglangConfig& config);
 
 }  // namespace efimsim

@@ -38,20 +38,28 @@ expect_error "unrecognised option '--bogus'" replay --bogus 1
 expect_error "--gpu-memory-utilization" replay --gpu-memory-utilization 1.5
 expect_error "unknown model 'gpt-9'" replay --model gpt-9
 expect_error "--workload" replay --workload nope
-expect_error "--engine: unknown engine 'tgi'" replay --engine tgi
-expect_error "--engine: unknown engine 'tgi'" sweep --grid engine=sglang,tgi
-expect_error "--schedule-policy" compare --engine sglang --schedule-policy dfs
+expect_error "--engine: unknown value 'tgi' (choose one of: vllm_v1, sglang)" replay --engine tgi
+expect_error "--engine: unknown value 'tgi' (choose one of: vllm_v1, sglang)" sweep --grid engine=sglang,tgi
+expect_error "--schedule-policy: unknown value 'dfs' (choose one of: lpm, fcfs)" compare --engine sglang --schedule-policy dfs
+# Options with a fixed set of values name them (declared once, in the option tables).
+expect_error "--documents: unknown value 'pdf' (choose one of: auto, synthetic, text)" replay --documents pdf
+expect_error "--think-time-dist: unknown value 'gamma' (choose one of: fixed, exponential)" replay --think-time-dist gamma
+expect_error "--router: unknown value 'random' (choose one of: round-robin, least-outstanding, session-affinity)" replay --router random
+expect_error "--trace-format: unknown value 'parquet' (choose one of: auto, efimsim," replay --workload trace --trace x --trace-format parquet
+expect_error "--latency-model: unknown value 'magic' (choose one of: roofline, profile, auto)" capacity --latency-model magic
+expect_error "--tp: unknown value '3' (choose one of: 1, 2, 4, 8)" replay --tp 3
+expect_error "--tp: unknown value '3' (choose one of: 1, 2, 4, 8)" sweep --grid tp=1,3
 expect_error "--page-size" replay --engine sglang --page-size 0
 expect_error "unknown command 'frobnicate'" frobnicate
 expect_error "leaves no KV cache memory" replay --gpu-memory-gib 10
 expect_error "--users" sweep --grid users=0
 expect_error "--slo: unknown metric 'bogus'" capacity --slo bogus=1
-expect_error "--trigger: unknown trigger 'nope'" replay --workload typing --trigger nope
+expect_error "--trigger: unknown value 'nope' (choose one of: every-edit, debounce, adaptive-debounce, single-in-flight)" replay --workload typing --trigger nope
 expect_error "/nonexistent" replay --workload trace --trace /nonexistent
 expect_error "--rate-scale" replay --workload trace --trace /nonexistent --rate-scale 0
 expect_error "--rate-scale: only for --workload trace" replay --rate-scale 2
 expect_error "--session-rate: only for --workload typing" replay --session-rate 1
-expect_error "--search: expected users, rate or auto" capacity --search bogus
+expect_error "--search: unknown value 'bogus' (choose one of: auto, users, rate)" capacity --search bogus
 expect_error "--target-rate" capacity --target-rate 0
 
 # Commands without --out.
@@ -70,9 +78,12 @@ expect_error_plain() {
 }
 expect_error_plain "convert needs INPUT and OUTPUT" convert
 expect_error_plain "/nonexistent: cannot open file" tokenize /nonexistent
+mkdir -p "$out/srcdir"
+expect_error_plain "srcdir: is a directory; give its files" tokenize "$out/srcdir"
 expect_error_plain "merge: give the shard output directories" merge
 expect_error_plain "--seq" predict --seq 12x
-expect_error_plain "--timing: expected gpu or step" validate-latency --measured x.json --timing wall
+expect_error_plain "--timing: unknown value 'wall' (choose one of: gpu, step)" validate-latency --measured x.json --timing wall
+expect_error_plain "--mode: unknown value 'lazy' (choose one of: eager, graph)" predict --seq 1:1 --mode lazy
 expect_error_plain "profile: unknown subcommand 'export'" profile export
 expect_error "--from: expected pytorch-reference, vidur or llmservingsim" profile import --from nope --model llama-3.1-8b \
   --gpu h100-sxm --measured-on x
@@ -91,6 +102,14 @@ for command in predict validate-latency; do
   if "$efimsim" $command --help | grep -q -- "--latency-model arg (=auto)"; then
     passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $command --help"; fi
 done
+# Every simulation command takes the latency options; capacity takes its own from tables too.
+for command in replay compare sweep capacity; do
+  if "$efimsim" $command --help | grep -q -- "--tp arg (=1)"; then
+    passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $command --help has no --tp"; fi
+done
+help=$("$efimsim" capacity --help | tr -s ' \n' ' ')  # lines joined: help text wraps
+if [[ $? -eq 0 && $help == *"--target-users arg (=2000)"*"[users]"* && $help == *"--search arg (=auto)"*"(one of: auto, users, rate)"* && $help == *"--profile arg"* ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: capacity --help"; fi
 help=$("$efimsim" profile import --help)
 if [[ $? -eq 0 && $help == *"--elementwise-rates-from"* && $help == *"--interpolation"*"(=auto)"* ]]; then
   passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: profile import --help"; fi
@@ -151,6 +170,38 @@ stdout=$("$efimsim" validate-serving "$run_dir" 2>&1)
 if [[ $? -eq 0 && $stdout == *"ttft"*"tpot"*"e2e"* && $stdout == *"not reproduced"* ]]; then
   passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: validate-serving on the fixture: $stdout"; fi
 
+# Issue 25: numbers out of range and stray arguments are usage errors, never
+# exit 3 or silently ignored.
+expect_error "replay: unexpected argument 'trace.csv'" replay trace.csv
+expect_error "--cpu-step-overhead-us: expected a number >= 0 and <= 1e+14" replay --cpu-step-overhead-us 1e30
+expect_error "--duration-s: expected a number >= 0 and <= 100000000" replay --duration-s 1e300
+expect_error "--seed: expected an integer >= 0 and <= 9223372036854775807" replay --seed 18446744073709551615
+expect_error "--gpu-memory-gib: " replay --gpu-memory-gib 1e9
+expect_error_plain "is not an integer from 0 to 2147483647" predict --seq 1:9223372036854775807
+expect_error_plain "--out: folder '$out/missing' of $out/missing/p.json does not exist" \
+  profile import --from vidur --model llama-3.1-8b --gpu h100-sxm --dir "$out" --measured-on x \
+  --out "$out/missing/p.json"
+
+# A run with nothing to measure fails and leaves no output folder; a failed
+# compare leaves the previous complete output as it was.
+echo 'TIMESTAMP,ContextTokens,GeneratedTokens' > "$out/header-only.csv"
+"$efimsim" replay --workload trace --trace "$out/header-only.csv" --out "$out/empty/a/b" >/dev/null 2>"$out/err.txt"
+status=$?
+if [[ $status -eq 1 && $(cat "$out/err.txt") == *"header-only.csv: no request completed"* && ! -e "$out/empty" ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1));
+  echo "FAIL: header-only trace: exit $status, $(cat "$out/err.txt"), left: $(ls "$out")"; fi
+"$efimsim" compare --users 2 --rounds 1 --documents synthetic --out "$out/cmp/" >"$out/cmp.txt" 2>/dev/null
+before=$(cd "$out/cmp" && find . -type f | sort | xargs md5sum)
+"$efimsim" compare --users 2 --rounds 1 --documents synthetic --workload trace \
+  --trace "$out/header-only.csv" --out "$out/cmp" >/dev/null 2>&1
+after=$(cd "$out/cmp" && find . -type f | sort | xargs md5sum)
+if [[ -n $before && $before == "$after" && $(cat "$out/cmp.txt") != *"//"* ]] &&
+   [[ -z $(ls -d "$out"/cmp.partial-* 2>/dev/null) ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: failed compare changed the previous output"; fi
+"$efimsim" compare --users 2 --rounds 1 --documents synthetic --policies fim --out "$out/cmp" >/dev/null 2>&1
+if [[ -d $out/cmp/fim && ! -e $out/cmp/efim && ! -e $out/cmp/baseline ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: old policy folders left: $(ls "$out/cmp")"; fi
+
 # --help lists options with defaults and units, and exits 0.
 help=$("$efimsim" replay --help)
 if [[ $? -eq 0 && $help == *"--max-num-batched-tokens"*"(=2048)"*"[tokens]"* && $help == *"--think-time-ms"* ]]; then
@@ -165,6 +216,22 @@ if "$efimsim" replay --users 2 --rounds 2 --out "$out/ok" >/dev/null 2>&1 &&
    [[ $(wc -l < "$out/ok/requests.csv") -eq 5 ]] &&
    ! ls "$out/ok" | grep -q tmp; then
   passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: replay output files"; fi
+
+# --tp 2: each GPU holds half the weights and KV heads (more KV tokens per
+# replica), the run's header and summary.json name the TP, and a sweep takes
+# tp as a grid axis with its own sweep.csv column.
+"$efimsim" replay --users 2 --rounds 1 --documents synthetic --out "$out/tp1" >"$out/tp1.txt" 2>/dev/null
+"$efimsim" replay --users 2 --rounds 1 --documents synthetic --tp 2 --out "$out/tp2" >"$out/tp2.txt" 2>/dev/null
+tokens() { sed -n 's/.*KV cache \([0-9]*\) tokens.*/\1/p' "$1"; }
+if [[ $(tokens "$out/tp2.txt") -gt $((2 * $(tokens "$out/tp1.txt"))) ]] &&
+   grep -q "on 2 x .*(tensor parallel)" "$out/tp2.txt" && grep -q '"tp": 2' "$out/tp2/summary.json" &&
+   ! grep -q '"tp"' "$out/tp1/summary.json"; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: replay --tp 2: $(cat "$out/tp2.txt")"; fi
+if "$efimsim" sweep --grid tp=1,2 --policies efim --users 2 --rounds 1 --documents synthetic \
+     --jobs 1 --out "$out/tpsweep" >/dev/null 2>&1 &&
+   head -1 "$out/tpsweep/sweep.csv" | grep -q ",tp," &&
+   [[ $(cut -d, -f1 "$out/tpsweep/sweep.csv" | wc -l) -eq 3 ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: sweep --grid tp=1,2"; fi
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

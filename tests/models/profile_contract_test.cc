@@ -37,6 +37,8 @@ kernels::Profile HarnessProfile() {
   p.elementwise.push_back({"rmsnorm", {{1, 3.0}, {4096, 12.0}}});
   p.elementwise.push_back({"rope", {{1, 2.5}}});
   p.cpu_overhead.graph_capture_batch_sizes = {1, 2, 4, 8};
+  p.run_to_run.repetitions = 2;
+  p.run_to_run.tables.push_back({"gemm/qkv_proj", 2, 0.03125, 0.015625});
   return p;
 }
 
@@ -60,6 +62,14 @@ TEST(ProfileContractTest, ReaderReadsWhatTheHarnessWrites) {
   EXPECT_EQ(read.provenance.cuda_runtime_version, written.provenance.cuda_runtime_version);
   EXPECT_EQ(read.provenance.git_commit, written.provenance.git_commit);
   EXPECT_EQ(read.provenance.date_utc, written.provenance.date_utc);
+  const ProfileSweepRepetitions& reps = read.provenance.sweep_repetitions;
+  EXPECT_EQ(reps.count, 2);
+  EXPECT_EQ(reps.combine, "minimum");
+  ASSERT_EQ(reps.tables.size(), 1u);
+  EXPECT_EQ(reps.tables[0].table, "gemm/qkv_proj");
+  EXPECT_EQ(reps.tables[0].points, 2);
+  EXPECT_DOUBLE_EQ(reps.tables[0].max_rel_diff, 0.03125);
+  EXPECT_DOUBLE_EQ(reps.tables[0].median_rel_diff, 0.015625);
   EXPECT_FALSE(read.source.has_value()) << "the harness's own measurements carry no import source";
 
   ASSERT_EQ(read.gemm.size(), 2u);

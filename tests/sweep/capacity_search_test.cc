@@ -57,6 +57,24 @@ TEST(CapacitySearch, TighterSloGivesFewerUsersAndTheAnswerIsTheBoundary) {
   }
 }
 
+// Warm-up covering every round left nothing to judge, and the search then
+// judged every request, the cold burst included (EFIM at 223 GPUs, not 15).
+TEST(CapacitySearch, WarmupCoveringEveryRoundIsAUsageError) {
+  CapacitySearchConfig search;
+  search.max_users = 8;
+  for (const int64_t warmup : {3, 5}) {
+    search.warmup_rounds = warmup;
+    try {
+      SearchCapacity(Paper("efim"), {ParseSlo("ttft_p99_ms=500")}, search);
+      FAIL() << "warm-up " << warmup << " of 3 rounds accepted";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("--warmup-rounds"), std::string::npos);
+    }
+  }
+  search.warmup_rounds = 2;  // one round left: judged
+  EXPECT_NO_THROW(SearchCapacity(Paper("efim"), {ParseSlo("ttft_p99_ms=500")}, search));
+}
+
 TEST(CapacitySearch, EfimServesAtLeastAsManyUsersAsBaseline) {
   CapacitySearchConfig search;
   search.max_users = 64;

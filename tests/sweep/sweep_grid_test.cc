@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sim/base/errors.h"
 
 namespace efimsim::cli {
@@ -63,6 +65,33 @@ TEST(Grid, SettingsReachTheConfig) {
   EXPECT_EQ(values.front(), (OptionSetting{"policy", "fim"}));
   EXPECT_NE(std::find(values.begin(), values.end(), OptionSetting{"max-num-seqs", "64"}),
             values.end());
+}
+
+TEST(GridAxis, TensorParallelIsAnAxis) {
+  const GridAxis axis = ParseGridAxis("tp=1,2");
+  EXPECT_EQ(axis.key, "tp");
+  ExperimentConfig config;
+  SetExperimentOption(config, "tp", "2");
+  EXPECT_EQ(config.latency.tensor_parallel, 2);
+  // A bad value names the allowed ones.
+  EXPECT_NE(UsageMessage("tp=1,3").find("--tp: unknown value '3' (choose one of: 1, 2, 4, 8)"),
+            std::string::npos)
+      << UsageMessage("tp=1,3");
+  EXPECT_NE(UsageMessage("engine=tgi").find("(choose one of: vllm_v1, sglang)"),
+            std::string::npos);
+}
+
+TEST(GridAxis, NewOptionsAreColumnsOnlyWhenUsed) {
+  const ExperimentConfig base;
+  const auto plain = SweepOptionKeys(base, {});
+  EXPECT_EQ(std::find(plain.begin(), plain.end(), "tp"), plain.end());
+  EXPECT_EQ(std::find(plain.begin(), plain.end(), "profile"), plain.end());
+  const auto with_axis = SweepOptionKeys(base, {ParseGridAxis("tp=1,2")});
+  EXPECT_NE(std::find(with_axis.begin(), with_axis.end(), "tp"), with_axis.end());
+  ExperimentConfig tp2;
+  tp2.latency.tensor_parallel = 2;
+  const auto set = SweepOptionKeys(tp2, {});
+  EXPECT_NE(std::find(set.begin(), set.end(), "tp"), set.end());
 }
 
 TEST(Shard, PartitionsTheGridByIndexModuloN) {

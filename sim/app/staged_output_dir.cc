@@ -1,0 +1,64 @@
+#include "sim/app/staged_output_dir.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "sim/app/output_dir.h"
+#include "sim/base/errors.h"
+
+namespace efimsim::cli {
+namespace fs = std::filesystem;
+
+StagedOutputDir::StagedOutputDir(std::string final_dir)
+    : final_dir_(OutputDirOption(std::move(final_dir))),
+      staging_(final_dir_ + ".partial-" + std::to_string(::getpid())) {
+  // Missing parents are created (as --out always did) and, if the run
+  // fails, removed again.
+  created_ = FirstMissingFolder(staging_);
+  std::error_code error;
+  fs::remove_all(staging_, error);  // a leftover of a killed run with our pid
+  PrepareOutputDir(staging_);
+}
+
+StagedOutputDir::~StagedOutputDir() {
+  if (committed_) return;
+  std::error_code error;
+  fs::remove_all(created_.empty() ? staging_ : created_, error);
+}
+
+void StagedOutputDir::Commit(const std::vector<std::string>& stale) {
+  try {
+    PrepareOutputDir(final_dir_);
+    std::vector<std::string> names;
+    for (const fs::directory_entry& entry : fs::directory_iterator(staging_)) {
+      names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      const fs::path target = fs::path(final_dir_) / name;
+      const fs::path staged = fs::path(staging_) / name;
+      if (fs::is_directory(staged) && fs::exists(target)) {
+        // A folder cannot be renamed over a non-empty one: move the old one
+        // aside first, then drop it.
+        const fs::path old = fs::path(staging_ + ".old") / name;
+        fs::create_directories(old.parent_path());
+        fs::rename(target, old);
+      }
+      fs::rename(staged, target);
+    }
+    for (const std::string& name : stale) {
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+      fs::remove_all(fs::path(final_dir_) / name);
+    }
+    fs::remove_all(staging_ + ".old");
+    fs::remove_all(staging_);
+  } catch (const fs::filesystem_error& error) {
+    throw OutputError("--out: moving the outputs into " + final_dir_ + ": " + error.what());
+  }
+  committed_ = true;
+}
+
+}  // namespace efimsim::cli

@@ -1,0 +1,300 @@
+#include "sim/serving/run_params.h"
+
+#include <algorithm>
+#include <variant>
+
+#include "sim/base/errors.h"
+#include "sim/client/completion_trigger.h"
+#include "sim/serving/router.h"
+#include "traces/trace_open.h"
+
+namespace efimsim {
+namespace {
+
+std::vector<std::string> LatencyModelNameList() {
+  std::vector<std::string> names;
+  for (const LatencyModelInfo& info : LatencyModelNames()) names.push_back(info.name);
+  return names;
+}
+
+}  // namespace
+
+const ParamTable<PaperWorkloadConfig>& WorkloadParams() {
+  using C = PaperWorkloadConfig;
+  static const ParamTable<C> table = {
+      {{"users", "users", "users (efim-paper: one document each; typing: typists)", 1}, &C::users},
+      {{"rounds", "rounds", "efim-paper: requests per user (the paper's R)", 1}, &C::rounds},
+      {{"seed", "", "seed of every random stream (documents, ...)", 0}, &C::seed},
+      {{"doc-min-tokens", "tokens", "efim-paper documents are longer than this (exclusive)", 1},
+       &C::doc_min_tokens},
+      {{"doc-max-tokens", "tokens", "efim-paper documents are shorter than this (exclusive)", 3},
+       &C::doc_max_tokens},
+  };
+  return table;
+}
+
+const ParamTable<ExperimentConfig>& RunParams() {
+  using C = ExperimentConfig;
+  static const ParamTable<C> table = {
+      {{"max-tokens", "tokens", "output tokens per request: the cap of --output-length; with its "
+        "default (fixed) every request generates exactly this many", 1},
+       &C::max_output_tokens},
+      {{"output-length", "tokens", "output-length model, capped by --max-tokens: fixed (= "
+        "--max-tokens), fixed:N, trace:FILE (a trace's recorded output lengths), "
+        "lognormal:median=M,p90=P, eos:p=P (end-of-sequence chance per token), "
+        "eol[:multiline=F] (typing/trace sessions: stop at the end of the line, estimated from "
+        "the line above; a share F multi-line, to the cap; default 0.2); parameters separate "
+        "with ',' or ':'; then per-policy overrides, space-separated, e.g. "
+        "'fixed:128 efim=eos:p=0.05'; the same request gets the same length under every "
+        "policy with the same model; trace request records keep their recorded lengths"},
+       &C::output_length},
+      {{"think-time-ms", "ms", "pause between a response's end and the user's next request "
+        "(efim-paper; with --think-time-dist exponential, its mean)", 0},
+       &C::think_time_ms},
+      {Choice("think-time-dist", "efim-paper pauses: fixed (every pause --think-time-ms; all "
+              "users start at t = 0 and stay in step) or exponential (each pause, the first "
+              "included, drawn with mean --think-time-ms per user and round, the same under "
+              "every policy)",
+              {"fixed", "exponential"}),
+       &C::think_time_dist},
+      {Choice("latency-model", "step latency model: auto (the built-in kernel profile of the GPU "
+              "and model, or --profile FILE, when one exists, else the roofline; outputs name "
+              "which), profile (the same, saying 'roofline fallback' when none exists), or "
+              "roofline",
+              LatencyModelNameList()),
+       &C::latency_model},
+      {Choice("workload", "efim-paper (closed-loop multi-round), trace (--trace FILE, open "
+              "loop), or typing (simulated users typing real files)",
+              {"efim-paper", "trace", "typing"}),
+       &C::workload},
+      {Choice("documents", "efim-paper documents: text (real code, Llama-3.1 tokenizer), "
+              "synthetic (token ids), or auto (text when the tokenizer is present)",
+              {"auto", "synthetic", "text"}),
+       &C::documents},
+      {{"corpus-dir", "", "source files for text documents and typing; empty: the Python "
+        "standard library"},
+       &C::corpus_dir},
+      {{"tokenizer", "", "Hugging Face tokenizer.json; empty: the one scripts/fetch-tokenizer "
+        "caches"},
+       &C::tokenizer_path},
+      {{"trace", "", "trace file for --workload trace (efimsim JSONL, Azure CSV, Mooncake "
+        "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz))"},
+       &C::trace_path},
+      {Choice("trace-format", "the trace file's format; auto detects it from the first line",
+              TraceFormatNames()),
+       &C::trace_format},
+      {{"max-line-bytes", "bytes", "trace: the longest line (or CSV record) read; a longer one "
+        "is skipped and counted in summary.json (trace_lines_skipped), with the records that "
+        "depended on it (trace_records_dropped)", 1},
+       &C::max_line_bytes},
+      {{"duration-s", "s", "trace, typing: send nothing after this simulated time; 0 = all", 0},
+       &C::duration_s},
+      {{"replicas", "replicas", "identical engine replicas behind the router (a cluster)", 1, 4096},
+       &C::replicas},
+      {Choice("router", "how requests reach replicas: round-robin, least-outstanding (fewest "
+              "requests waiting or running), session-affinity (a user's rounds stay on one "
+              "replica)",
+              RoutingPolicyNameList()),
+       &C::router},
+      {{"timeline", "", "write a Chrome trace-event JSON of the run to this file (open in "
+        "Perfetto): steps per replica, requests per session; empty: none"},
+       &C::timeline_path},
+      {{"wall-time", "", "record the host's wall-clock seconds in summary.json "
+        "(simulator.wall_s); =false writes null, so that two runs' summary.json compare byte "
+        "for byte"},
+       &C::record_wall_time},
+      {{"rate-scale", "x", "trace: open-loop load: arrival times (request records, session "
+        "starts) divided by this, so 2 = twice the recorded rate; edits keep their offsets "
+        "within a session", 1e-9},
+       &C::rate_scale},
+      {{"session-rate", "sessions/s", "typing: > 0 = an open population: --sessions editing "
+        "sessions arriving as a Poisson process at this rate, each a user who types one file and "
+        "leaves; 0 = closed (--users)", 0},
+       &C::session_rate_per_s},
+  };
+  return table;
+}
+
+const ParamTable<CompletionClientConfig>& CompletionParams() {
+  using C = CompletionClientConfig;
+  static const ParamTable<C> table = {
+      {Choice("trigger", "when an editing session sends a request: every-edit, debounce "
+              "(Continue), adaptive-debounce (Tabby), single-in-flight (llama.vim)",
+              CompletionTriggerNames()),
+       &C::trigger},
+      {{"debounce-ms", "ms", "debounce: wait after the last edit", 0}, &C::debounce_ms},
+      {{"adaptive-min-ms", "ms", "adaptive-debounce: shortest wait", 0}, &C::adaptive_min_ms},
+      {{"adaptive-max-ms", "ms", "adaptive-debounce: longest wait", 0}, &C::adaptive_max_ms},
+      {{"retry-ms", "ms", "single-in-flight: resend this long after a response if typed meanwhile",
+        0},
+       &C::retry_ms},
+      {{"cancel-stale", "", "abort a session's in-flight request when sending a newer one"},
+       &C::cancel_stale},
+      {{"context-lines-before", "lines", "prefix window: lines above the cursor's; -1 = all", -1},
+       &C::context_lines_before},
+      {{"context-lines-after", "lines", "suffix window: lines below the cursor's; -1 = all", -1},
+       &C::context_lines_after},
+  };
+  return table;
+}
+
+const ParamTable<TypingBehavior>& TypingParams() {
+  using C = TypingBehavior;
+  static const ParamTable<C> table = {
+      {{"chars-per-second", "chars/s", "typing: mean typing speed", 0.01}, &C::chars_per_second},
+      {{"pause-probability", "", "typing: chance of a pause per keystroke", 0, 1},
+       &C::pause_probability},
+      {{"pause-mean-s", "s", "typing: mean pause", 0}, &C::pause_mean_s},
+      {{"typo-probability", "", "typing: chance of a typo (typed, then deleted) per keystroke", 0,
+        1},
+       &C::typo_probability},
+      {{"jump-probability", "", "typing: chance of a cursor jump per keystroke", 0, 1},
+       &C::jump_probability},
+      {{"accept-probability", "", "typing: chance a completion is accepted at a line start", 0, 1},
+       &C::accept_probability},
+      {{"chars-per-session", "chars", "typing: characters each session types", 1},
+       &C::chars_per_session},
+  };
+  return table;
+}
+
+const ParamTable<TypingWorkloadConfig>& TypingPopulationParams() {
+  using C = TypingWorkloadConfig;
+  static const ParamTable<C> table = {
+      {{"sessions-per-user", "sessions", "typing: files each user types, one after another", 1},
+       &C::sessions_per_user},
+      {{"think-time-mean-s", "s", "typing: mean pause before each session (exponential)", 0},
+       &C::think_time_mean_s},
+      {{"sessions", "sessions", "typing with --session-rate: sessions in the run", 1},
+       &C::sessions},
+  };
+  return table;
+}
+
+const ParamTable<CpuOverheadConfig>& CpuOverheadParams() {
+  using C = CpuOverheadConfig;
+  static const ParamTable<C> table = {
+      {{"cpu-step-overhead-us", "us", "host time per step: scheduling, inputs, sampling (estimate)",
+        0},
+       &C::step_us},
+      {{"cpu-per-sequence-us", "us", "host time per scheduled sequence (estimate)", 0},
+       &C::per_sequence_us},
+      {{"eager-launch-per-layer-us", "us",
+        "kernel-launch time of one layer in eager mode; hides behind GPU time (estimate)", 0},
+       &C::eager_launch_per_layer_us},
+      {{"graph-launch-us", "us", "one CUDA-graph replay, decode-only steps (estimate)", 0},
+       &C::graph_launch_us},
+  };
+  return table;
+}
+const ParamTable<LatencyModelOptions>& LatencyParams() {
+  using C = LatencyModelOptions;
+  static const ParamTable<C> table = {
+      {{"tp", "GPUs", "tensor-parallel GPUs per replica: each holds 1/TP of the weights and KV "
+        "heads (its KV cache sized for them); the latency model prices one GPU's shard plus the "
+        "all-reduces", 1, 8, {"1", "2", "4", "8"}, /*quiet_default=*/true},
+       &C::tensor_parallel},
+      {{"profile", "", "kernel profile JSON for --latency-model auto or profile (default: the "
+        "built-in models/profiles/<gpu>/<model>.json)", -kParamNoLimit, kParamNoLimit, {},
+        /*quiet_default=*/true},
+       &C::profile_path},
+  };
+  return table;
+}
+
+namespace {
+
+// Binds `table`, whose fields live in part(config), into RunParams.
+template <class Part>
+void Bind(const ParamTable<Part>& table, Part& (*part)(ExperimentConfig&),
+          std::vector<RunParam>& out) {
+  for (const Param<Part>& param : table) {
+    const Param<Part>* p = &param;  // tables are static: the rows outlive the binding
+    RunParam bound;
+    bound.info = &p->info;
+    bound.set = [p, part](const std::string& text, ExperimentConfig& config) {
+      SetParam(*p, text, part(config));
+    };
+    bound.value = [p, part](const ExperimentConfig& config) {
+      return ParamValueText(*p, part(const_cast<ExperimentConfig&>(config)));
+    };
+    bound.setting = [p, part](const ExperimentConfig& config) {
+      return std::visit(
+          [&](auto member) { return SettingValue(part(const_cast<ExperimentConfig&>(config)).*member); },
+          p->field);
+    };
+    bound.check = [p, part](const ExperimentConfig& config) {
+      CheckParam(*p, part(const_cast<ExperimentConfig&>(config)));
+    };
+    out.push_back(std::move(bound));
+  }
+}
+
+template <class Part>
+RunParamTable Table(std::string group, const ParamTable<Part>& table,
+                    Part& (*part)(ExperimentConfig&)) {
+  RunParamTable out;
+  out.group = std::move(group);
+  Bind(table, part, out.params);
+  return out;
+}
+
+}  // namespace
+
+const char* const kLatencyGroup =
+    "Latency model: tensor parallelism, kernel profile, host overheads";
+
+const std::vector<RunParamTable>& AllParamTables() {
+  using X = ExperimentConfig;
+  static const std::vector<RunParamTable> tables = {
+      Table("Workload", WorkloadParams(), +[](X& c) -> auto& { return c.workload_paper; }),
+      Table("Workload", RunParams(), +[](X& c) -> auto& { return c; }),
+      Table("Completion client (trace and typing workloads)", CompletionParams(),
+            +[](X& c) -> auto& { return c.completion; }),
+      Table("Completion client (trace and typing workloads)", TypingParams(),
+            +[](X& c) -> auto& { return c.typing.behavior; }),
+      Table("Completion client (trace and typing workloads)", TypingPopulationParams(),
+            +[](X& c) -> auto& { return c.typing; }),
+      Table("Engine (vLLM v1)", EngineParams(), +[](X& c) -> auto& { return c.engine; }),
+      Table("Engine choice and SGLang engine (--engine sglang)", SglangParams(),
+            +[](X& c) -> auto& { return c.sglang; }),
+      Table(kLatencyGroup, LatencyParams(), +[](X& c) -> auto& { return c.latency; }),
+      Table(kLatencyGroup, CpuOverheadParams(), +[](X& c) -> auto& { return c.cpu; }),
+      Table("CPU KV tier (vLLM offloading connector; vLLM engine only)", CpuKvTierParams(),
+            +[](X& c) -> auto& { return c.cpu_kv; }),
+  };
+  return tables;
+}
+
+const RunParam* FindRunParam(const std::string& name) {
+  for (const RunParamTable& table : AllParamTables()) {
+    for (const RunParam& param : table.params) {
+      if (param.info->name == name) return &param;
+    }
+  }
+  return nullptr;
+}
+
+void CheckRunParams(const ExperimentConfig& config) {
+  for (const RunParamTable& table : AllParamTables()) {
+    for (const RunParam& param : table.params) param.check(config);
+  }
+}
+
+std::vector<Setting> NonDefaultQuietSettings(const ExperimentConfig& config,
+                                             const std::string& group) {
+  static const ExperimentConfig defaults;
+  std::vector<Setting> out;
+  for (const RunParamTable& table : AllParamTables()) {
+    if (table.group != group) continue;
+    for (const RunParam& param : table.params) {
+      if (!param.info->quiet_default || param.value(config) == param.value(defaults)) continue;
+      std::string key = param.info->name;
+      std::replace(key.begin(), key.end(), '-', '_');
+      out.push_back({key, param.setting(config)});
+    }
+  }
+  return out;
+}
+
+}  // namespace efimsim

@@ -1,0 +1,75 @@
+#pragma once
+// The one list of a run's options: every parameter table of ExperimentConfig
+// and its parts, in --help order. `--help`, command-line parsing, sweep grid
+// axes, sweep.csv columns and the run description (RunInfo) all read it, so
+// adding an option is one row in one of these tables.
+//
+// A row is a ParamInfo (sim/base/params.h: name, unit, help, range, allowed
+// values) plus the field it sets; AllParamTables() binds each table to the
+// part of ExperimentConfig that holds its fields.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/latency_model_registry.h"
+#include "sim/base/params.h"
+#include "sim/serving/experiment.h"
+
+namespace efimsim {
+
+// Parameter tables of the run's parts not owned by an engine (the engines'
+// tables are EngineParams, SglangParams and CpuKvTierParams).
+const ParamTable<PaperWorkloadConfig>& WorkloadParams();
+const ParamTable<ExperimentConfig>& RunParams();  // max tokens, documents, trace, ...
+const ParamTable<CompletionClientConfig>& CompletionParams();
+const ParamTable<TypingBehavior>& TypingParams();
+const ParamTable<TypingWorkloadConfig>& TypingPopulationParams();
+// The latency model's settings besides its name (--latency-model, a run
+// option): tensor parallelism and the kernel profile file.
+const ParamTable<LatencyModelOptions>& LatencyParams();
+const ParamTable<CpuOverheadConfig>& CpuOverheadParams();
+
+// One option bound to its field inside an ExperimentConfig.
+struct RunParam {
+  const ParamInfo* info = nullptr;
+  // Parses `text` into the field (UsageError naming the option when bad).
+  std::function<void(const std::string& text, ExperimentConfig& config)> set;
+  // The field's value as text (ParamValueText), and typed, as the run
+  // description (RunInfo) writes it.
+  std::function<std::string(const ExperimentConfig& config)> value;
+  std::function<SettingValue(const ExperimentConfig& config)> setting;
+  // UsageError naming the option when the field's value is outside its
+  // range or allowed values (for configs built in code, not parsed).
+  std::function<void(const ExperimentConfig& config)> check;
+};
+
+// One table, with the --help group it is listed under (consecutive tables
+// may share a group).
+struct RunParamTable {
+  std::string group;
+  std::vector<RunParam> params;
+};
+
+// Every option of the simulation commands, in --help order (which is also
+// the order of sweep.csv's option columns).
+const std::vector<RunParamTable>& AllParamTables();
+
+// The option named `name` (CLI spelling), or null.
+const RunParam* FindRunParam(const std::string& name);
+
+// Throws UsageError("--name: ...") for the first option whose value in
+// `config` is out of range or not one of its allowed values.
+void CheckRunParams(const ExperimentConfig& config);
+
+// The options of `group` with ParamInfo::quiet_default set that `config`
+// sets to another value than the default, as settings keyed by their
+// underscored names ("tp"): what a run's description adds for them.
+std::vector<Setting> NonDefaultQuietSettings(const ExperimentConfig& config,
+                                             const std::string& group);
+
+// The option group of the latency model's tables (LatencyParams,
+// CpuOverheadParams).
+extern const char* const kLatencyGroup;
+
+}  // namespace efimsim

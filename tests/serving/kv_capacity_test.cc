@@ -1,0 +1,94 @@
+// KV cache sizing per GPU under tensor parallelism: each GPU holds 1/TP of
+// the weights and of the KV heads (models/operator_work.h), so a replica of
+// TP GPUs has room for more tokens than one GPU.
+#include "sim/serving/kv_capacity.h"
+
+#include <gtest/gtest.h>
+
+#include "models/operator_work.h"
+#include "models/spec_catalog.h"
+#include "sim/base/errors.h"
+#include "sim/serving/experiment.h"
+
+namespace efimsim {
+namespace {
+
+TEST(KvCapacity, ShardAtTp1IsTheWholeModel) {
+  for (const char* name : {"llama-3.1-8b", "codellama-7b", "deepseek-coder-6.7b"}) {
+    const ModelSpec model = LoadModelSpec(name);
+    const ShardShapes shard = ShardModel(model, 1);
+    EXPECT_EQ(ShardWeightBytes(model, shard), model.WeightBytes()) << name;
+    EXPECT_EQ(ShardKvBytesPerToken(shard), model.KvBytesPerToken()) << name;
+  }
+}
+
+TEST(KvCapacity, Tp2HalvesPerGpuWeightsAndKvBytesPerToken) {
+  const ModelSpec model = LoadModelSpec("llama-3.1-8b");
+  const GpuSpec gpu = LoadGpuSpec("h100-sxm");
+  const EngineConfig engine;
+  const KvCapacity one = ComputeKvCapacity(engine, model, gpu, 1);
+  const KvCapacity two = ComputeKvCapacity(engine, model, gpu, 2);
+  EXPECT_EQ(two.tensor_parallel, 2);
+  // 8 KV heads: 4 per GPU, exactly half the bytes per token.
+  EXPECT_EQ(2 * two.kv_bytes_per_token, one.kv_bytes_per_token);
+  // Everything is split but the norms (a few hundred KiB, replicated).
+  EXPECT_NEAR(two.weights_gib, one.weights_gib / 2, 0.001);
+  EXPECT_GT(two.weights_gib, one.weights_gib / 2);
+  // Each GPU's free memory grows by the weights it no longer holds, and
+  // every token costs half as much: more than twice the tokens.
+  EXPECT_GT(two.tokens, 2 * one.tokens);
+  const double block_gib = static_cast<double>(engine.block_tokens) *
+                           static_cast<double>(two.kv_bytes_per_token) / (1 << 30);
+  const double free_gib = two.memory_gib * engine.gpu_memory_utilization - two.weights_gib -
+                          engine.non_kv_overhead_gib;
+  EXPECT_EQ(two.blocks, static_cast<int64_t>(free_gib / block_gib));
+}
+
+TEST(KvCapacity, KvHeadsReplicatedBeyondTheirCount) {
+  const ModelSpec model = LoadModelSpec("llama-3.1-8b");  // 8 KV heads
+  const ShardShapes shard = ShardModel(model, 8);
+  EXPECT_EQ(shard.kv_heads, 1);
+  EXPECT_EQ(8 * ShardKvBytesPerToken(shard), model.KvBytesPerToken());
+}
+
+TEST(KvCapacity, BadTensorParallelSizeNamesTheOption) {
+  const ModelSpec model = LoadModelSpec("llama-3.1-8b");
+  try {
+    ComputeKvCapacity(EngineConfig{}, model, LoadGpuSpec("h100-sxm"), 3);
+    FAIL();
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("--tp"), std::string::npos);
+  }
+}
+
+ExperimentConfig SmallRun(int64_t tp) {
+  ExperimentConfig config;
+  config.documents = "synthetic";
+  config.workload_paper.users = 2;
+  config.workload_paper.rounds = 2;
+  config.record_wall_time = false;
+  config.latency.tensor_parallel = tp;
+  return config;
+}
+
+TEST(KvCapacity, RunWithTp2SizesPerGpuAndNamesTheTp) {
+  const ExperimentResult one = RunExperiment(SmallRun(1));
+  const ExperimentResult two = RunExperiment(SmallRun(2));
+  const ModelSpec model = LoadModelSpec("llama-3.1-8b");
+  const KvCapacity expected =
+      ComputeKvCapacity(EngineConfig{}, model, LoadGpuSpec("h100-sxm"), 2);
+  EXPECT_EQ(SettingText(two.info, "engine", "kv_tokens_effective", 0),
+            std::to_string(expected.tokens));
+  EXPECT_EQ(SettingText(two.info, "latency_model", "tp", 0), "2");
+  EXPECT_NE(SettingText(two.info, "latency_model", "description", 0).find("TP=2"),
+            std::string::npos);
+  EXPECT_NE(SettingText(two.info, "model", "weights_gib_per_gpu", 3), "");
+  // TP 1 is the default: its run description is what it was before --tp.
+  EXPECT_EQ(SettingText(one.info, "latency_model", "tp", 0), "");
+  EXPECT_EQ(SettingText(one.info, "model", "weights_gib_per_gpu", 3), "");
+  // A TP-2 step prices half the weights plus all-reduces: a different time.
+  EXPECT_NE(one.summary.makespan, two.summary.makespan);
+}
+
+}  // namespace
+}  // namespace efimsim
