@@ -39,7 +39,11 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
   AddParamOptions(engine, EngineParams(), engine_defaults);
   po::options_description overheads("Latency model: tensor parallelism, profile, host overheads");
   AddParamOptions(overheads, LatencyParams(), LatencyModelOptions{});
-  AddParamOptions(overheads, CpuOverheadParams(), CpuOverheadConfig{});
+  // Every host-overhead row but host-overlap, which takes "auto" here.
+  for (const auto& param : CpuOverheadParams()) {
+    if (param.info.name == "host-overlap") continue;
+    AddParamOption(overheads, param.info, ParamValueText(param, CpuOverheadConfig{}));
+  }
   po::options_description visible;
   visible.add(general).add(engine).add(overheads);
   po::positional_options_description positional;
@@ -73,7 +77,12 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
     if (name == "gpu") options.gpu = options.engine.gpu;
     if (name == "model") options.model = options.engine.model;
   }
-  ApplyParamOptions(values, CpuOverheadParams(), options.cpu);
+  for (const auto& param : CpuOverheadParams()) {
+    const auto it = values.find(param.info.name);
+    if (param.info.name != "host-overlap" && it != values.end()) {
+      SetParam(param, it->second.as<std::string>(), options.cpu);
+    }
+  }
   ApplyParamOptions(values, LatencyParams(), options.latency);
   for (const auto& param : LatencyParams()) {
     const auto it = values.find(param.info.name);
