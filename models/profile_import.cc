@@ -14,7 +14,8 @@
 #include "sim/base/errors.h"
 
 namespace efimsim {
-namespace {
+// Shared with the other importers (models/profile_import_detail.h).
+namespace profile_import_detail {
 
 std::string Str(double value, const char* format = "%.3g") {
   char text[64];
@@ -280,7 +281,8 @@ void Finish(KernelProfile& profile, ProfileSource source,
   profile.cpu_overhead.graph_capture_batch_sizes = DefaultCaptureSizes();
 }
 
-}  // namespace
+}  // namespace profile_import_detail
+using namespace profile_import_detail;
 
 ElementwiseRates ElementwiseRatesFromVidur(const VidurMlpTable& table) {
   double bytes = 0, seconds = 0;

@@ -158,8 +158,9 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
     StrictObject source(root.Field("source"), origin, "source");
     ProfileSource out;
     out.kind = source.String("kind");
-    if (out.kind != "pytorch-reference" && out.kind != "vidur") {
-      throw InputError(origin, 0, "source.kind", "expected \"pytorch-reference\" or \"vidur\"");
+    if (out.kind != "pytorch-reference" && out.kind != "vidur" && out.kind != "llmservingsim") {
+      throw InputError(origin, 0, "source.kind",
+                       "expected \"pytorch-reference\", \"vidur\" or \"llmservingsim\"");
     }
     out.stack = source.String("stack");
     out.method = source.String("method");

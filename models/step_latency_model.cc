@@ -50,10 +50,11 @@ StepLatencyModel::StepLatencyModel(const ModelSpec& model, int64_t tensor_parall
 }
 
 std::string StepLatencyModel::OverheadText() const {
-  char text[256];
-  std::snprintf(text, sizeof text, "CPU overheads %s: step %.0f us, per sequence %.0f us, %s",
+  char text[384];
+  std::snprintf(text, sizeof text, "CPU overheads %s: step %.0f us, per sequence %.0f us, %s%s",
                 overhead_source_.c_str(), overhead_.step_us, overhead_.per_sequence_us,
-                overhead_.cuda_graphs ? "CUDA graphs for decode-only steps" : "eager mode");
+                overhead_.cuda_graphs ? "CUDA graphs for decode-only steps" : "eager mode",
+                overhead_.overlap_host ? ", host work overlapped with the GPU (only max(0, host - GPU) adds)" : "");
   return text;
 }
 
@@ -120,10 +121,21 @@ StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const Sequence
                            : overhead_.eager_launch_per_layer_us * static_cast<double>(shapes_.layers));
   // Only max(0, launch - path) is used, so the exact path length is needed
   // only when it may be shorter than the launch time.
-  e.path = graph_.Evaluate(seconds, launch_seconds);
-
   e.step_seconds = 1e-6 * overhead_.step_us;
   e.sequences_seconds = 1e-6 * overhead_.per_sequence_us * static_cast<double>(batch.size());
+  if (overhead_.overlap_host) {
+    // All host work hides behind the GPU's step; the part that does not
+    // adds, shared out over the host rows in proportion.
+    const double host = e.step_seconds + e.sequences_seconds + launch_seconds;
+    e.path = graph_.Evaluate(seconds, host);
+    const double exposed = std::max(0.0, host - e.path.seconds);
+    const double share = host > 0 ? exposed / host : 0.0;
+    e.step_seconds *= share;
+    e.sequences_seconds *= share;
+    e.launch_exposed_seconds = launch_seconds * share;
+    return e;
+  }
+  e.path = graph_.Evaluate(seconds, launch_seconds);
   e.launch_exposed_seconds = std::max(0.0, launch_seconds - e.path.seconds);
   return e;
 }

@@ -15,5 +15,6 @@ int RunSweepCommand(int argc, const char* const* argv);
 int RunMergeCommand(int argc, const char* const* argv);
 int RunCapacityCommand(int argc, const char* const* argv);
 int RunProfileCommand(int argc, const char* const* argv);
+int RunValidateServingCommand(int argc, const char* const* argv);
 
 }  // namespace efimsim::cli

@@ -25,6 +25,7 @@ constexpr const char* kUsage =
     "  models    list built-in models and GPUs with derived figures\n"
     "  predict   one step's latency with a per-operator breakdown\n"
     "  validate-latency  a latency model's error against measured step times\n"
+    "  validate-serving  a real serving run replayed: TTFT, TPOT, E2E measured vs predicted\n"
     "  profile   import a kernel profile from GPU measurements made outside efimsim\n"
     "  convert   turn a trace (Azure CSV, Mooncake JSONL, TaskTracker CSV, HumanEval\n"
     "            infilling, efimsim JSONL) into efimsim's trace format\n"
@@ -64,9 +65,10 @@ int Dispatch(int argc, const char* const* argv) {
   if (command == "merge") return RunMergeCommand(sub_argc, sub_argv);
   if (command == "capacity") return RunCapacityCommand(sub_argc, sub_argv);
   if (command == "profile") return RunProfileCommand(sub_argc, sub_argv);
+  if (command == "validate-serving") return RunValidateServingCommand(sub_argc, sub_argv);
   throw efimsim::UsageError("unknown command '" + command +
                             "' (commands: compare, replay, models, predict, validate-latency, convert, "
-                            "tokenize, sweep, merge, capacity, profile; see efimsim --help)");
+                            "tokenize, sweep, merge, capacity, profile, validate-serving; see efimsim --help)");
 }
 
 }  // namespace

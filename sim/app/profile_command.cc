@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/llmservingsim_import.h"
 #include "models/profile_import.h"
 #include "models/spec_catalog.h"
 #include "sim/app/cli_options.h"
@@ -41,7 +42,8 @@ int RunImport(int argc, const char* const* argv) {
   general.add_options()
       ("from", po::value<std::string>()->required(),
        "the source's kind: pytorch-reference (op timings of ../shared/data/gpu/"
-       "h100-pytorch-reference/<model>.ops.runN.json) or vidur (Vidur's compute/<gpu>/<model>/mlp.csv)")
+       "h100-pytorch-reference/<model>.ops.runN.json), vidur (Vidur's compute/<gpu>/<model>/mlp.csv) "
+       "or llmservingsim (LLMServingSim's profiler/perf/<HW>/<model>/<variant>/ folder, --dir)")
       ("model", po::value<std::string>()->required(), "built-in model name or path to a model spec JSON")
       ("gpu", po::value<std::string>()->required(), "built-in GPU name or path to a GPU spec JSON")
       ("run", po::value<std::vector<std::string>>()->composing(),
@@ -52,16 +54,17 @@ int RunImport(int argc, const char* const* argv) {
        "vidur: the attention.csv file, when the source has one (one backend, TP=1 rows used)")
       ("dir", po::value<std::string>(),
        "vidur: a profiling folder (compute/<gpu>/<model>/): its mlp.csv, and its attention.csv when "
-       "present")
+       "present; llmservingsim: the bundle folder with meta.yaml and tp1/")
       ("elementwise-rates-from", po::value<std::string>(),
        "pytorch-reference: a Vidur mlp.csv of the same GPU whose measured norm, RoPE, activation and "
        "add kernels give the bandwidth and small-kernel time used to model the reference's unfused "
        "elementwise ops; without it the profile has no elementwise tables (roofline)")
       ("all-reduce", po::value<std::string>(),
        "a Vidur network all_reduce.csv of the same GPU: all-reduce tables for TP 2/4/8")
-      ("measured-on", po::value<std::string>()->required(),
+      ("measured-on", po::value<std::string>()->default_value(""),
        "when (or at which source version) the measurements were made, as the source says; "
-       "recorded as provenance.date_utc")
+       "recorded as provenance.date_utc (required, except for llmservingsim, whose meta.yaml has "
+       "profiled_at)")
       ("interpolation", po::value<std::string>()->default_value("auto"),
        "inside measured grids: linear, log-log, or auto (the one with the smaller median held-out "
        "error on the source's own grid points)")
@@ -85,6 +88,9 @@ int RunImport(int argc, const char* const* argv) {
   ImportSettings settings;
   settings.command = CommandLine(argc, argv);
   settings.measured_on = values["measured-on"].as<std::string>();
+  if (settings.measured_on.empty() && from != "llmservingsim") {
+    throw UsageError("the option '--measured-on' is required but missing");
+  }
   settings.interpolation = values["interpolation"].as<std::string>();
   if (settings.interpolation != "auto" && settings.interpolation != "linear" &&
       settings.interpolation != "log-log") {
@@ -129,8 +135,15 @@ int RunImport(int argc, const char* const* argv) {
     if (!attention_path.empty()) attention = LoadVidurAttentionCsv(attention_path);
     profile = ImportVidurProfile(LoadVidurMlpCsv(mlp_path), model, gpu, attention, all_reduce, settings,
                                  report);
+  } else if (from == "llmservingsim") {
+    if (values.count("run") || values.count("mlp") || values.count("attention") ||
+        values.count("elementwise-rates-from") || values.count("all-reduce")) {
+      throw UsageError("--from llmservingsim takes --dir only (the bundle folder)");
+    }
+    if (!values.count("dir")) throw UsageError("--dir: give the LLMServingSim bundle folder");
+    profile = ImportLlmServingSimProfile(values["dir"].as<std::string>(), model, gpu, settings, report);
   } else {
-    throw UsageError("--from: expected pytorch-reference or vidur, got '" + from + "'");
+    throw UsageError("--from: expected pytorch-reference, vidur or llmservingsim, got '" + from + "'");
   }
 
   for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());

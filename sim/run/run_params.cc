@@ -184,6 +184,10 @@ const ParamTable<CpuOverheadConfig>& CpuOverheadParams() {
        &C::eager_launch_per_layer_us},
       {{"graph-launch-us", "us", "one CUDA-graph replay, decode-only steps (estimate)", 0},
        &C::graph_launch_us},
+      {{"host-overlap", "", "host/GPU overlap (vLLM V1 async scheduling): a step's host time adds "
+        "only where it exceeds the step's GPU time; false: step and per-sequence time add in full "
+        "(docs/validation.md)", -kParamNoLimit, kParamNoLimit, {}, /*quiet_default=*/true},
+       &C::overlap_host},
   };
   return table;
 }

@@ -85,7 +85,7 @@ expect_error_plain "--seq" predict --seq 12x
 expect_error_plain "--timing: unknown value 'wall' (choose one of: gpu, step)" validate-latency --measured x.json --timing wall
 expect_error_plain "--mode: unknown value 'lazy' (choose one of: eager, graph)" predict --seq 1:1 --mode lazy
 expect_error_plain "profile: unknown subcommand 'export'" profile export
-expect_error "--from: expected pytorch-reference or vidur" profile import --from nope --model llama-3.1-8b \
+expect_error "--from: expected pytorch-reference, vidur or llmservingsim" profile import --from nope --model llama-3.1-8b \
   --gpu h100-sxm --measured-on x
 expect_error "--run: give at least one ops JSON file" profile import --from pytorch-reference \
   --model llama-3.1-8b --gpu h100-sxm --measured-on x
@@ -158,6 +158,17 @@ if cmp -s "$out/long.jsonl" "$out/same.jsonl"; then passed=$((passed + 1)); else
 echo '{"timestamp": 0, "input_length": 600, "output_length": 2, "hash_ids": [1, 2]}' > "$out/mc.jsonl"
 expect_error_plain "--block-tokens: a Mooncake trace's 512-token hash ids need a block size that divides 512" \
   convert "$out/mc.jsonl" "$out/mc.out.jsonl" --block-tokens 24
+
+# validate-serving: bad runs exit 1 naming the file and field; missing GPU exits 2.
+expect_error_plain "/nonexistent: field 'file': missing" validate-serving /nonexistent
+run_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../run/testdata/serving_run" && pwd)"
+mkdir -p "$out/vs/vllm" && cp "$run_dir/workload.jsonl" "$out/vs/" && cp "$run_dir/vllm/"* "$out/vs/vllm/"
+sed -i 's/"output_toks": 3/"output_toks": 4/' "$out/vs/workload.jsonl"
+expect_error_plain "field 'sha256'" validate-serving "$out/vs"
+expect_error_plain "the run does not name its GPU: give --gpu" validate-serving "$run_dir/vllm_bench_result.json"
+stdout=$("$efimsim" validate-serving "$run_dir" 2>&1)
+if [[ $? -eq 0 && $stdout == *"ttft"*"tpot"*"e2e"* && $stdout == *"not reproduced"* ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: validate-serving on the fixture: $stdout"; fi
 
 # Issue 25: numbers out of range and stray arguments are usage errors, never
 # exit 3 or silently ignored.

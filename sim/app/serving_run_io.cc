@@ -1,0 +1,571 @@
+#include "sim/app/serving_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/base/errors.h"
+#include "sim/base/sha256.h"
+
+namespace efimsim {
+namespace {
+
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string ReadBytes(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw InputError(path, 0, "file", "missing or not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "file", "cannot be read");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+Json ParseJson(const std::string& text, const std::string& file, int64_t line) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& error) {
+    throw InputError(file, line, "json", std::string("not valid JSON: ") + error.what());
+  }
+}
+
+// Field access with errors naming file, line and the dotted field path.
+class Fields {
+ public:
+  Fields(const Json& object, std::string file, int64_t line, std::string prefix = "")
+      : object_(object), file_(std::move(file)), line_(line), prefix_(std::move(prefix)) {
+    if (!object_.is_object()) throw InputError(file_, line_, Name(""), "must be a JSON object");
+  }
+  bool Has(const std::string& key) const {
+    return object_.contains(key) && !object_.at(key).is_null();
+  }
+  const Json& Get(const std::string& key) const {
+    if (!object_.contains(key)) throw InputError(file_, line_, Name(key), "missing");
+    return object_.at(key);
+  }
+  Fields Object(const std::string& key) const {
+    return Fields(Get(key), file_, line_, Name(key));
+  }
+  int64_t Int(const std::string& key) const {
+    const Json& v = Get(key);
+    if (!v.is_number_integer()) throw InputError(file_, line_, Name(key), "must be an integer");
+    return v.get<int64_t>();
+  }
+  double Number(const std::string& key) const {
+    const Json& v = Get(key);
+    if (!v.is_number()) throw InputError(file_, line_, Name(key), "must be a number");
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) throw InputError(file_, line_, Name(key), "must be finite");
+    return x;
+  }
+  bool Bool(const std::string& key) const {
+    const Json& v = Get(key);
+    if (!v.is_boolean()) throw InputError(file_, line_, Name(key), "must be true or false");
+    return v.get<bool>();
+  }
+  std::string String(const std::string& key) const {
+    const Json& v = Get(key);
+    if (!v.is_string()) throw InputError(file_, line_, Name(key), "must be a string");
+    return v.get<std::string>();
+  }
+  std::string Name(const std::string& key) const {
+    if (prefix_.empty()) return key;
+    if (key.empty()) return prefix_;
+    return prefix_ + "." + key;
+  }
+  const Json& json() const { return object_; }
+  const std::string& file() const { return file_; }
+  int64_t line() const { return line_; }
+
+ private:
+  const Json& object_;
+  std::string file_;
+  int64_t line_;
+  std::string prefix_;
+};
+
+// A JSONL file's non-blank lines with their 1-based line numbers.
+std::vector<std::pair<int64_t, std::string>> Lines(const std::string& bytes) {
+  std::vector<std::pair<int64_t, std::string>> lines;
+  int64_t number = 0;
+  size_t start = 0;
+  while (start <= bytes.size()) {
+    size_t end = bytes.find('\n', start);
+    if (end == std::string::npos) end = bytes.size();
+    ++number;
+    std::string line = bytes.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) lines.emplace_back(number, line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+int64_t SecondsToNs(double seconds) { return static_cast<int64_t>(std::llround(seconds * 1e9)); }
+
+// The workload-line index a request id names: "bench-12" or "12".
+std::optional<int64_t> IdIndex(const std::string& id) {
+  const size_t dash = id.find_last_of('-');
+  const std::string digits = dash == std::string::npos ? id : id.substr(dash + 1);
+  if (digits.empty() || digits.size() > 12 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::stoll(digits);
+}
+
+struct WorkloadLine {
+  int64_t line = 0;
+  int64_t input_toks = 0, output_toks = 0, arrival_ns = 0;
+  TokenVector ids;
+};
+
+std::vector<WorkloadLine> ReadWorkload(const std::string& path, const std::string& bytes) {
+  std::vector<WorkloadLine> out;
+  for (const auto& [number, text] : Lines(bytes)) {
+    const Json json = ParseJson(text, path, number);
+    const Fields f(json, path, number);
+    WorkloadLine w;
+    w.line = number;
+    w.input_toks = f.Int("input_toks");
+    w.output_toks = f.Int("output_toks");
+    w.arrival_ns = f.Int("arrival_time_ns");
+    if (w.input_toks < 1) throw InputError(path, number, "input_toks", "must be at least 1");
+    if (w.output_toks < 1) throw InputError(path, number, "output_toks", "must be at least 1");
+    if (w.arrival_ns < 0) throw InputError(path, number, "arrival_time_ns", "must be >= 0");
+    if (!out.empty() && w.arrival_ns < out.back().arrival_ns) {
+      throw InputError(path, number, "arrival_time_ns", "earlier than the previous line's");
+    }
+    if (!f.Has("input_tok_ids")) {  // lengths only: prompts share nothing (named in the output)
+      out.push_back(std::move(w));
+      continue;
+    }
+    const Json& ids = f.Get("input_tok_ids");
+    if (!ids.is_array()) throw InputError(path, number, "input_tok_ids", "must be an array");
+    if (static_cast<int64_t>(ids.size()) != w.input_toks) {
+      throw InputError(path, number, "input_tok_ids",
+                       "has " + std::to_string(ids.size()) + " ids, input_toks says " +
+                           std::to_string(w.input_toks));
+    }
+    w.ids.reserve(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (!ids[i].is_number_integer() || ids[i].get<int64_t>() < 0 ||
+          ids[i].get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+        throw InputError(path, number, "input_tok_ids[" + std::to_string(i) + "]",
+                         "must be a token id in [0, 2^31)");
+      }
+      w.ids.push_back(static_cast<TokenId>(ids[i].get<int64_t>()));
+    }
+    out.push_back(std::move(w));
+  }
+  if (out.empty()) throw InputError(path, 0, "requests", "the workload has no requests");
+  return out;
+}
+
+template <class T>
+std::optional<T> Optional(const Json& object, std::initializer_list<const char*> path) {
+  const Json* at = &object;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return std::nullopt;
+    at = &at->at(key);
+  }
+  if (at->is_null()) return std::nullopt;
+  try {
+    return at->get<T>();
+  } catch (const Json::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string DatasetPathFromMeta(const Json& meta) {
+  return Optional<std::string>(meta, {"dataset_path"}).value_or("");
+}
+
+// A field at `path` that may be absent (or null); present with the wrong
+// type is an InputError naming the dotted path.
+template <class T>
+std::optional<T> Typed(const Fields& meta, std::initializer_list<const char*> path) {
+  const Json* at = &meta.json();
+  std::string name;
+  for (const char* key : path) {
+    name += (name.empty() ? "" : ".") + std::string(key);
+    if (!at->is_object() || !at->contains(key)) return std::nullopt;
+    at = &at->at(key);
+  }
+  if (at->is_null()) return std::nullopt;
+  bool ok = false;
+  if constexpr (std::is_same_v<T, bool>) ok = at->is_boolean();
+  else if constexpr (std::is_same_v<T, int64_t>) ok = at->is_number_integer();
+  else if constexpr (std::is_same_v<T, std::string>) ok = at->is_string();
+  if (!ok) {
+    throw InputError(meta.file(), 0, name,
+                     std::is_same_v<T, bool> ? "must be true or false"
+                     : std::is_same_v<T, int64_t> ? "must be an integer" : "must be a string");
+  }
+  return at->get<T>();
+}
+
+ServingRunEngine EngineFromMeta(const Fields& meta) {
+  ServingRunEngine e;
+  const Json& j = meta.json();
+  e.vllm_version = Typed<std::string>(meta, {"vllm_version"}).value_or("");
+  e.model = Typed<std::string>(meta, {"model"}).value_or("");
+  // The replay's core: KV capacity and batch limits are required.
+  const Fields kv = meta.Object("kv_cache");
+  e.num_gpu_blocks = kv.Int("num_gpu_blocks");
+  e.block_size = kv.Int("block_size");
+  e.enable_prefix_caching = Typed<bool>(meta, {"kv_cache", "enable_prefix_caching"});
+  if (*e.num_gpu_blocks < 1) throw InputError(meta.file(), 0, "kv_cache.num_gpu_blocks", "must be >= 1");
+  if (*e.block_size < 1) throw InputError(meta.file(), 0, "kv_cache.block_size", "must be >= 1");
+  const Fields kwargs = meta.Object("engine_kwargs");
+  e.max_num_seqs = kwargs.Int("max_num_seqs");
+  e.max_num_batched_tokens = kwargs.Int("max_num_batched_tokens");
+  if (*e.max_num_seqs < 1) throw InputError(meta.file(), 0, "engine_kwargs.max_num_seqs", "must be >= 1");
+  if (*e.max_num_batched_tokens < 1) {
+    throw InputError(meta.file(), 0, "engine_kwargs.max_num_batched_tokens", "must be >= 1");
+  }
+  e.tensor_parallel_size = Typed<int64_t>(meta, {"engine_kwargs", "tensor_parallel_size"});
+  e.data_parallel_size = Typed<int64_t>(meta, {"engine_kwargs", "data_parallel_size"});
+  e.max_model_len = Typed<int64_t>(meta, {"engine_kwargs", "max_model_len"});
+  e.dtype = Typed<std::string>(meta, {"engine_kwargs", "dtype"});
+  e.kv_cache_dtype = Typed<std::string>(meta, {"engine_kwargs", "kv_cache_dtype"});
+  e.device_name = Typed<std::string>(meta, {"hardware", "device_name"}).value_or("");
+  // The resolved VllmConfig: what vLLM chose for what the command left open.
+  e.enforce_eager = Typed<bool>(meta, {"resolved_config", "model_config", "enforce_eager"});
+  if (!e.enforce_eager) e.enforce_eager = Typed<bool>(meta, {"engine_kwargs", "enforce_eager"});
+  e.enable_chunked_prefill =
+      Optional<bool>(j, {"resolved_config", "scheduler_config", "enable_chunked_prefill"});
+  e.async_scheduling = Optional<bool>(j, {"resolved_config", "scheduler_config", "async_scheduling"});
+  e.scheduler_policy = Optional<std::string>(j, {"resolved_config", "scheduler_config", "policy"});
+  e.long_prefill_token_threshold =
+      Optional<int64_t>(j, {"resolved_config", "scheduler_config", "long_prefill_token_threshold"});
+  e.max_num_partial_prefills =
+      Optional<int64_t>(j, {"resolved_config", "scheduler_config", "max_num_partial_prefills"});
+  e.stream_interval = Optional<int64_t>(j, {"resolved_config", "scheduler_config", "stream_interval"});
+  if (const auto sizes = Optional<std::vector<int64_t>>(
+          j, {"resolved_config", "compilation_config", "cudagraph_capture_sizes"})) {
+    e.cudagraph_capture_sizes = *sizes;
+  }
+  if (const auto mode = Optional<std::vector<int64_t>>(
+          j, {"resolved_config", "compilation_config", "cudagraph_mode"})) {
+    std::string text;
+    for (int64_t m : *mode) {
+      if (!text.empty()) text += ",";
+      text += std::to_string(m);
+    }
+    e.cudagraph_mode = "[" + text + "]";
+  } else if (const auto mode_s = Optional<std::string>(
+                 j, {"resolved_config", "compilation_config", "cudagraph_mode"})) {
+    e.cudagraph_mode = *mode_s;
+  }
+  const Json* spec = nullptr;
+  if (j.contains("resolved_config") && j["resolved_config"].contains("speculative_config")) {
+    spec = &j["resolved_config"]["speculative_config"];
+  }
+  if (spec != nullptr && !spec->is_null()) e.speculative_config = spec->dump();
+  return e;
+}
+
+}  // namespace
+
+ServingRun ReadLlmServingSimRun(const std::string& meta_path, const std::string& requests_path,
+                                const std::string& workload_path) {
+  ServingRun run;
+  run.format = "llmservingsim";
+  const std::string meta_bytes = ReadBytes(meta_path);
+  const std::string requests_bytes = ReadBytes(requests_path);
+  const std::string workload_bytes = ReadBytes(workload_path);
+  run.files = {meta_path, requests_path, workload_path};
+  run.sha256 = {Sha256Hex(meta_bytes), Sha256Hex(requests_bytes), Sha256Hex(workload_bytes)};
+
+  const Json meta_json = ParseJson(meta_bytes, meta_path, 0);
+  const Fields meta(meta_json, meta_path, 0);
+  run.engine = EngineFromMeta(meta);
+  // The workload must be the one the run served.
+  if (meta.Has("dataset_hash")) {
+    const std::string recorded = meta.String("dataset_hash");
+    if (recorded != run.sha256[2]) {
+      throw InputError(workload_path, 0, "sha256",
+                       "is " + run.sha256[2] + " but " + meta_path + " field dataset_hash records " +
+                           recorded + ": not the workload this run served");
+    }
+  }
+
+  const std::vector<WorkloadLine> workload = ReadWorkload(workload_path, workload_bytes);
+  if (meta.Has("num_requests") && meta.Int("num_requests") != static_cast<int64_t>(workload.size())) {
+    throw InputError(meta_path, 0, "num_requests",
+                     "is " + std::to_string(meta.Int("num_requests")) + " but " + workload_path +
+                         " has " + std::to_string(workload.size()) + " requests");
+  }
+
+  run.requests.resize(workload.size());
+  std::vector<int64_t> seen_line(workload.size(), 0);
+  const auto lines = Lines(requests_bytes);
+  for (const auto& [number, text] : lines) {
+    const Json json = ParseJson(text, requests_path, number);
+    const Fields f(json, requests_path, number);
+    const std::string id = f.String("request_id");
+    const std::optional<int64_t> index = IdIndex(id);
+    if (!index || *index < 0 || *index >= static_cast<int64_t>(workload.size())) {
+      throw InputError(requests_path, number, "request_id",
+                       "'" + id + "' names no request of " + workload_path + " (" +
+                           std::to_string(workload.size()) +
+                           " lines; ids are <prefix>-<0-based line index>)");
+    }
+    if (seen_line[*index] != 0) {
+      throw InputError(requests_path, number, "request_id",
+                       "'" + id + "' also on line " + std::to_string(seen_line[*index]));
+    }
+    seen_line[*index] = number;
+    const WorkloadLine& w = workload[*index];
+    const int64_t input_toks = f.Int("input_toks");
+    const int64_t output_toks = f.Int("output_toks");
+    if (input_toks != w.input_toks) {
+      throw InputError(requests_path, number, "input_toks",
+                       std::to_string(input_toks) + " but " + workload_path + " line " +
+                           std::to_string(w.line) + " has " + std::to_string(w.input_toks));
+    }
+    if (output_toks != w.output_toks) {
+      throw InputError(requests_path, number, "output_toks",
+                       std::to_string(output_toks) + " but " + workload_path + " line " +
+                           std::to_string(w.line) + " has " + std::to_string(w.output_toks));
+    }
+    f.Number("arrival_time");  // present and a number (client clock; not used: validate.py
+                               // measures from queued_ts, the engine's clock)
+    const double queued = f.Number("queued_ts");
+    const double scheduled = f.Number("scheduled_ts");
+    const double first = f.Number("first_token_ts");
+    const double last = f.Number("last_token_ts");
+    if (scheduled < queued) throw InputError(requests_path, number, "scheduled_ts", "before queued_ts");
+    if (first < scheduled) throw InputError(requests_path, number, "first_token_ts", "before scheduled_ts");
+    if (last < first) throw InputError(requests_path, number, "last_token_ts", "before first_token_ts");
+    ServingRunRequest& r = run.requests[*index];
+    r.id = id;
+    r.prompt_tokens = w.input_toks;
+    r.output_tokens = w.output_toks;
+    r.token_ids = w.ids;
+    r.workload_arrival_ns = w.arrival_ns - workload.front().arrival_ns;
+    r.engine_arrival_ns = SecondsToNs(queued);  // made relative below
+    // bench/core/validate.py: TTFT and latency from queued_ts (the engine's
+    // clock; arrival_time is the client's wall clock), TPOT over outputs
+    // after the first.
+    r.scheduled_ms = (scheduled - queued) * 1000.0;
+    r.ttft_ms = (first - queued) * 1000.0;
+    r.e2e_ms = (last - queued) * 1000.0;
+    r.has_tpot = output_toks > 1;
+    if (r.has_tpot) r.tpot_ms = (last - first) / static_cast<double>(output_toks - 1) * 1000.0;
+  }
+  for (size_t i = 0; i < workload.size(); ++i) {
+    if (seen_line[i] == 0) {
+      throw InputError(requests_path, 0, "request_id",
+                       "no request for " + workload_path + " line " +
+                           std::to_string(workload[i].line) + " (index " + std::to_string(i) +
+                           "): " + std::to_string(lines.size()) + " requests for " +
+                           std::to_string(workload.size()) + " workload lines");
+    }
+  }
+  int64_t first_queued = std::numeric_limits<int64_t>::max();
+  for (const auto& r : run.requests) first_queued = std::min(first_queued, r.engine_arrival_ns);
+  for (auto& r : run.requests) r.engine_arrival_ns -= first_queued;
+  run.description = "LLMServingSim bench run: vLLM " + run.engine.vllm_version + ", " +
+                    run.engine.model + " on " + run.engine.device_name + ", " +
+                    std::to_string(run.requests.size()) + " requests";
+  return run;
+}
+
+ServingRun ReadVllmBenchResult(const std::string& path) {
+  ServingRun run;
+  run.format = "vllm-bench";
+  const std::string bytes = ReadBytes(path);
+  run.files = {path};
+  run.sha256 = {Sha256Hex(bytes)};
+  const Json json = ParseJson(bytes, path, 0);
+  const Fields f(json, path, 0);
+  auto array = [&](const char* key) -> const Json& {
+    const Json& v = f.Get(key);
+    if (!v.is_array()) {
+      throw InputError(path, 0, key,
+                       "must be an array (was the result saved with --save-detailed?)");
+    }
+    return v;
+  };
+  const Json& input_lens = array("input_lens");
+  const Json& output_lens = array("output_lens");
+  const Json& ttfts = array("ttfts");
+  const Json& itls = array("itls");
+  const size_t n = input_lens.size();
+  auto same_length = [&](const char* key, const Json& v) {
+    if (v.size() != n) {
+      throw InputError(path, 0, key,
+                       "has " + std::to_string(v.size()) + " entries, input_lens has " +
+                           std::to_string(n));
+    }
+  };
+  same_length("output_lens", output_lens);
+  same_length("ttfts", ttfts);
+  same_length("itls", itls);
+  const Json* errors = f.Has("errors") ? &array("errors") : nullptr;
+  const Json* latencies = f.Has("latencies") ? &array("latencies") : nullptr;
+  const Json* start_times = f.Has("start_times") ? &array("start_times") : nullptr;
+  if (errors) same_length("errors", *errors);
+  if (latencies) same_length("latencies", *latencies);
+  if (start_times) same_length("start_times", *start_times);
+  if (n == 0) throw InputError(path, 0, "input_lens", "no requests");
+
+  if (f.Has("request_rate")) {
+    const Json& rate = f.Get("request_rate");
+    if (rate.is_number()) run.engine.request_rate = rate.get<double>();
+    else if (rate.is_string() && (rate.get<std::string>() == "inf" || rate.get<std::string>() == "Infinity"))
+      run.engine.request_rate = std::numeric_limits<double>::infinity();
+  }
+  if (f.Has("max_concurrency") && f.Get("max_concurrency").is_number_integer()) {
+    run.engine.max_concurrency = f.Int("max_concurrency");
+  }
+  if (f.Has("model_id") && f.Get("model_id").is_string()) run.engine.model = f.String("model_id");
+
+  auto number_at = [&](const Json& v, const char* key, size_t i) {
+    const std::string field = std::string(key) + "[" + std::to_string(i) + "]";
+    if (!v[i].is_number()) throw InputError(path, 0, field, "must be a number");
+    const double x = v[i].get<double>();
+    if (!std::isfinite(x) || x < 0) throw InputError(path, 0, field, "must be finite and >= 0");
+    return x;
+  };
+  double first_start = std::numeric_limits<double>::infinity();
+  if (start_times) {
+    for (size_t i = 0; i < n; ++i) first_start = std::min(first_start, number_at(*start_times, "start_times", i));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const std::string index = std::to_string(i);
+    if (errors && !(*errors)[i].is_null() &&
+        !((*errors)[i].is_string() && (*errors)[i].get<std::string>().empty())) {
+      run.excluded.push_back("request " + index + ": failed in the run (errors[" + index + "])");
+      continue;
+    }
+    if (!input_lens[i].is_number_integer() || input_lens[i].get<int64_t>() < 1) {
+      throw InputError(path, 0, "input_lens[" + index + "]", "must be an integer >= 1");
+    }
+    if (!output_lens[i].is_number_integer() || output_lens[i].get<int64_t>() < 1) {
+      throw InputError(path, 0, "output_lens[" + index + "]", "must be an integer >= 1");
+    }
+    ServingRunRequest r;
+    r.id = index;
+    r.prompt_tokens = input_lens[i].get<int64_t>();
+    r.output_tokens = output_lens[i].get<int64_t>();
+    const double ttft = number_at(ttfts, "ttfts", i);
+    if (!itls[i].is_array()) throw InputError(path, 0, "itls[" + index + "]", "must be an array");
+    double latency = 0;
+    if (latencies) {
+      latency = number_at(*latencies, "latencies", i);
+    } else {
+      // Versions without `latencies`: the last token arrives after the
+      // first plus every inter-token gap.
+      latency = ttft;
+      for (size_t k = 0; k < itls[i].size(); ++k) {
+        if (!itls[i][k].is_number()) {
+          throw InputError(path, 0, "itls[" + index + "][" + std::to_string(k) + "]",
+                           "must be a number");
+        }
+        latency += itls[i][k].get<double>();
+      }
+    }
+    if (latency < ttft) throw InputError(path, 0, "latencies[" + index + "]", "shorter than ttfts[" + index + "]");
+    r.ttft_ms = ttft * 1000.0;
+    r.e2e_ms = latency * 1000.0;
+    // serve.py calculate_metrics: tpot = (latency - ttft) / (output_len - 1).
+    r.has_tpot = r.output_tokens > 1;
+    if (r.has_tpot) r.tpot_ms = (latency - ttft) / static_cast<double>(r.output_tokens - 1) * 1000.0;
+    if (start_times) {
+      r.engine_arrival_ns = SecondsToNs(number_at(*start_times, "start_times", i) - first_start);
+      r.workload_arrival_ns = r.engine_arrival_ns;
+    }
+    run.requests.push_back(std::move(r));
+  }
+  if (run.requests.empty()) throw InputError(path, 0, "errors", "every request failed");
+  if (!start_times) {
+    if (run.engine.request_rate && std::isinf(*run.engine.request_rate)) {
+      // request_rate inf: every request was sent at once.
+    } else {
+      throw InputError(path, 0, "start_times",
+                       "missing: the requests' send times are needed to replay a finite request "
+                       "rate (vLLM versions that save start_times; or a run with --request-rate inf)");
+    }
+  }
+  std::stable_sort(run.requests.begin(), run.requests.end(),
+                   [](const ServingRunRequest& a, const ServingRunRequest& b) {
+                     return a.workload_arrival_ns < b.workload_arrival_ns;
+                   });
+  run.description = "vllm bench serve result: " + std::to_string(run.requests.size()) +
+                    " requests" + (run.engine.model.empty() ? "" : ", model " + run.engine.model);
+  return run;
+}
+
+ServingRun ReadServingRun(const std::vector<std::string>& paths, const std::string& workload_path) {
+  std::error_code ec;
+  if (paths.empty()) throw UsageError("validate-serving: give a run folder or its files");
+  std::string meta, requests, workload = workload_path;
+  if (paths.size() == 1 && fs::is_directory(paths[0], ec)) {
+    const fs::path dir(paths[0]);
+    for (const fs::path& candidate : {dir / "vllm", dir}) {
+      if (fs::is_regular_file(candidate / "meta.json", ec) ||
+          fs::is_regular_file(candidate / "requests.jsonl", ec)) {
+        meta = (candidate / "meta.json").string();
+        requests = (candidate / "requests.jsonl").string();
+        break;
+      }
+    }
+    if (meta.empty()) {
+      throw InputError(paths[0], 0, "vllm/meta.json",
+                       "missing: not an LLMServingSim bench run folder (expected vllm/meta.json "
+                       "and vllm/requests.jsonl)");
+    }
+  } else if (paths.size() == 1) {
+    if (!fs::exists(paths[0], ec)) throw InputError(paths[0], 0, "file", "missing");
+    return ReadVllmBenchResult(paths[0]);
+  } else {
+    for (const std::string& p : paths) {
+      const std::string name = fs::path(p).filename().string();
+      if (name == "meta.json") meta = p;
+      else if (name == "requests.jsonl") requests = p;
+      else if (workload.empty()) workload = p;
+      else throw UsageError("validate-serving: more than one workload file given ('" + workload +
+                            "', '" + p + "')");
+    }
+    if (meta.empty() || requests.empty()) {
+      throw UsageError("validate-serving: give meta.json, requests.jsonl and the workload JSONL");
+    }
+  }
+  if (workload.empty()) {
+    // meta.json's dataset_path is relative to the LLMServingSim checkout the
+    // run was made in: try it against every folder above the run.
+    const std::string bytes = ReadBytes(meta);
+    const std::string dataset = DatasetPathFromMeta(ParseJson(bytes, meta, 0));
+    if (dataset.empty()) {
+      throw InputError(meta, 0, "dataset_path", "missing: give the workload with --workload FILE");
+    }
+    for (fs::path dir = fs::absolute(fs::path(meta)).parent_path();; dir = dir.parent_path()) {
+      if (fs::is_regular_file(dir / dataset, ec)) {
+        const fs::path relative = fs::relative(dir / dataset, ec);
+        workload = (ec || relative.empty() ? dir / dataset : relative).string();
+        break;
+      }
+      if (dir == dir.parent_path()) break;
+    }
+    if (workload.empty()) {
+      throw InputError(meta, 0, "dataset_path",
+                       "'" + dataset + "' not found in any folder above the run: give the workload "
+                       "with --workload FILE");
+    }
+  }
+  return ReadLlmServingSimRun(meta, requests, workload);
+}
+
+}  // namespace efimsim

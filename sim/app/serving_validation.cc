@@ -1,0 +1,576 @@
+#include "sim/app/serving_validation.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include "models/spec_catalog.h"
+#include "sim/base/atomic_file.h"
+#include "sim/base/check.h"
+#include "sim/base/errors.h"
+#include "sim/metrics/summary.h"
+#include "traces/trace_writer.h"
+
+namespace efimsim {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// vLLM's device name (torch.cuda.get_device_name) -> efimsim's GPU catalogue.
+std::string MapGpu(const std::string& device_name) {
+  const std::string d = Lower(device_name);
+  if (Contains(d, "4090")) return "rtx-4090";
+  if (Contains(d, "h200")) return "h200";
+  if (Contains(d, "h20")) return "h20";
+  if (Contains(d, "b200")) return "b200";
+  if (Contains(d, "l40s")) return "l40s";
+  if (Contains(d, "h100")) return Contains(d, "pcie") ? "h100-pcie" : "h100-sxm";
+  if (Contains(d, "a100")) {
+    if (Contains(d, "pcie") && Contains(d, "40")) return "a100-pcie-40g";
+    if (Contains(d, "80")) return "a100-sxm-80g";
+  }
+  if (d == "nvidia l4" || Contains(d, " l4 ") || (d.size() >= 3 && d.substr(d.size() - 3) == " l4")) {
+    return "l4";
+  }
+  return "";
+}
+
+// A Hugging Face model id -> efimsim's model catalogue: its last path part,
+// lower-cased, without an -Instruct / -hf suffix (same shapes).
+std::string MapModel(const std::string& model_id) {
+  std::string name = Lower(model_id.substr(model_id.find_last_of('/') + 1));
+  if (name.rfind("meta-llama-", 0) == 0) name = name.substr(5);  // Meta-Llama-3.1-8B
+  for (const char* suffix : {"-instruct", "-hf", "-base"}) {
+    const std::string s(suffix);
+    if (name.size() > s.size() && name.substr(name.size() - s.size()) == s) {
+      name = name.substr(0, name.size() - s.size());
+    }
+  }
+  const std::vector<std::string> known = BuiltinModelNames();
+  return std::find(known.begin(), known.end(), name) != known.end() ? name : "";
+}
+
+bool Given(const ServingValidationOptions& options, const std::string& name) {
+  return std::find(options.explicit_engine.begin(), options.explicit_engine.end(), name) !=
+         options.explicit_engine.end();
+}
+
+std::string Sizes(const std::vector<int64_t>& sizes) {
+  std::string text;
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? "," : "") + std::to_string(sizes[i]);
+  return text;
+}
+
+// numpy.percentile (linear) of unsorted values; mean at index 0.
+void Stats(std::vector<double> values, double out[5]) {
+  std::sort(values.begin(), values.end());
+  if (values.empty()) return;
+  out[0] = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  const double qs[4] = {50, 90, 95, 99};
+  for (int i = 0; i < 4; ++i) out[i + 1] = PercentileOfSorted(values, qs[i]);
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return PercentileOfSorted(v, 50);
+}
+
+std::string TempTracePath() {
+  static std::atomic<int> counter{0};
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) dir = ".";
+  return (dir / ("efimsim-validate-serving-" + std::to_string(::getpid()) + "-" +
+                 std::to_string(counter++) + ".jsonl"))
+      .string();
+}
+
+}  // namespace
+
+ServingValidation ValidateServing(const ServingRun& run, const ServingValidationOptions& options) {
+  ServingValidation v;
+  v.run_description = run.description;
+  const ServingRunEngine& e = run.engine;
+  ExperimentConfig config;
+  config.workload = "trace";
+  config.latency_model = options.latency_model;
+  config.engine = options.engine;
+  config.latency = options.latency;
+  config.cpu = options.cpu;
+  config.record_wall_time = false;
+  config.engine.check_invariants = options.check_invariants;
+
+  // GPU and model: the run's names mapped to the catalogue, or the options.
+  if (!options.gpu.empty()) {
+    config.engine.gpu = options.gpu;
+    v.mapping.push_back({"GPU", options.gpu + " (--gpu)" +
+                                    (e.device_name.empty() ? "" : "; run: " + e.device_name)});
+  } else {
+    const std::string gpu = MapGpu(e.device_name);
+    if (gpu.empty()) {
+      throw UsageError(e.device_name.empty()
+                           ? "validate-serving: the run does not name its GPU: give --gpu"
+                           : "validate-serving: the run's GPU '" + e.device_name +
+                                 "' is not in efimsim's catalogue under a known name: give --gpu");
+    }
+    config.engine.gpu = gpu;
+    v.mapping.push_back({"GPU", e.device_name + " -> " + gpu});
+  }
+  if (!options.model.empty()) {
+    config.engine.model = options.model;
+    v.mapping.push_back({"model", options.model + " (--model)" + (e.model.empty() ? "" : "; run: " + e.model)});
+  } else {
+    const std::string model = e.model.empty() ? "" : MapModel(e.model);
+    if (model.empty()) {
+      throw UsageError("validate-serving: the run's model '" + e.model +
+                       "' is not in efimsim's catalogue under a known name: give --model");
+    }
+    config.engine.model = model;
+    v.mapping.push_back({"model", e.model + " -> " + model});
+  }
+
+  // Engine settings: the run's, unless given on the command line.
+  auto take = [&](const char* vllm_name, const std::optional<int64_t>& value, const char* option,
+                  int64_t& field) {
+    if (Given(options, option)) {
+      v.mapping.push_back({vllm_name, "--" + std::string(option) + " " + std::to_string(field) +
+                                          " (command line" +
+                                          (value ? "; run: " + std::to_string(*value) : "") + ")"});
+    } else if (value) {
+      field = *value;
+      v.mapping.push_back({vllm_name, std::to_string(*value) + " -> --" + option});
+    } else {
+      v.mapping.push_back({vllm_name, "not in the run: efimsim's --" + std::string(option) + " " +
+                                          (field == 0 ? std::string("derived from GPU memory")
+                                                      : std::to_string(field))});
+    }
+  };
+  take("max_num_seqs", e.max_num_seqs, "max-num-seqs", config.engine.max_num_seqs);
+  take("max_num_batched_tokens", e.max_num_batched_tokens, "max-num-batched-tokens",
+       config.engine.max_num_batched_tokens);
+  take("block_size", e.block_size, "block-tokens", config.engine.block_tokens);
+  take("num_gpu_blocks", e.num_gpu_blocks, "kv-blocks", config.engine.kv_blocks);
+  if (Given(options, "cuda-graphs")) {
+    v.mapping.push_back({"enforce_eager", std::string(e.enforce_eager ? (*e.enforce_eager ? "true" : "false") : "not in the run") +
+                                              ": --cuda-graphs " + (config.engine.cuda_graphs ? "true" : "false") +
+                                              " (command line)"});
+  } else if (!e.enforce_eager) {
+    // vLLM's default: CUDA graphs on.
+    config.engine.cuda_graphs = true;
+    v.mapping.push_back({"enforce_eager", "not in the run: vLLM's default false -> --cuda-graphs true"});
+  } else {
+    config.engine.cuda_graphs = !*e.enforce_eager;
+    v.mapping.push_back({"enforce_eager", std::string(*e.enforce_eager ? "true" : "false") +
+                                              " -> --cuda-graphs " + (config.engine.cuda_graphs ? "true" : "false")});
+  }
+  config.cpu.cuda_graphs = config.engine.cuda_graphs;
+  // Host time: vLLM's async scheduling prepares the next step while the GPU
+  // runs this one (efimsim's host-overlap option).
+  if (options.host_overlap == "auto") {
+    config.cpu.overlap_host = e.async_scheduling.value_or(false);
+    v.mapping.push_back({"async_scheduling",
+                         std::string(e.async_scheduling ? (*e.async_scheduling ? "true" : "false")
+                                                        : "not in the run") +
+                             " -> host overlap " + (config.cpu.overlap_host ? "on" : "off")});
+  } else if (options.host_overlap == "true" || options.host_overlap == "false") {
+    config.cpu.overlap_host = options.host_overlap == "true";
+    v.mapping.push_back({"async_scheduling",
+                         std::string(e.async_scheduling ? (*e.async_scheduling ? "true" : "false")
+                                                        : "not in the run") +
+                             "; host overlap " + (config.cpu.overlap_host ? "on" : "off") +
+                             " (--host-overlap)"});
+  } else {
+    throw UsageError("--host-overlap: expected auto, true or false (got '" + options.host_overlap + "')");
+  }
+  // Prefix caching: efimsim's fim policy is vLLM with automatic prefix
+  // caching on request records; baseline is caching off.
+  const bool caching = e.enable_prefix_caching.value_or(true);
+  config.policy = caching ? "fim" : "baseline";
+  v.mapping.push_back({"enable_prefix_caching",
+                       std::string(e.enable_prefix_caching ? (caching ? "true" : "false")
+                                                           : "not in the run: vLLM V1's default true") +
+                           " -> policy " + config.policy});
+
+  // What efimsim does not reproduce, named.
+  auto named = [&](const std::string& what) { v.not_reproduced.push_back(what); };
+  if (!e.vllm_version.empty()) {
+    named("vLLM " + e.vllm_version + ": efimsim's engine follows vLLM V1's 0.9-0.10 scheduler semantics (sim/README.md)");
+  } else {
+    named("engine version not in the run: efimsim's engine follows vLLM V1's 0.9-0.10 semantics");
+  }
+  if (e.async_scheduling.value_or(false)) {
+    named(std::string("async_scheduling true: vLLM schedules step N+1 while step N runs on the GPU, "
+                      "one step ahead; efimsim's scheduler decides each step after the previous "
+                      "ends") +
+          (config.cpu.overlap_host ? " (host time hidden behind the GPU by the host-overlap model)"
+                                   : ", and adds host time in full (host overlap off)"));
+  }
+  if (e.cudagraph_mode) {
+    named("cudagraph_mode " + *e.cudagraph_mode +
+          ": efimsim prices CUDA graphs for decode-only steps only; mixed and prefill steps are "
+          "priced with eager launches hiding behind GPU time (vLLM runs them as piecewise graphs)");
+  }
+  if (!e.cudagraph_capture_sizes.empty()) {
+    named("cudagraph_capture_sizes [" + Sizes(e.cudagraph_capture_sizes) +
+          "]: efimsim pads decode batches to its own capture sizes (the profile's or vLLM's "
+          "default list)");
+  }
+  if (e.vllm_version.empty() && run.format == "llmservingsim") named("vllm_version not in the run");
+  if (!e.tensor_parallel_size && run.format == "llmservingsim") {
+    named("tensor_parallel_size not in the run: simulated at TP=1");
+  }
+  if (e.tensor_parallel_size && *e.tensor_parallel_size != 1) {
+    if (Given(options, "tp")) {
+      v.mapping.push_back({"tensor_parallel_size", "--tp " + std::to_string(config.latency.tensor_parallel) +
+                                                       " (command line; run: " +
+                                                       std::to_string(*e.tensor_parallel_size) + ")"});
+    } else {
+      config.latency.tensor_parallel = *e.tensor_parallel_size;
+      v.mapping.push_back({"tensor_parallel_size", std::to_string(*e.tensor_parallel_size) + " -> --tp"});
+    }
+  }
+  if (e.data_parallel_size && *e.data_parallel_size != 1) {
+    named("data_parallel_size " + std::to_string(*e.data_parallel_size) + ": one engine simulated");
+  }
+  if (e.enable_chunked_prefill && !*e.enable_chunked_prefill) {
+    named("enable_chunked_prefill false: efimsim always chunks prefills");
+  }
+  if (e.scheduler_policy && *e.scheduler_policy != "fcfs") {
+    named("scheduler policy " + *e.scheduler_policy + ": efimsim schedules FCFS");
+  }
+  if (e.long_prefill_token_threshold && *e.long_prefill_token_threshold != 0) {
+    named("long_prefill_token_threshold " + std::to_string(*e.long_prefill_token_threshold) +
+          ": not modelled (efimsim: no per-request chunk cap)");
+  }
+  if (e.max_num_partial_prefills && *e.max_num_partial_prefills != 1) {
+    named("max_num_partial_prefills " + std::to_string(*e.max_num_partial_prefills) + ": not modelled");
+  }
+  if (e.speculative_config) named("speculative decoding: not modelled");
+  if (e.kv_cache_dtype && *e.kv_cache_dtype != "auto") {
+    named("kv_cache_dtype " + *e.kv_cache_dtype + ": efimsim prices the model's dtype");
+  }
+  if (e.max_model_len) {
+    for (const ServingRunRequest& r : run.requests) {
+      if (r.prompt_tokens + r.output_tokens > *e.max_model_len) {
+        named("max_model_len " + std::to_string(*e.max_model_len) + ": request " + r.id +
+              " is longer; efimsim does not cap it");
+        break;
+      }
+    }
+  }
+  if (e.max_concurrency) {
+    named("the client's max_concurrency " + std::to_string(*e.max_concurrency) +
+          ": replayed open loop at the recorded send times");
+  }
+  named(run.format == "vllm-bench"
+            ? "API server, tokenizer, detokenizer and network time: not simulated, but in the "
+              "measured TTFT and E2E (vllm bench serve times them at the client)"
+            : "API server, tokenizer, detokenizer and network time: not simulated (TTFT and E2E in "
+              "efimsim start when the engine receives the request)");
+  int64_t without_ids = 0;
+  for (const ServingRunRequest& r : run.requests) without_ids += r.token_ids.empty() ? 1 : 0;
+  if (without_ids > 0) {
+    named(std::to_string(without_ids) + " of " + std::to_string(run.requests.size()) +
+          " prompts without token ids: they share nothing (no prefix-cache hits)");
+  }
+  if (!run.excluded.empty()) {
+    named(std::to_string(run.excluded.size()) + " failed request(s) of the run left out (" +
+          run.excluded.front() + (run.excluded.size() > 1 ? ", ..." : "") + ")");
+  }
+
+  // Arrivals.
+  std::string arrivals = options.arrivals;
+  const bool has_engine = run.requests.front().engine_arrival_ns >= 0;
+  if (arrivals == "auto") arrivals = has_engine ? "engine" : "workload";
+  if (arrivals != "workload" && arrivals != "engine") {
+    throw UsageError("--arrivals: must be auto, workload or engine (got '" + options.arrivals + "')");
+  }
+  if (arrivals == "engine" && !has_engine) {
+    throw UsageError("--arrivals engine: the run has no per-request engine or send times");
+  }
+  if (run.format == "llmservingsim") {
+    v.arrivals = arrivals == "engine"
+                     ? "engine: each request arrives when vLLM queued it (queued_ts, the point TTFT "
+                       "and E2E are measured from)"
+                     : "workload: the workload's arrival_time_ns schedule";
+  } else {
+    v.arrivals = has_engine ? "the client's send times (start_times)"
+                            : "all at t = 0 (request_rate inf)";
+  }
+
+  // The workload as an efimsim trace of request records, in arrival order.
+  std::vector<size_t> order(run.requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto arrival = [&](size_t i) {
+    const ServingRunRequest& r = run.requests[i];
+    return arrivals == "engine" ? r.engine_arrival_ns : r.workload_arrival_ns;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return arrival(a) < arrival(b); });
+  const std::string trace_path = TempTracePath();
+  {
+    AtomicOutputFile file(trace_path);
+    TraceHeader header;
+    header.source = "validate-serving";
+    header.description = run.description;
+    TraceWriter writer(file.stream(), header);
+    for (size_t i : order) {
+      const ServingRunRequest& r = run.requests[i];
+      TraceRequest request;
+      request.arrival_ns = arrival(i);
+      request.prompt_tokens = r.prompt_tokens;
+      request.output_tokens = r.output_tokens;
+      request.token_ids = r.token_ids;
+      writer.Write(request);
+    }
+    file.Commit();
+  }
+  config.trace_path = trace_path;
+  config.trace_format = "efimsim";
+  try {
+    v.latency_model = DescribeLatencyModel(config);
+    v.result = RunExperiment(config);
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(trace_path, ec);
+    throw;
+  }
+  std::error_code ec;
+  std::filesystem::remove(trace_path, ec);
+
+  // Records come in request-id order = trace order.
+  const std::vector<RequestRecord>& records = v.result.records;
+  if (records.size() != order.size()) {
+    throw InternalError("validate-serving: " + std::to_string(records.size()) + " records for " +
+                        std::to_string(order.size()) + " requests");
+  }
+  std::vector<double> m_ttft, p_ttft, m_tpot, p_tpot, m_e2e, p_e2e, r_ttft, r_tpot, r_e2e;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const ServingRunRequest& r = run.requests[order[k]];
+    const RequestRecord& rec = records[k];
+    if (rec.cancelled || rec.output_tokens != r.output_tokens) {
+      throw InternalError("validate-serving: request " + r.id + " did not complete as forced");
+    }
+    const double ttft = ToMilliseconds(rec.ttft());
+    const double e2e = ToMilliseconds(rec.e2e());
+    m_ttft.push_back(r.ttft_ms);
+    p_ttft.push_back(ttft);
+    m_e2e.push_back(r.e2e_ms);
+    p_e2e.push_back(e2e);
+    if (r.ttft_ms > 0) r_ttft.push_back(std::fabs(ttft - r.ttft_ms) / r.ttft_ms);
+    if (r.e2e_ms > 0) r_e2e.push_back(std::fabs(e2e - r.e2e_ms) / r.e2e_ms);
+    RequestComparison rc;
+    rc.id = r.id;
+    rc.prompt_tokens = r.prompt_tokens;
+    rc.output_tokens = r.output_tokens;
+    rc.arrival_ms = static_cast<double>(arrival(order[k])) * 1e-6;
+    rc.measured_ttft = r.ttft_ms;
+    rc.predicted_ttft = ttft;
+    rc.measured_e2e = r.e2e_ms;
+    rc.predicted_e2e = e2e;
+    if (r.has_tpot && rec.has_tpot()) {
+      rc.measured_tpot = r.tpot_ms;
+      rc.predicted_tpot = rec.tpot_ms();
+    }
+    v.requests.push_back(rc);
+    if (r.has_tpot && rec.has_tpot()) {
+      m_tpot.push_back(r.tpot_ms);
+      p_tpot.push_back(rec.tpot_ms());
+      if (r.tpot_ms > 0) r_tpot.push_back(std::fabs(rec.tpot_ms() - r.tpot_ms) / r.tpot_ms);
+    }
+  }
+  // The queue over time, when the run says when each request was scheduled
+  // (arrivals on the engine's clock, so both sides share one time axis).
+  bool has_schedule = arrivals == "engine";
+  for (const ServingRunRequest& r : run.requests) has_schedule = has_schedule && r.scheduled_ms >= 0;
+  if (has_schedule) {
+    struct Span { double arrival, scheduled, end; };
+    std::vector<Span> measured, predicted;
+    double horizon = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const ServingRunRequest& r = run.requests[order[k]];
+      const double a = static_cast<double>(arrival(order[k])) * 1e-6;
+      measured.push_back({a, a + r.scheduled_ms, a + r.e2e_ms});
+      const RequestRecord& rec = records[k];
+      const double pa = ToMilliseconds(rec.arrival.time_since_epoch());
+      predicted.push_back({pa, ToMilliseconds(rec.first_scheduled.time_since_epoch()),
+                           ToMilliseconds(rec.finish.time_since_epoch())});
+      horizon = std::max({horizon, a + r.e2e_ms, predicted.back().end});
+    }
+    auto count = [](const std::vector<Span>& spans, double t, double& running, double& waiting) {
+      running = waiting = 0;
+      for (const Span& s : spans) {
+        if (s.arrival <= t && t < s.scheduled) ++waiting;
+        else if (s.scheduled <= t && t < s.end) ++running;
+      }
+    };
+    QueueComparison q;
+    for (double t = 0; t <= horizon; t += 1000.0) {
+      double mr, mw, pr, pw;
+      count(measured, t, mr, mw);
+      count(predicted, t, pr, pw);
+      ++q.samples;
+      q.measured_running_mean += mr;
+      q.predicted_running_mean += pr;
+      q.measured_waiting_mean += mw;
+      q.predicted_waiting_mean += pw;
+      q.measured_waiting_peak = std::max(q.measured_waiting_peak, mw);
+      q.predicted_waiting_peak = std::max(q.predicted_waiting_peak, pw);
+      q.running_mean_abs_diff += std::fabs(pr - mr);
+      q.waiting_mean_abs_diff += std::fabs(pw - mw);
+    }
+    const double n = static_cast<double>(std::max<int64_t>(1, q.samples));
+    for (double* x : {&q.measured_running_mean, &q.predicted_running_mean, &q.measured_waiting_mean,
+                      &q.predicted_waiting_mean, &q.running_mean_abs_diff, &q.waiting_mean_abs_diff}) {
+      *x /= n;
+    }
+    v.queue = q;
+  }
+
+  auto add = [&](const char* name, const std::vector<double>& m, const std::vector<double>& p,
+                 const std::vector<double>& rel) {
+    MetricComparison c;
+    c.metric = name;
+    c.samples = static_cast<int64_t>(m.size());
+    Stats(m, c.measured);
+    Stats(p, c.predicted);
+    for (int i = 0; i < 5; ++i) {
+      c.error[i] = c.measured[i] != 0 ? (c.predicted[i] - c.measured[i]) / c.measured[i] : 0;
+    }
+    c.per_request_median_abs_error = Median(rel);
+    v.metrics.push_back(c);
+  };
+  add("ttft", m_ttft, p_ttft, r_ttft);
+  add("tpot", m_tpot, p_tpot, r_tpot);
+  add("e2e", m_e2e, p_e2e, r_e2e);
+  return v;
+}
+
+std::string RenderServingValidation(const ServingRun& run, const ServingValidation& v) {
+  std::ostringstream out;
+  char line[256];
+  out << "run:           " << v.run_description << "\n";
+  for (size_t i = 0; i < run.files.size(); ++i) {
+    out << "  file:        " << run.files[i] << " (sha256 " << run.sha256[i].substr(0, 16) << "...)\n";
+  }
+  out << "arrivals:      " << v.arrivals << "\n";
+  out << "configuration: run -> efimsim\n";
+  for (const auto& [k, value] : v.mapping) out << "  " << k << ": " << value << "\n";
+  out << "latency model: " << v.latency_model << "\n";
+  out << "not reproduced:\n";
+  for (const std::string& n : v.not_reproduced) out << "  - " << n << "\n";
+  out << "simulated:     " << v.result.summary.requests_completed << " requests, "
+      << v.result.summary.engine.steps << " steps, " << v.result.summary.engine.preemptions
+      << " preemptions, prefix-cache hit rate ";
+  std::snprintf(line, sizeof line, "%.1f%%, peak KV use %.1f%% of %lld blocks\n",
+                100.0 * v.result.summary.prefix_cache_hit_rate, 100.0 * v.result.summary.peak_kv_usage,
+                static_cast<long long>(v.result.summary.engine.kv_blocks_total));
+  out << line << "\n";
+  std::snprintf(line, sizeof line, "%-6s %-7s %12s %12s %9s\n", "metric", "stat", "measured ms",
+                "predicted ms", "error");
+  out << line;
+  const char* stats[5] = {"mean", "median", "p90", "p95", "p99"};
+  for (const MetricComparison& c : v.metrics) {
+    for (int i = 0; i < 5; ++i) {
+      std::snprintf(line, sizeof line, "%-6s %-7s %12.2f %12.2f %+8.1f%%\n",
+                    i == 0 ? c.metric.c_str() : "", stats[i], c.measured[i], c.predicted[i],
+                    100.0 * c.error[i]);
+      out << line;
+    }
+    std::snprintf(line, sizeof line, "%-6s per-request median |error| %.1f%% over %lld requests\n", "",
+                  100.0 * c.per_request_median_abs_error, static_cast<long long>(c.samples));
+    out << line;
+  }
+  if (v.queue) {
+    const QueueComparison& q = *v.queue;
+    std::snprintf(line, sizeof line,
+                  "queue, once a second over %lld s (measured from the run's timestamps vs simulated):\n"
+                  "  running: mean %.1f vs %.1f, mean |difference| %.1f\n"
+                  "  waiting: mean %.1f vs %.1f, peak %.0f vs %.0f, mean |difference| %.1f\n",
+                  static_cast<long long>(q.samples), q.measured_running_mean, q.predicted_running_mean,
+                  q.running_mean_abs_diff, q.measured_waiting_mean, q.predicted_waiting_mean,
+                  q.measured_waiting_peak, q.predicted_waiting_peak, q.waiting_mean_abs_diff);
+    out << line;
+  }
+  out << "(TTFT and E2E from the engine's queue time, TPOT = (last - first) / (outputs - 1), as the "
+         "run's tools define them; error = (predicted - measured) / measured)\n";
+  return out.str();
+}
+
+void WriteServingValidationJson(const std::string& path, const ServingRun& run,
+                                const ServingValidation& v) {
+  using Json = nlohmann::ordered_json;
+  Json j;
+  j["kind"] = "efimsim-validate-serving";
+  j["run"] = {{"format", run.format}, {"description", v.run_description}};
+  Json files = Json::array();
+  for (size_t i = 0; i < run.files.size(); ++i) {
+    files.push_back({{"path", run.files[i]}, {"sha256", run.sha256[i]}});
+  }
+  j["run"]["files"] = files;
+  j["arrivals"] = v.arrivals;
+  Json mapping = Json::object();
+  for (const auto& [k, value] : v.mapping) mapping[k] = value;
+  j["configuration"] = mapping;
+  j["latency_model"] = v.latency_model;
+  j["not_reproduced"] = v.not_reproduced;
+  j["simulated"] = {{"requests", v.result.summary.requests_completed},
+                    {"steps", v.result.summary.engine.steps},
+                    {"preemptions", v.result.summary.engine.preemptions},
+                    {"prefix_cache_hit_rate", v.result.summary.prefix_cache_hit_rate},
+                    {"peak_kv_usage", v.result.summary.peak_kv_usage},
+                    {"kv_blocks", v.result.summary.engine.kv_blocks_total}};
+  const char* stats[5] = {"mean", "median", "p90", "p95", "p99"};
+  Json metrics = Json::object();
+  for (const MetricComparison& c : v.metrics) {
+    Json m;
+    m["unit"] = "ms";
+    m["samples"] = c.samples;
+    for (int i = 0; i < 5; ++i) {
+      m[stats[i]] = {{"measured", c.measured[i]}, {"predicted", c.predicted[i]}, {"error", c.error[i]}};
+    }
+    m["per_request_median_abs_error"] = c.per_request_median_abs_error;
+    metrics[c.metric] = m;
+  }
+  j["metrics"] = metrics;
+  if (v.queue) {
+    const QueueComparison& q = *v.queue;
+    j["queue"] = {{"samples_1s", q.samples},
+                  {"running_mean", {q.measured_running_mean, q.predicted_running_mean}},
+                  {"waiting_mean", {q.measured_waiting_mean, q.predicted_waiting_mean}},
+                  {"waiting_peak", {q.measured_waiting_peak, q.predicted_waiting_peak}},
+                  {"running_mean_abs_diff", q.running_mean_abs_diff},
+                  {"waiting_mean_abs_diff", q.waiting_mean_abs_diff}};
+  }
+  Json requests = Json::array();
+  for (const RequestComparison& r : v.requests) {
+    requests.push_back({{"id", r.id}, {"prompt_tokens", r.prompt_tokens},
+                        {"output_tokens", r.output_tokens}, {"arrival_ms", r.arrival_ms},
+                        {"ttft_ms", {r.measured_ttft, r.predicted_ttft}},
+                        {"tpot_ms", {r.measured_tpot, r.predicted_tpot}},
+                        {"e2e_ms", {r.measured_e2e, r.predicted_e2e}}});
+  }
+  j["requests_measured_predicted"] = requests;
+  AtomicOutputFile file(path);
+  file.stream() << j.dump(2) << "\n";
+  file.Commit();
+}
+
+}  // namespace efimsim

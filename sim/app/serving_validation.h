@@ -1,0 +1,91 @@
+#pragma once
+// `efimsim validate-serving`: replays a real serving run's exact workload
+// (sim/app/serving_run.h) on efimsim's vLLM v1 engine with the run's
+// configuration and compares TTFT, TPOT and E2E, defined as the run's own
+// tools define them, measured against predicted.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/app/serving_run.h"
+#include "models/latency_model_registry.h"
+#include "sim/run/experiment.h"
+
+namespace efimsim {
+
+struct ServingValidationOptions {
+  // "": from the run (its device and model names mapped to efimsim's
+  // catalogue; an unmapped name is a UsageError asking for the option).
+  std::string gpu;
+  std::string model;
+  std::string latency_model = "auto";
+  // "auto": the engine's queue times when the run has them (what the run's
+  // tools measure TTFT from), else the workload's schedule; "workload";
+  // "engine".
+  std::string arrivals = "auto";
+  // Engine settings the run does not record (vllm-bench), or overrides
+  // (`explicit_engine`: options the user gave); the run's values win for
+  // the rest.
+  EngineConfig engine;
+  std::vector<std::string> explicit_engine;  // EngineParams names given on the command line
+  CpuOverheadConfig cpu;
+  LatencyModelOptions latency;  // --tp, --profile
+  // "auto": host/GPU overlap (CpuOverheadConfig::overlap_host) as the run's
+  // async_scheduling says (off when it does not say); "true"; "false".
+  std::string host_overlap = "auto";
+  bool check_invariants = false;
+};
+
+struct MetricComparison {
+  std::string metric;  // ttft | tpot | e2e
+  int64_t samples = 0;
+  // mean, median, p90, p95, p99, milliseconds
+  double measured[5] = {0, 0, 0, 0, 0};
+  double predicted[5] = {0, 0, 0, 0, 0};
+  double error[5] = {0, 0, 0, 0, 0};  // (predicted - measured) / measured
+  // Per request: median of |predicted - measured| / measured.
+  double per_request_median_abs_error = 0;
+};
+
+// One request, measured and predicted (ms; TPOT 0 when it has none).
+struct RequestComparison {
+  std::string id;
+  int64_t prompt_tokens = 0, output_tokens = 0;
+  double arrival_ms = 0;  // the replay's arrival
+  double measured_ttft = 0, predicted_ttft = 0;
+  double measured_tpot = 0, predicted_tpot = 0;
+  double measured_e2e = 0, predicted_e2e = 0;
+};
+
+// Requests running (first scheduled, not finished) and waiting (arrived,
+// not yet scheduled) sampled once a second, measured (from the run's
+// per-request timestamps) and simulated, on the replay's clock. Preempted
+// requests count as running on both sides.
+struct QueueComparison {
+  int64_t samples = 0;
+  double measured_running_mean = 0, predicted_running_mean = 0;
+  double measured_waiting_mean = 0, predicted_waiting_mean = 0;
+  double measured_waiting_peak = 0, predicted_waiting_peak = 0;
+  double running_mean_abs_diff = 0, waiting_mean_abs_diff = 0;
+};
+
+struct ServingValidation {
+  std::string run_description;
+  std::string arrivals;                      // what the replay's arrivals were
+  std::vector<std::pair<std::string, std::string>> mapping;  // run setting -> efimsim setting
+  std::vector<std::string> not_reproduced;   // named, never silently ignored
+  std::string latency_model;                 // DescribeLatencyModel of the replay
+  ExperimentResult result;                   // the simulated run
+  std::vector<MetricComparison> metrics;     // ttft, tpot, e2e
+  std::vector<RequestComparison> requests;   // in replay (arrival) order
+  std::optional<QueueComparison> queue;      // when the run has scheduling times
+};
+
+ServingValidation ValidateServing(const ServingRun& run, const ServingValidationOptions& options);
+
+std::string RenderServingValidation(const ServingRun& run, const ServingValidation& validation);
+void WriteServingValidationJson(const std::string& path, const ServingRun& run,
+                                const ServingValidation& validation);
+
+}  // namespace efimsim

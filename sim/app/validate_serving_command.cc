@@ -1,0 +1,104 @@
+// efimsim validate-serving: a real serving run replayed and compared.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "sim/app/cli_options.h"
+#include "sim/app/commands.h"
+#include "sim/app/serving_run.h"
+#include "sim/app/serving_validation.h"
+#include "sim/base/errors.h"
+
+namespace efimsim::cli {
+
+int RunValidateServingCommand(int argc, const char* const* argv) {
+  po::options_description general("Validate serving");
+  general.add_options()
+      ("run", po::value<std::vector<std::string>>()->multitoken(),
+       "the run: an LLMServingSim bench run folder (with vllm/meta.json and "
+       "vllm/requests.jsonl), or its meta.json, requests.jsonl and workload JSONL, or one "
+       "`vllm bench serve --save-result --save-detailed` JSON (also positional)")
+      ("workload", po::value<std::string>()->default_value(""),
+       "the workload JSONL of an LLMServingSim run (default: meta.json's dataset_path, looked "
+       "up in every folder above the run)")
+      ("latency-model", po::value<std::string>()->default_value("auto"),
+       "auto (the built-in profile of the GPU and model when one exists, else the roofline), "
+       "profile or roofline")
+      ("arrivals", po::value<std::string>()->default_value("auto"),
+       "replayed arrival times: auto (the engine's queue times when the run has them, else the "
+       "workload's), workload (the workload's schedule) or engine")
+      ("json", po::value<std::string>()->default_value(""), "also write the comparison as JSON here")
+      ("host-overlap", po::value<std::string>()->default_value("auto")->implicit_value("true"),
+       "host/GPU overlap (vLLM V1 async scheduling): a step's host time adds only where it exceeds "
+       "the step's GPU time (models/README.md); false: it adds in full; auto: the run's "
+       "async_scheduling (false when the run does not record it)");
+  po::options_description engine(
+      "Engine settings the run does not record, or overrides (vLLM v1); --gpu and --model default "
+      "to the run's device and model names mapped to the catalogue");
+  const EngineConfig engine_defaults;
+  AddParamOptions(engine, EngineParams(), engine_defaults);
+  po::options_description overheads("Latency model: tensor parallelism, profile, host overheads");
+  AddParamOptions(overheads, LatencyParams(), LatencyModelOptions{});
+  // Every host-overhead row but host-overlap, which takes "auto" here.
+  for (const auto& param : CpuOverheadParams()) {
+    if (param.info.name == "host-overlap") continue;
+    AddParamOption(overheads, param.info, ParamValueText(param, CpuOverheadConfig{}));
+  }
+  po::options_description visible;
+  visible.add(general).add(engine).add(overheads);
+  po::positional_options_description positional;
+  positional.add("run", -1);
+
+  po::variables_map values;
+  if (!ParseCommandLine(
+          "validate-serving",
+          "Replays a real serving run's exact workload (prompts, arrival times, forced output "
+          "lengths) on\nefimsim's vLLM v1 engine with the run's configuration, and prints TTFT, "
+          "TPOT and E2E (mean,\nmedian, p90, p95, p99) measured and predicted with signed errors. "
+          "What the run's configuration\nhas that efimsim cannot reproduce is listed.",
+          visible, argc, argv, values, &positional)) {
+    return 0;
+  }
+  if (!values.count("run")) throw UsageError("validate-serving: give the run (a folder or files)");
+  const std::vector<std::string> paths = values["run"].as<std::vector<std::string>>();
+
+  ServingValidationOptions options;
+  options.latency_model = values["latency-model"].as<std::string>();
+  options.arrivals = values["arrivals"].as<std::string>();
+  ApplyParamOptions(values, EngineParams(), options.engine);
+  options.check_invariants = options.engine.check_invariants;
+  for (const auto& param : EngineParams()) {
+    const auto it = values.find(param.info.name);
+    if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
+  }
+  // --gpu and --model (engine options): given, they replace the mapping of
+  // the run's device and model names to the catalogue.
+  for (const std::string& name : options.explicit_engine) {
+    if (name == "gpu") options.gpu = options.engine.gpu;
+    if (name == "model") options.model = options.engine.model;
+  }
+  for (const auto& param : CpuOverheadParams()) {
+    const auto it = values.find(param.info.name);
+    if (param.info.name != "host-overlap" && it != values.end()) {
+      SetParam(param, it->second.as<std::string>(), options.cpu);
+    }
+  }
+  ApplyParamOptions(values, LatencyParams(), options.latency);
+  for (const auto& param : LatencyParams()) {
+    const auto it = values.find(param.info.name);
+    if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
+  }
+  options.host_overlap = values["host-overlap"].as<std::string>();
+
+  const ServingRun run = ReadServingRun(paths, values["workload"].as<std::string>());
+  const ServingValidation validation = ValidateServing(run, options);
+  std::cout << RenderServingValidation(run, validation);
+  const std::string json = values["json"].as<std::string>();
+  if (!json.empty()) {
+    WriteServingValidationJson(json, run, validation);
+    std::cout << "wrote " << json << "\n";
+  }
+  return 0;
+}
+
+}  // namespace efimsim::cli

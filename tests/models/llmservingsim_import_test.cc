@@ -1,0 +1,190 @@
+// efimsim profile import --from llmservingsim: a hand-made bundle end to end
+// (tables, shapes refused, bad rows named by file, line and column,
+// provenance), and, where ../shared/data is present, the committed RTX 4090
+// profile's provenance against the files it was made from.
+#include "models/llmservingsim_import.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "models/kernel_profile.h"
+#include "models/spec_catalog.h"
+#include "sim/base/errors.h"
+#include "sim/base/sha256.h"
+
+namespace efimsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kMeta =
+    "profiler_version: 1.0.0\n"
+    "vllm_version: 0.19.0\n"
+    "cuda_version: '12.8'\n"
+    "gpu: NVIDIA GeForce RTX 4090\n"
+    "hardware: RTX4090\n"
+    "profiled_at: '2026-08-17T19:43:32+00:00'\n"
+    "model: meta-llama/Llama-3.1-8B\n"
+    "variant: bf16\n"
+    "engine_effective:\n"
+    "  enforce_eager: true\n"
+    "  block_size: 16\n"
+    "  hf_overrides:\n"
+    "    num_hidden_layers: 1\n"
+    "    intermediate_size: 14336\n"
+    "    num_attention_heads: 32\n"
+    "    num_key_value_heads: 8\n"
+    "    vocab_size: 128256\n"
+    "measurement_iterations: 3\n";
+
+// A bundle with made-up times (a fixture, not measurements).
+class Bundle {
+ public:
+  Bundle() {
+    dir_ = fs::temp_directory_path() /
+           (std::string("efimsim-lss-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "tp1");
+    Write("meta.yaml", kMeta);
+    std::string dense = "layer,tokens,time_us\n";
+    for (const char* layer : {"embedding", "layernorm", "qkv_proj", "rotary_emb", "o_proj", "gate_up_proj",
+                              "act_fn", "down_proj", "final_layernorm"}) {
+      for (int t : {1, 2, 4, 8, 2048}) dense += std::string(layer) + "," + std::to_string(t) + "," + std::to_string(10 + t) + ".5\n";
+    }
+    Write("tp1/dense.csv", dense);
+    std::string seq = "layer,sequences,time_us\n";
+    for (int s : {1, 2, 256}) seq += "lm_head," + std::to_string(s) + ",1000\nsampler," + std::to_string(s) + ",25\n";
+    Write("tp1/per_sequence.csv", seq);
+    Write("tp1/attention.csv",
+          "prefill_chunk,kv_prefill,n_decode,kv_decode,time_us\n"
+          "0,0,1,16,9.3\n0,0,1,32,9.4\n0,0,2,16,9.8\n"
+          "16,0,0,0,20\n16,16,0,0,21\n32,0,0,0,30\n"
+          "16,0,1,16,25\n");
+  }
+  ~Bundle() { fs::remove_all(dir_); }
+  void Write(const std::string& f, const std::string& text) {
+    std::ofstream(dir_ / f, std::ios::binary | std::ios::trunc) << text;
+  }
+  std::string dir() const { return dir_.string(); }
+
+ private:
+  fs::path dir_;
+};
+
+KernelProfile Import(const Bundle& b, const std::string& model = "llama-3.1-8b",
+                     const std::string& gpu = "rtx-4090") {
+  ImportSettings settings;
+  settings.command = "test";
+  settings.interpolation = "linear";
+  ImportReport report;
+  return ImportLlmServingSimProfile(b.dir(), LoadModelSpec(model), LoadGpuSpec(gpu), settings, report);
+}
+
+TEST(LlmServingSimImport, HandMadeBundle) {
+  Bundle b;
+  const KernelProfile p = Import(b);
+  EXPECT_EQ(p.gpu, "rtx-4090");
+  ASSERT_TRUE(p.source.has_value());
+  EXPECT_EQ(p.source->kind, "llmservingsim");
+  ASSERT_EQ(p.source->files.size(), 4u);
+  EXPECT_EQ(p.provenance.date_utc, "2026-08-17T19:43:32+00:00");  // meta's profiled_at
+  ASSERT_EQ(p.gemm.size(), 5u);
+  EXPECT_EQ(p.gemm[0].name, "qkv_proj");
+  EXPECT_EQ(p.gemm[0].n, 6144);
+  EXPECT_EQ(p.gemm[0].points.size(), 5u);
+  EXPECT_DOUBLE_EQ(p.gemm[0].points[4].time_us, 2058.5);
+  EXPECT_EQ(p.gemm[4].name, "lm_head");
+  EXPECT_EQ(p.gemm[4].n, 128256);
+  EXPECT_EQ(p.decode_attention.points.size(), 3u);   // the mixed row is left out
+  EXPECT_EQ(p.prefill_attention.points.size(), 3u);
+  EXPECT_EQ(p.prefill_attention.points[1].context_tokens, 16);
+  int modelled = 0;
+  for (const ElementwiseTable& t : p.elementwise) modelled += t.Modelled();
+  EXPECT_EQ(modelled, 2);  // residual_add and kv_cache_write: inside other kernels
+  // It reads back.
+  const KernelProfile back = ParseKernelProfile(KernelProfileJson(p), "round trip");
+  EXPECT_EQ(back.source->kind, "llmservingsim");
+}
+
+TEST(LlmServingSimImport, OtherGpuRefused) {
+  Bundle b;
+  try {
+    Import(b, "llama-3.1-8b", "h100-sxm");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "gpu") << e.what();
+  }
+}
+
+TEST(LlmServingSimImport, OtherShapesRefused) {
+  Bundle b;
+  try {
+    Import(b, "deepseek-coder-6.7b");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not for this model's shapes"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LlmServingSimImport, BadValueNamesFileLineAndColumn) {
+  Bundle b;
+  b.Write("tp1/attention.csv", "prefill_chunk,kv_prefill,n_decode,kv_decode,time_us\n0,0,1,16,9.3\n0,0,1,x,9\n");
+  try {
+    Import(b);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.field(), "kv_decode");
+    EXPECT_NE(e.file().find("attention.csv"), std::string::npos);
+  }
+}
+
+TEST(LlmServingSimImport, WrongHeaderAndMissingFile) {
+  Bundle b;
+  b.Write("tp1/dense.csv", "layer,tokens,ms\nqkv_proj,1,2\n");
+  EXPECT_THROW(Import(b), InputError);
+  fs::remove(fs::path(b.dir()) / "tp1/dense.csv");
+  try {
+    Import(b);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(e.file().find("dense.csv"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LlmServingSimImport, NegativeTimeRefused) {
+  Bundle b;
+  b.Write("tp1/per_sequence.csv", "layer,sequences,time_us\nlm_head,1,-3\n");
+  try {
+    Import(b);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "time_us");
+    EXPECT_EQ(e.line(), 2);
+  }
+}
+
+TEST(LlmServingSimImport, CommittedRtx4090ProfileNamesItsFiles) {
+  const auto profile = FindBuiltinKernelProfile("rtx-4090", "llama-3.1-8b");
+  ASSERT_TRUE(profile.has_value());
+  ASSERT_TRUE(profile->source.has_value());
+  EXPECT_EQ(profile->source->kind, "llmservingsim");
+  const std::string shared = EFIMSIM_SHARED_DATA_DIR;
+  for (const ProfileSourceFile& f : profile->source->files) {
+    // Paths are relative to the repository root: ../shared/data/...
+    const std::string rel = f.path.substr(f.path.find("shared/data/") + std::string("shared/data/").size());
+    const std::string path = shared + "/" + rel;
+    if (!fs::exists(path)) GTEST_SKIP() << path << " is absent";
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    EXPECT_EQ(Sha256Hex(bytes.str()), f.sha256) << path;
+  }
+}
+
+}  // namespace
+}  // namespace efimsim
