@@ -1,5 +1,7 @@
 #include "sim/app/report.h"
 
+#include "sim/engine/engines.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -101,21 +103,10 @@ std::string RenderRunHeader(const ExperimentResult& result) {
          (tp.empty() ? "1" : tp) + " x " + SettingText(info, "gpu", "description") +
          (tp.empty() ? "" : " (tensor parallel)") + ", KV cache " +
          SettingText(info, "engine", "kv_tokens_effective") + " tokens\n";
-  if (SettingText(info, "engine", "name") == "sglang") {
-    out += "engine:        sglang 0.5.3, schedule_policy " +
-           SettingText(info, "engine", "schedule-policy") + ", chunked_prefill_size " +
-           SettingText(info, "engine", "chunked_prefill_size_effective") +
-           ", max_running_requests " +
-           SettingText(info, "engine", "max_running_requests_effective") + ", page " +
-           SettingText(info, "engine", "page-size") + " tokens, " +
-           (SettingText(info, "engine", "cuda-graphs") == "true" ? "CUDA graphs" : "eager") + "\n";
-  } else {
-  out += "engine:        vllm_v1, max_num_batched_tokens " +
-         SettingText(info, "engine", "max-num-batched-tokens") + ", max_num_seqs " +
-         SettingText(info, "engine", "max-num-seqs") + ", block " +
-         SettingText(info, "engine", "block-tokens") + " tokens, " +
-         (SettingText(info, "engine", "cuda-graphs") == "true" ? "CUDA graphs" : "eager") + "\n";
-  }
+  const std::string engine = SettingText(info, "engine", "name");
+  const EngineEntry* entry = Engines().Find(engine);
+  out += "engine:        " +
+         (entry != nullptr && entry->headline != nullptr ? entry->headline(info) : engine) + "\n";
   out += "latency model: " + SettingText(info, "latency_model", "description") + "\n";
   out += "documents:     " + SettingText(info, "workload", "documents") + "\n";
   const std::string lengths = SettingText(info, "workload", "output_length");

@@ -1,5 +1,7 @@
 #include "sim/engine/engine_config.h"
 
+#include "sim/engine/engines.h"
+
 namespace efimsim {
 
 const ParamTable<EngineConfig>& EngineParams() {
@@ -24,6 +26,8 @@ const ParamTable<EngineConfig>& EngineParams() {
        &C::cuda_graphs},
       {{"check-invariants", "", "verify KV block and request invariants after every step (slow)"},
        &C::check_invariants},
+      // Last, so sweep.csv's columns keep their order (it followed these).
+      {Choice("engine", "serving engine modelled", Engines().Names()), &C::name},
   };
   return table;
 }

@@ -1,7 +1,9 @@
 #pragma once
-// Settings of one serving engine replica (vLLM v1). Plain fields with
-// defaults; the unit is in the name. EngineParams() documents each one and
-// drives --help and validation.
+// Which engine a run models (--engine) and the settings every engine reads
+// (model, GPU, KV memory) with vLLM v1's scheduler limits. Plain fields
+// with defaults; the unit is in the name. EngineParams() documents each one
+// and drives --help and validation. An engine's own settings are its
+// EngineOptions (engine_options.h).
 
 #include <cstdint>
 #include <string>
@@ -11,6 +13,7 @@
 namespace efimsim {
 
 struct EngineConfig {
+  std::string name = "vllm_v1";        // --engine: a name registered in Engines() (engines.h)
   std::string model = "llama-3.1-8b";  // built-in name or spec path
   std::string gpu = "h100-sxm";        // built-in name or spec path
   // The paper's setup (vLLM 0.8-era API server): 2048 and 256. Later

@@ -17,7 +17,7 @@
 #include "sim/engine/engine_config.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/kv_capacity.h"
-#include "sim/engine/sglang/sglang_config.h"
+#include "sim/engine/engine_options.h"
 
 namespace efimsim {
 
@@ -25,7 +25,7 @@ namespace efimsim {
 // GPU, the KV size and whether the policy caches prefixes.
 struct EngineContext {
   const EngineConfig& engine;
-  const SglangConfig& sglang;
+  const EngineOptions& options;  // the engine's own settings (engine_options.h)
   const CpuKvTierConfig& cpu_kv;
   const ModelSpec& model;
   const GpuSpec& gpu;
@@ -34,6 +34,9 @@ struct EngineContext {
 };
 
 struct EngineEntry {
+  // The engine's own option tables (bound into EngineOptions), listed after
+  // EngineParams in --help, sweeps and run descriptions; null: none.
+  std::vector<EngineOptionTable> (*option_tables)() = nullptr;
   // Throws UsageError naming the option when the engine cannot run with
   // these settings. Called before any replica exists.
   void (*validate)(const EngineContext& context) = nullptr;
@@ -45,6 +48,9 @@ struct EngineEntry {
   // Sections of the engine's optional parts (vLLM: the CPU KV tier), if
   // any; written after the run's other descriptions.
   void (*describe_parts)(const EngineContext& context, RunInfo& info) = nullptr;
+  // The run header's one-line engine summary, from a finished run's "engine"
+  // section (what describe wrote and the shared settings).
+  std::string (*headline)(const RunInfo& info) = nullptr;
 };
 
 // vllm_v1, sglang (in this order).

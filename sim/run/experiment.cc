@@ -68,8 +68,8 @@ struct RunParts {
         capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel)),
         latency(MakeLatencyModel(c.latency_model, model, gpu, RunCpuOverhead(c), c.latency)),
         workload(MakeWorkload(c.workload, {c, policy, model, RunTokenizer(c), output_length.get()})),
-        engine(Engines().Get(c.sglang.engine)),
-        engine_context{c.engine, c.sglang, c.cpu_kv, model, gpu, capacity, policy.prefix_caching} {
+        engine(Engines().Get(c.engine.name)),
+        engine_context{c.engine, c.engine_options, c.cpu_kv, model, gpu, capacity, policy.prefix_caching} {
     engine.validate(engine_context);
   }
   RunParts(const RunParts&) = delete;
@@ -186,8 +186,8 @@ void ValidateExperiment(const ExperimentConfig& config) {
   const KvCapacity capacity =
       ComputeKvCapacity(config.engine, model, gpu, config.latency.tensor_parallel);
   MakeLatencyModel(config.latency_model, model, gpu, RunCpuOverhead(config), config.latency);
-  const EngineEntry& engine = Engines().Get(config.sglang.engine);
-  engine.validate({config.engine, config.sglang, config.cpu_kv, model, gpu, capacity,
+  const EngineEntry& engine = Engines().Get(config.engine.name);
+  engine.validate({config.engine, config.engine_options, config.cpu_kv, model, gpu, capacity,
                    policy.prefix_caching});
   MakeRoutingPolicy(config.router);
 }

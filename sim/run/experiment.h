@@ -28,7 +28,7 @@
 #include "sim/metrics/summary.h"
 #include "sim/engine/vllm/cpu_kv_tier_config.h"
 #include "sim/engine/engine_config.h"
-#include "sim/engine/sglang/sglang_config.h"
+#include "sim/engine/engine_options.h"
 #include "traces/line_reader.h"
 #include "traces/paper_workload.h"
 #include "traces/shared_tokenizer.h"
@@ -53,7 +53,9 @@ struct ExperimentConfig {
   LatencyModelOptions latency;
   std::string workload = "efim-paper";  // efim-paper | trace | typing
   EngineConfig engine;
-  SglangConfig sglang;              // --engine and the SGLang engine's settings
+  // Each engine's own settings by engine name (SGLang's under "sglang"),
+  // set through its option tables (engines.h); the run never names them.
+  EngineOptions engine_options;
   CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs
   CpuKvTierConfig cpu_kv;           // CPU KV tier per replica; off by default
   PaperWorkloadConfig workload_paper;  // users and seed also drive typing

@@ -54,6 +54,7 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   auto& e = info.Section("engine").settings;
   engine.describe(engine_context, e);
   for (const auto& param : EngineParams()) {
+    if (param.info.name == "engine") continue;  // the section's "name", from engine.describe
     std::visit([&](auto member) { e.push_back({param.info.name, config.engine.*member}); },
                param.field);
   }

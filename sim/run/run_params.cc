@@ -5,6 +5,7 @@
 
 #include "sim/base/errors.h"
 #include "sim/client/completion_trigger.h"
+#include "sim/engine/engines.h"
 #include "sim/run/router.h"
 #include "traces/trace_open.h"
 
@@ -243,6 +244,37 @@ RunParamTable Table(std::string group, const ParamTable<Part>& table,
   return out;
 }
 
+// The engines' own tables (EngineEntry::option_tables), in registry order,
+// bound to ExperimentConfig::engine_options.
+std::vector<RunParamTable> EngineOptionTables() {
+  std::vector<RunParamTable> out;
+  for (const std::string& name : Engines().Names()) {
+    const EngineEntry& entry = Engines().Get(name);
+    if (entry.option_tables == nullptr) continue;
+    for (EngineOptionTable& table : entry.option_tables()) {
+      RunParamTable bound;
+      bound.group = table.group;
+      for (EngineOptionParam& row : table.params) {
+        RunParam param;
+        param.info = row.info;
+        param.set = [set = row.set](const std::string& text, ExperimentConfig& c) {
+          set(text, c.engine_options);
+        };
+        param.value = [value = row.value](const ExperimentConfig& c) {
+          return value(c.engine_options);
+        };
+        param.setting = [setting = row.setting](const ExperimentConfig& c) {
+          return setting(c.engine_options);
+        };
+        param.check = [check = row.check](const ExperimentConfig& c) { check(c.engine_options); };
+        bound.params.push_back(std::move(param));
+      }
+      out.push_back(std::move(bound));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* const kLatencyGroup =
@@ -250,23 +282,24 @@ const char* const kLatencyGroup =
 
 const std::vector<RunParamTable>& AllParamTables() {
   using X = ExperimentConfig;
-  static const std::vector<RunParamTable> tables = {
-      Table("Workload", WorkloadParams(), +[](X& c) -> auto& { return c.workload_paper; }),
-      Table("Workload", RunParams(), +[](X& c) -> auto& { return c; }),
-      Table("Completion client (trace and typing workloads)", CompletionParams(),
-            +[](X& c) -> auto& { return c.completion; }),
-      Table("Completion client (trace and typing workloads)", TypingParams(),
-            +[](X& c) -> auto& { return c.typing.behavior; }),
-      Table("Completion client (trace and typing workloads)", TypingPopulationParams(),
-            +[](X& c) -> auto& { return c.typing; }),
-      Table("Engine (vLLM v1)", EngineParams(), +[](X& c) -> auto& { return c.engine; }),
-      Table("Engine choice and SGLang engine (--engine sglang)", SglangParams(),
-            +[](X& c) -> auto& { return c.sglang; }),
-      Table(kLatencyGroup, LatencyParams(), +[](X& c) -> auto& { return c.latency; }),
-      Table(kLatencyGroup, CpuOverheadParams(), +[](X& c) -> auto& { return c.cpu; }),
-      Table("CPU KV tier (vLLM offloading connector; vLLM engine only)", CpuKvTierParams(),
-            +[](X& c) -> auto& { return c.cpu_kv; }),
-  };
+  static const std::vector<RunParamTable> tables = [] {
+    std::vector<RunParamTable> all = {
+        Table("Workload", WorkloadParams(), +[](X& c) -> auto& { return c.workload_paper; }),
+        Table("Workload", RunParams(), +[](X& c) -> auto& { return c; }),
+        Table("Completion client (trace and typing workloads)", CompletionParams(),
+              +[](X& c) -> auto& { return c.completion; }),
+        Table("Completion client (trace and typing workloads)", TypingParams(),
+              +[](X& c) -> auto& { return c.typing.behavior; }),
+        Table("Completion client (trace and typing workloads)", TypingPopulationParams(),
+              +[](X& c) -> auto& { return c.typing; }),
+        Table("Engine (vLLM v1)", EngineParams(), +[](X& c) -> auto& { return c.engine; })};
+    for (RunParamTable& table : EngineOptionTables()) all.push_back(std::move(table));
+    all.push_back(Table(kLatencyGroup, LatencyParams(), +[](X& c) -> auto& { return c.latency; }));
+    all.push_back(Table(kLatencyGroup, CpuOverheadParams(), +[](X& c) -> auto& { return c.cpu; }));
+    all.push_back(Table("CPU KV tier (vLLM offloading connector; vLLM engine only)",
+                        CpuKvTierParams(), +[](X& c) -> auto& { return c.cpu_kv; }));
+    return all;
+  }();
   return tables;
 }
 

@@ -18,8 +18,10 @@
 
 namespace efimsim {
 
-// Parameter tables of the run's parts not owned by an engine (the engines'
-// tables are EngineParams, SglangParams and CpuKvTierParams).
+// Parameter tables of the run's parts not owned by an engine. The engines'
+// are EngineParams (shared, with vLLM's limits and --engine), CpuKvTierParams
+// (vLLM's CPU tier) and each engine's own tables from its registry entry
+// (EngineEntry::option_tables, bound to ExperimentConfig::engine_options).
 const ParamTable<PaperWorkloadConfig>& WorkloadParams();
 const ParamTable<ExperimentConfig>& RunParams();  // max tokens, documents, trace, ...
 const ParamTable<CompletionClientConfig>& CompletionParams();

@@ -149,7 +149,7 @@ BENCHMARK(BM_SchedulerDecodeStep)->Arg(256);
 void PaperWorkloadEfim(benchmark::State& state, const char* latency_model,
                       const char* engine = "vllm_v1") {
   ExperimentConfig config;
-  config.sglang.engine = engine;
+  config.engine.name = engine;
   config.policy = "efim";
   config.latency_model = latency_model;
   config.workload_paper.users = state.range(0);

@@ -280,7 +280,7 @@ ExperimentConfig Paper(const std::string& engine, const std::string& policy) {
   config.workload_paper.users = 8;
   config.workload_paper.rounds = 4;
   config.policy = policy;
-  config.sglang.engine = engine;
+  config.engine.name = engine;
   return config;
 }
 

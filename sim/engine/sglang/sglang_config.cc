@@ -1,13 +1,10 @@
 #include "sim/engine/sglang/sglang_config.h"
 
-#include "sim/engine/engines.h"
-
 namespace efimsim {
 
 const ParamTable<SglangConfig>& SglangParams() {
   using C = SglangConfig;
   static const ParamTable<SglangConfig> table = {
-      {Choice("engine", "serving engine modelled", Engines().Names()), &C::engine},
       {{"chunked-prefill-size", "tokens",
         "sglang: most prompt tokens of one prefill step; 0 takes SGLang's default for the GPU's "
         "memory (8192 on 35-160 GiB GPUs)", 0},

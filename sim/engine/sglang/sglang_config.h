@@ -1,9 +1,9 @@
 #pragma once
-// Which engine a run models, and the settings of the SGLang engine
-// (SGLang 0.5.3 server arguments, spelled as SGLang spells them). Plain
-// fields with defaults; SglangParams() documents each one (with the allowed
-// values of --engine and --schedule-policy) and drives --help, sweeps and
-// validation. The vLLM settings stay in EngineConfig.
+// The settings of the SGLang engine (SGLang 0.5.3 server arguments, spelled
+// as SGLang spells them), held in a run's EngineOptions under "sglang".
+// Plain fields with defaults; SglangParams() documents each one (with the
+// allowed values of --schedule-policy) and drives --help, sweeps and
+// validation through the engine's registry entry.
 
 #include <cstdint>
 #include <string>
@@ -13,7 +13,6 @@
 namespace efimsim {
 
 struct SglangConfig {
-  std::string engine = "vllm_v1";  // vllm_v1 | sglang
   // SGLang's default by GPU memory: < 35 GiB 2048, < 160 GiB 8192, else 16384.
   int64_t chunked_prefill_size = 0;  // 0: SGLang's default for the GPU
   // 0: SGLang's derivation from the KV size (sim/engine/sglang/sglang_scheduler.h).

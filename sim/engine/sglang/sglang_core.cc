@@ -1,5 +1,7 @@
 #include "sim/engine/sglang/sglang_core.h"
 
+#include "sim/engine/sglang/sglang_config.h"
+
 #include <algorithm>
 #include <span>
 #include <string>
@@ -142,8 +144,13 @@ void SglangCore::CheckInvariants(const LiveRequests& live) const {
 namespace {
 
 // SGLang's limits with its hardware-derived defaults resolved.
+// The SGLang settings of a run (EngineOptions under this engine's name).
+const SglangConfig& Settings(const EngineContext& context) {
+  return context.options.Get<SglangConfig>("sglang");
+}
+
 SglangLimits ResolveSglangLimits(const EngineContext& context) {
-  const SglangConfig& config = context.sglang;
+  const SglangConfig& config = Settings(context);
   SglangLimits limits;
   limits.chunked_prefill_size = config.chunked_prefill_size > 0
                                     ? config.chunked_prefill_size
@@ -170,7 +177,7 @@ std::unique_ptr<EngineCore> MakeSglangCore(const EngineContext& context) {
   config.limits = ResolveSglangLimits(context);
   config.block_tokens = static_cast<int32_t>(context.engine.block_tokens);
   config.num_blocks = static_cast<int32_t>(context.capacity.blocks);
-  config.page_size = static_cast<int32_t>(context.sglang.page_size);
+  config.page_size = static_cast<int32_t>(Settings(context).page_size);
   config.prefix_caching = context.prefix_caching;
   config.max_context_tokens = context.model.max_context_tokens;
   return std::make_unique<SglangCore>(config);
@@ -186,22 +193,35 @@ void DescribeSglang(const EngineContext& context, std::vector<Setting>& e) {
                            "radix prefix cache with LRU leaf eviction; max-num-batched-tokens, "
                            "max-num-seqs and block-tokens do not apply (block-tokens only sizes "
                            "KV figures)")});
+  const SglangConfig& settings = Settings(context);
   for (const auto& param : SglangParams()) {
-    if (param.info.name == "engine") continue;
-    std::visit([&](auto member) { e.push_back({param.info.name, context.sglang.*member}); },
+    std::visit([&](auto member) { e.push_back({param.info.name, settings.*member}); },
                param.field);
   }
   e.push_back({"chunked_prefill_size_effective", limits.chunked_prefill_size});
   e.push_back({"max_running_requests_effective", limits.max_running_requests});
 }
 
+std::string SglangHeadline(const RunInfo& info) {
+  auto text = [&](const std::string& key) { return SettingText(info, "engine", key, 3); };
+  return "sglang 0.5.3, schedule_policy " + text("schedule-policy") + ", chunked_prefill_size " +
+         text("chunked_prefill_size_effective") + ", max_running_requests " +
+         text("max_running_requests_effective") + ", page " + text("page-size") + " tokens, " +
+         (text("cuda-graphs") == "true" ? "CUDA graphs" : "eager");
+}
+
 }  // namespace
 
 EngineEntry SglangEngine() {
   EngineEntry entry;
+  entry.option_tables = [] {
+    return std::vector<EngineOptionTable>{
+        BindEngineOptions("sglang", "SGLang engine (--engine sglang)", SglangParams())};
+  };
   entry.validate = ValidateSglang;
   entry.make = MakeSglangCore;
   entry.describe = DescribeSglang;
+  entry.headline = SglangHeadline;
   return entry;
 }
 

@@ -262,6 +262,13 @@ void DescribeCpuKvTier(const EngineContext& context, RunInfo& info) {
                                               "behind steps (counted in bytes only)")});
 }
 
+std::string VllmV1Headline(const RunInfo& info) {
+  auto text = [&](const std::string& key) { return SettingText(info, "engine", key, 3); };
+  return "vllm_v1, max_num_batched_tokens " + text("max-num-batched-tokens") + ", max_num_seqs " +
+         text("max-num-seqs") + ", block " + text("block-tokens") + " tokens, " +
+         (text("cuda-graphs") == "true" ? "CUDA graphs" : "eager");
+}
+
 }  // namespace
 
 EngineEntry VllmV1Engine() {
@@ -270,6 +277,7 @@ EngineEntry VllmV1Engine() {
   entry.make = MakeVllmV1Core;
   entry.describe = DescribeVllmV1;
   entry.describe_parts = DescribeCpuKvTier;
+  entry.headline = VllmV1Headline;
   return entry;
 }
 
