@@ -36,7 +36,7 @@ AzureCsvReader::AzureCsvReader(const std::string& path, int64_t max_line_bytes,
   header_.description = "imported from " + path;
 }
 
-std::optional<TraceRecord> AzureCsvReader::Next() {
+std::optional<TraceRecord> AzureCsvReader::ReadNext() {
   while (true) {
     const LineRead read = csv_.Read(fields_);
     if (read == LineRead::kEndOfFile) return std::nullopt;

@@ -82,7 +82,7 @@ bool HumanEvalReader::LoadTask(Lane& lane, int64_t lane_index) {
   return true;
 }
 
-std::optional<TraceRecord> HumanEvalReader::Next() {
+std::optional<TraceRecord> HumanEvalReader::ReadNext() {
   Lane* best = nullptr;
   int64_t best_time = 0;
   for (size_t i = 0; i < lanes_.size(); ++i) {

@@ -52,7 +52,7 @@ class HumanEvalReader : public TraceReader {
                   LongLinePolicy long_lines = LongLinePolicy::kFail);
 
   const TraceHeader& header() const override { return header_; }
-  std::optional<TraceRecord> Next() override;
+  std::optional<TraceRecord> ReadNext() override;
 
  private:
   struct Lane {

@@ -16,7 +16,7 @@ MooncakeReader::MooncakeReader(const std::string& path, int64_t max_line_bytes,
                         std::to_string(block_key_tokens_) + "-token block keys";
 }
 
-std::optional<TraceRecord> MooncakeReader::Next() {
+std::optional<TraceRecord> MooncakeReader::ReadNext() {
   while (true) {
     const LineRead read = lines_.Read(line_);
     if (read == LineRead::kEndOfFile) return std::nullopt;

@@ -57,7 +57,7 @@ void RateScaledTraceReader::Read(TraceRecord record) {
   pending_.push(Pending{time, sequence_++, inner_->current_line(), std::move(record)});
 }
 
-std::optional<TraceRecord> RateScaledTraceReader::Next() {
+std::optional<TraceRecord> RateScaledTraceReader::ReadNext() {
   while (true) {
     if (!pending_.empty() && (input_done_ || pending_.top().time_ns <= ReleaseBound())) {
       // priority_queue::top is const; the record is moved out just before pop.

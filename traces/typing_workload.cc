@@ -127,7 +127,7 @@ void TypingWorkload::AdmitOpenArrivals(int64_t up_to_ns) {
   }
 }
 
-std::optional<TraceRecord> TypingWorkload::Next() {
+std::optional<TraceRecord> TypingWorkload::ReadNext() {
   while (true) {
     constexpr size_t kNone = static_cast<size_t>(-1);
     size_t best = kNone;  // users_ shrinks below, so not users_.size()

@@ -61,7 +61,7 @@ class TypingWorkload : public TraceReader {
   TypingWorkload& operator=(const TypingWorkload&) = delete;
 
   const TraceHeader& header() const override { return header_; }
-  std::optional<TraceRecord> Next() override;
+  std::optional<TraceRecord> ReadNext() override;
 
   const std::vector<std::string>& source_files() const { return files_; }
 
