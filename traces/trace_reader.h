@@ -12,6 +12,7 @@
 
 #include "sim/base/errors.h"
 #include "traces/line_reader.h"
+#include "traces/trace_limits.h"
 #include "traces/trace_records.h"
 
 namespace efimsim {
@@ -89,10 +90,14 @@ class TraceReader {
   RecordCounts counts_;
 };
 
-// Rejects a time that goes back: every reader checks its records with one.
+// Rejects a time that goes back, or one at or beyond kMaxTraceTimeNs
+// (trace_limits.h): every reader checks its records with one.
 class TimeOrderCheck {
  public:
   void Check(int64_t time_ns, const std::string& file, int64_t line, const std::string& field) {
+    if (std::optional<std::string> problem = TraceTimeProblem(time_ns)) {
+      throw InputError(file, line, field, *problem);
+    }
     if (time_ns < last_time_ns_) {
       throw InputError(file, line, field,
                        std::to_string(time_ns) + " ns is before the previous record's " +
