@@ -36,6 +36,11 @@ TypingWorkload::TypingWorkload(TypingWorkloadConfig config) : config_(std::move(
   ValidateTypingBehavior(config_.behavior);
   if (config_.population == TypingPopulation::kClosed) {
     if (config_.users < 1) throw UsageError("typing: users must be >= 1");
+    if (config_.users > kMaxTypingUsers) {
+      // Each user not yet started is a 16-byte entry (1.6 GB at the cap).
+      throw UsageError("typing: users must be <= " + std::to_string(kMaxTypingUsers) + ", got " +
+                       std::to_string(config_.users));
+    }
     if (config_.sessions_per_user < 1) throw UsageError("typing: sessions_per_user must be >= 1");
     if (!(config_.think_time_mean_s > 0)) throw UsageError("typing: think_time_mean_s must be > 0");
   } else {

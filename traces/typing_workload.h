@@ -53,6 +53,10 @@ struct TypingWorkloadConfig {
   TypingBehavior behavior;
 };
 
+// The most users a closed population may have: each one not yet started
+// holds a 16-byte queue entry, 1.6 GB at this cap.
+inline constexpr int64_t kMaxTypingUsers = 100000000;
+
 class TypingWorkload : public TraceReader {
  public:
   // Lists the source files. Throws UsageError for bad parameters or when

@@ -177,6 +177,15 @@ TEST(TypingWorkloadMemory, DocumentsAreReadWhenTheirSessionStarts) {
   // fail when it starts, not at construction.
   std::filesystem::remove(dir + "/src/a.py");
   EXPECT_THROW(workload.Next(), UsageError);
+  // The queue of users not yet started is bounded (16 bytes each).
+  test::WriteFile(dir, "src/a.py", "def f():\n    return 1\n");
+  config.users = kMaxTypingUsers + 1;
+  try {
+    TypingWorkload too_many(config);
+    ADD_FAILURE() << "no UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("users must be <="), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
