@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "traces/civil_time.h"
+#include "traces/trace_limits.h"
 
 namespace efimsim {
 namespace {
@@ -36,7 +37,7 @@ AzureCsvReader::AzureCsvReader(const std::string& path, int64_t max_line_bytes,
   header_.description = "imported from " + path;
 }
 
-std::optional<TraceRecord> AzureCsvReader::Next() {
+std::optional<TraceRecord> AzureCsvReader::ReadNext() {
   while (true) {
     const LineRead read = csv_.Read(fields_);
     if (read == LineRead::kEndOfFile) return std::nullopt;
@@ -61,12 +62,14 @@ std::optional<TraceRecord> AzureCsvReader::Next() {
   if (__builtin_sub_overflow(*time_ns, *first_time_ns_, &request.arrival_ns)) {
     throw InputError(file, line, "TIMESTAMP", "more than 292 years after the first row");
   }
+  // Also rejects a time at or beyond kMaxTraceTimeNs after the first row.
   order_.Check(request.arrival_ns, file, line, "TIMESTAMP");
-  request.prompt_tokens =
-      ParseCount(fields_[static_cast<size_t>(context_column_)], file, line, "ContextTokens");
-  request.output_tokens =
-      ParseCount(fields_[static_cast<size_t>(generated_column_)], file, line, "GeneratedTokens");
-  if (request.prompt_tokens < 1) throw InputError(file, line, "ContextTokens", "must be >= 1");
+  request.prompt_tokens = CheckedTraceTokens(
+      ParseCount(fields_[static_cast<size_t>(context_column_)], file, line, "ContextTokens"), 1,
+      file, line, "ContextTokens");
+  request.output_tokens = CheckedTraceTokens(
+      ParseCount(fields_[static_cast<size_t>(generated_column_)], file, line, "GeneratedTokens"), 0,
+      file, line, "GeneratedTokens");
   return request;
 }
 

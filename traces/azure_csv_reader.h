@@ -27,7 +27,7 @@ class AzureCsvReader : public TraceReader {
   const TraceHeader& header() const override { return header_; }
   // Throws InputError(file, line, column, ...) for a bad timestamp or count,
   // or rows out of time order.
-  std::optional<TraceRecord> Next() override;
+  std::optional<TraceRecord> ReadNext() override;
   int64_t current_line() const override { return csv_.record_line(); }
 
  private:

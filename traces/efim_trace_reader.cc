@@ -80,7 +80,7 @@ std::optional<TraceRecord> EfimTraceReader::SkipLine() {
   return end;
 }
 
-std::optional<TraceRecord> EfimTraceReader::Next() {
+std::optional<TraceRecord> EfimTraceReader::ReadNext() {
   while (true) {
     const LineRead read = lines_.Read(line_);
     if (read == LineRead::kEndOfFile) return std::nullopt;

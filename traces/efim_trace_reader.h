@@ -34,7 +34,7 @@ class EfimTraceReader : public TraceReader {
   //    dropped.
   // A line whose head does not say its type, or a session's or edit's
   // session_id, throws InputError as with kFail.
-  std::optional<TraceRecord> Next() override;
+  std::optional<TraceRecord> ReadNext() override;
   int64_t current_line() const override { return lines_.line_number(); }
 
  private:

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "traces/trace_limits.h"
 #include "traces/utf8_text.h"
 
 namespace efimsim {
@@ -16,7 +17,17 @@ HumanEvalReader::HumanEvalReader(const std::string& path, HumanEvalImportOptions
   }
   if (options_.users < 1) throw UsageError("HumanEval users must be >= 1");
   if (options_.session_gap_ns < 0) throw UsageError("HumanEval session gap must be >= 0");
-  interval_ns_ = std::max<int64_t>(1, std::llround(1e9 / options_.chars_per_second));
+  if (options_.users > kMaxHumanEvalUsers) {
+    throw UsageError("HumanEval users must be <= " + std::to_string(kMaxHumanEvalUsers));
+  }
+  if (options_.session_gap_ns >= kMaxTraceTimeNs) {
+    throw UsageError("HumanEval session gap must be < 2^62 ns (about 146 years)");
+  }
+  const double interval_ns = 1e9 / options_.chars_per_second;
+  if (!(interval_ns < static_cast<double>(kMaxTraceTimeNs))) {
+    throw UsageError("HumanEval typing speed is too slow: one character every 2^62 ns or more");
+  }
+  interval_ns_ = std::max<int64_t>(1, std::llround(interval_ns));
   header_.source = "humaneval-infilling";
   header_.description = "imported from " + path + "; middle typed at " +
                         std::to_string(options_.chars_per_second) + " chars/s by " +
@@ -59,7 +70,7 @@ bool HumanEvalReader::LoadTask(Lane& lane, int64_t lane_index) {
   const std::string& middle = task.canonical_solution;
   for (size_t i = 0; i < middle.size();) {
     const size_t length = Utf8SequenceLength(middle, i);
-    time += interval_ns_;
+    time = CheckedTraceTimeSum(time, interval_ns_, lines_.path(), line, "canonical_solution");
     EditEvent insert;
     insert.time_ns = time;
     insert.session_id = task.task_id;
@@ -74,7 +85,8 @@ bool HumanEvalReader::LoadTask(Lane& lane, int64_t lane_index) {
   // (long enough for a debouncing client to ask for a completion), then
   // moves to the lane's next task.
   EditEvent end;
-  end.time_ns = time + options_.session_gap_ns;
+  end.time_ns = CheckedTraceTimeSum(time, options_.session_gap_ns, lines_.path(), line,
+                                    "canonical_solution");
   end.session_id = task.task_id;
   end.kind = EditKind::kEnd;
   lane.records.push_back(std::move(end));
@@ -82,7 +94,7 @@ bool HumanEvalReader::LoadTask(Lane& lane, int64_t lane_index) {
   return true;
 }
 
-std::optional<TraceRecord> HumanEvalReader::Next() {
+std::optional<TraceRecord> HumanEvalReader::ReadNext() {
   Lane* best = nullptr;
   int64_t best_time = 0;
   for (size_t i = 0; i < lanes_.size(); ++i) {

@@ -37,10 +37,13 @@ HumanEvalTask ParseHumanEvalLine(std::string_view line, const std::string& file,
                                  int64_t line_number);
 
 struct HumanEvalImportOptions {
-  double chars_per_second = 6.0;                 // > 0
-  int64_t users = 1;                             // concurrent typists, >= 1
-  int64_t session_gap_ns = 1000000000;           // >= 0, last keystroke -> end of the task
+  double chars_per_second = 6.0;                 // > 0, and 1 / it < 2^62 ns
+  int64_t users = 1;                             // concurrent typists, 1..kMaxHumanEvalUsers
+  int64_t session_gap_ns = 1000000000;           // in [0, 2^62), last keystroke -> end of the task
 };
+// Each lane holds a task's records; a million lanes is far more typists than
+// HumanEval's 1,033 tasks can keep busy.
+inline constexpr int64_t kMaxHumanEvalUsers = 1000000;
 
 class HumanEvalReader : public TraceReader {
  public:
@@ -52,7 +55,7 @@ class HumanEvalReader : public TraceReader {
                   LongLinePolicy long_lines = LongLinePolicy::kFail);
 
   const TraceHeader& header() const override { return header_; }
-  std::optional<TraceRecord> Next() override;
+  std::optional<TraceRecord> ReadNext() override;
 
  private:
   struct Lane {

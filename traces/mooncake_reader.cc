@@ -1,6 +1,7 @@
 #include "traces/mooncake_reader.h"
 
 #include "traces/mooncake_block_keys.h"
+#include "traces/trace_limits.h"
 
 namespace efimsim {
 
@@ -16,7 +17,7 @@ MooncakeReader::MooncakeReader(const std::string& path, int64_t max_line_bytes,
                         std::to_string(block_key_tokens_) + "-token block keys";
 }
 
-std::optional<TraceRecord> MooncakeReader::Next() {
+std::optional<TraceRecord> MooncakeReader::ReadNext() {
   while (true) {
     const LineRead read = lines_.Read(line_);
     if (read == LineRead::kEndOfFile) return std::nullopt;
@@ -29,9 +30,9 @@ std::optional<TraceRecord> MooncakeReader::Next() {
   const std::string& file = lines_.path();
   const int64_t line = lines_.line_number();
   const MooncakeRow row = ParseMooncakeLine(line_, file, line);
-  if (row.timestamp_ms < 0) throw InputError(file, line, "timestamp", "must be >= 0");
-  if (row.input_length < 1) throw InputError(file, line, "input_length", "must be >= 1");
-  if (row.output_length < 0) throw InputError(file, line, "output_length", "must be >= 0");
+  const int64_t arrival_ns = CheckedTraceTimeNs(row.timestamp_ms, 1000000, file, line, "timestamp");
+  CheckedTraceTokens(row.input_length, 1, file, line, "input_length");
+  CheckedTraceTokens(row.output_length, 0, file, line, "output_length");
   const int64_t needed = row.input_length / kMooncakeHashBlockTokens +
                          (row.input_length % kMooncakeHashBlockTokens != 0 ? 1 : 0);
   if (static_cast<int64_t>(row.hash_ids.size()) < needed) {
@@ -39,11 +40,8 @@ std::optional<TraceRecord> MooncakeReader::Next() {
                      "has " + std::to_string(row.hash_ids.size()) + " ids, input_length " +
                          std::to_string(row.input_length) + " needs " + std::to_string(needed));
   }
-  if (row.timestamp_ms > INT64_MAX / 1000000) {
-    throw InputError(file, line, "timestamp", "too large");
-  }
   TraceRequest request;
-  request.arrival_ns = row.timestamp_ms * 1000000;
+  request.arrival_ns = arrival_ns;
   order_.Check(request.arrival_ns, file, line, "timestamp");
   request.prompt_tokens = row.input_length;
   request.output_tokens = row.output_length;

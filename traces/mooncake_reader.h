@@ -39,7 +39,7 @@ class MooncakeReader : public TraceReader {
   const TraceHeader& header() const override { return header_; }
   // Throws InputError for a bad line, too few hash_ids for input_length
   // (field hash_ids), or timestamps out of order.
-  std::optional<TraceRecord> Next() override;
+  std::optional<TraceRecord> ReadNext() override;
   int64_t current_line() const override { return lines_.line_number(); }
 
  private:

@@ -13,8 +13,10 @@
 
 namespace efimsim {
 
-// Views into the workload's own storage: valid for the workload's lifetime
-// (so building a prompt copies each token once, into the prompt).
+// Views into the workload's own storage: valid until the workload is next
+// asked about another user (PaperWorkload makes a user's document on demand
+// and holds one), so a caller builds its prompt before moving on; building
+// a prompt copies each token once, into the prompt.
 struct InfillContext {
   TokenSpan prefix;  // text before the cursor
   TokenSpan suffix;  // text after the cursor

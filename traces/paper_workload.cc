@@ -4,6 +4,13 @@
 #include "sim/base/errors.h"
 #include "sim/core/random.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
 namespace efimsim {
 
 // Uniform token ids in [first, last], two per 64-bit draw: each 32-bit half
@@ -42,6 +49,17 @@ PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds) {
   return layout;
 }
 
+namespace {
+
+int64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return 0;  // unknown: no check
+  return static_cast<int64_t>(pages) * static_cast<int64_t>(page_size);
+}
+
+}  // namespace
+
 PaperWorkload::PaperWorkload(PaperWorkloadConfig config) : config_(config) {
   if (config_.users < 1) throw UsageError("--users: must be at least 1");
   if (config_.rounds < 1) throw UsageError("--rounds: must be at least 1");
@@ -55,51 +73,81 @@ PaperWorkload::PaperWorkload(PaperWorkloadConfig config) : config_(config) {
                      std::to_string(config_.rounds) + " rounds");
   }
   EFIMSIM_CHECK(config_.text_first <= config_.text_last, "empty synthetic token range");
-  // Each user's length first (the first draw of the user's stream), so
-  // that one allocation holds every document; then the tokens, continuing
-  // each user's stream.
-  std::vector<RandomStream> streams;
-  streams.reserve(static_cast<size_t>(config_.users));
-  document_begin_.reserve(static_cast<size_t>(config_.users) + 1);
-  document_begin_.push_back(0);
-  layouts_.resize(static_cast<size_t>(config_.users));
-  for (int64_t user = 0; user < config_.users; ++user) {
-    // One stream per user: a user's document does not depend on how many
-    // other users the run has.
-    streams.push_back(RandomStream::Derive(static_cast<uint64_t>(config_.seed),
-                                           static_cast<uint64_t>(user), "efim-paper.document"));
-    const int64_t length =
-        streams.back().UniformInt(config_.doc_min_tokens + 1, config_.doc_max_tokens - 1);
-    document_begin_.push_back(document_begin_.back() + length);
-    layouts_[static_cast<size_t>(user)] = ComputePaperLayout(length, config_.rounds);
-  }
-  tokens_.reset(new TokenId[static_cast<size_t>(document_begin_.back())]);
-  for (int64_t user = 0; user < config_.users; ++user) {
-    const size_t begin = static_cast<size_t>(document_begin_[static_cast<size_t>(user)]);
-    const size_t end = static_cast<size_t>(document_begin_[static_cast<size_t>(user) + 1]);
-    FillUniformTokens(streams[static_cast<size_t>(user)], config_.text_first, config_.text_last,
-                      std::span<TokenId>(tokens_.get() + begin, end - begin));
+  const int64_t budget =
+      config_.memory_budget_bytes > 0 ? config_.memory_budget_bytes : PhysicalMemoryBytes();
+  const int64_t needed = PaperWorkloadPeakBytes(config_);
+  if (budget > 0 && needed > budget) {
+    const auto gb = [](int64_t bytes) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1f GB", static_cast<double>(bytes) / 1e9);
+      return std::string(text);
+    };
+    const int64_t per_user = needed / config_.users;
+    throw UsageError("--users: " + std::to_string(config_.users) +
+                     " users would need about " + gb(needed) + " of memory (every user of the "
+                     "closed loop has a request in flight at once, ~" +
+                     std::to_string((per_user + 512) / 1024) + " KB each), more than the " +
+                     gb(budget) + (config_.memory_budget_bytes > 0 ? " allowed" : " this machine has") +
+                     "; at most " + std::to_string(budget / std::max<int64_t>(per_user, 1)) +
+                     " users fit");
   }
 }
 
-TokenSpan PaperWorkload::document(int64_t user) const {
+void PaperWorkload::Load(int64_t user) const {
   EFIMSIM_CHECK(user >= 0 && user < config_.users, "user out of range");
-  const size_t begin = static_cast<size_t>(document_begin_[static_cast<size_t>(user)]);
-  const size_t end = static_cast<size_t>(document_begin_[static_cast<size_t>(user) + 1]);
-  return TokenSpan(tokens_.get() + begin, end - begin);
+  if (user == loaded_user_) return;
+  // One stream per user: a user's document does not depend on how many
+  // other users the run has, nor on which users were asked for before.
+  RandomStream stream = RandomStream::Derive(static_cast<uint64_t>(config_.seed),
+                                             static_cast<uint64_t>(user), "efim-paper.document");
+  const int64_t length = stream.UniformInt(config_.doc_min_tokens + 1, config_.doc_max_tokens - 1);
+  // resize value-initializes only the growth; every token is overwritten.
+  tokens_.resize(static_cast<size_t>(length));
+  FillUniformTokens(stream, config_.text_first, config_.text_last, std::span<TokenId>(tokens_));
+  layout_ = ComputePaperLayout(length, config_.rounds);
+  loaded_user_ = user;
+}
+
+TokenSpan PaperWorkload::document(int64_t user) const {
+  Load(user);
+  return TokenSpan(tokens_);
+}
+
+const PaperRoundLayout& PaperWorkload::layout(int64_t user) const {
+  Load(user);
+  return layout_;
 }
 
 TokenVector PaperWorkload::InitialPrefix(int64_t user) const {
   const TokenSpan doc = document(user);
-  return TokenVector(doc.begin(), doc.begin() + layouts_[static_cast<size_t>(user)].chunk);
+  return TokenVector(doc.begin(), doc.begin() + layout_.chunk);
 }
 
 InfillContext PaperWorkload::Round(int64_t user, int64_t round) const {
   EFIMSIM_CHECK(round >= 0 && round < config_.rounds, "round out of range");
   const TokenSpan text = document(user);
-  const PaperRoundLayout& layout = layouts_[static_cast<size_t>(user)];
-  return InfillContext{text.first(static_cast<size_t>(layout.middle_end[round])),
-                       text.subspan(static_cast<size_t>(layout.half))};
+  return InfillContext{text.first(static_cast<size_t>(layout_.middle_end[round])),
+                       text.subspan(static_cast<size_t>(layout_.half))};
+}
+
+int64_t PaperWorkloadPeakBytes(const PaperWorkloadConfig& config) {
+  // The mean document and its longest round's prompt, in tokens.
+  const double mean_length =
+      (static_cast<double>(config.doc_min_tokens) + static_cast<double>(config.doc_max_tokens)) / 2;
+  const double half = mean_length / 2;
+  const double rounds = static_cast<double>(std::max<int64_t>(config.rounds, 1));
+  const double last_middle_end = half / (rounds + 2) * (rounds + 1);
+  const double prompt_tokens = last_middle_end + (mean_length - half) + 4;
+  const double prefix0_tokens = half / (rounds + 2);
+  // Per user in flight (measured: 2.5 KB a user for --users 100000
+  // --rounds 1, traces/README.md): the engine keeps a queued request's
+  // 16-byte block keys (one per 16-token block: a byte a token), not its
+  // tokens; ~1 KB of request, event and bookkeeping structures; and, when a
+  // user has a later round, its prefix0 (4 bytes a token).
+  const double per_user = prompt_tokens * 1.0 + 1024 +
+                          (rounds > 1 ? prefix0_tokens * sizeof(TokenId) : 0.0);
+  const double total = per_user * static_cast<double>(std::max<int64_t>(config.users, 0));
+  return total >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(total);
 }
 
 std::string PaperWorkload::Description() const {

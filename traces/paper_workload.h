@@ -7,10 +7,17 @@
 // prefix + middle as its prefix; EFIM keeps prefix as prefix0 and sends the
 // middle as its increment.
 //
-// Documents: until a tokenizer is wired in, each user's document is a
-// deterministic synthetic token sequence whose length is uniform in
-// (doc_min_tokens, doc_max_tokens), exclusive, and the paper's character
-// arithmetic is applied to token positions.
+// Documents: each user's document is a deterministic synthetic token
+// sequence whose length is uniform in (doc_min_tokens, doc_max_tokens),
+// exclusive, and the paper's character arithmetic is applied to token
+// positions.
+//
+// Memory: nothing per user is made up front. A user's document comes from
+// its own named stream (seed, user, "efim-paper.document"), so it is made
+// when asked for (InitialPrefix, Round, document) and kept only until the
+// workload is asked about another user: memory is one document, whatever
+// the number of users, and making one again gives the same tokens (about a
+// microsecond per thousand tokens). Not thread-safe (one run, one thread).
 
 #include <memory>
 #include <span>
@@ -29,6 +36,10 @@ struct PaperWorkloadConfig {
   int64_t seed = 1;               // >= 0
   TokenId text_first = 256;       // synthetic token ids are drawn from
   TokenId text_last = 31999;      // [text_first, text_last]
+  // The constructor refuses a run whose PaperWorkloadPeakBytes exceeds this
+  // (a UsageError saying what it would need); 0: this machine's physical
+  // memory.
+  int64_t memory_budget_bytes = 0;
 };
 
 // The round boundaries of one document, in token positions.
@@ -45,26 +56,42 @@ PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds);
 
 class PaperWorkload : public MultiRoundWorkload {
  public:
-  // Throws UsageError for users < 1, rounds < 1, or an empty length range.
+  // Throws UsageError for users < 1, rounds < 1, an empty length range, or
+  // more users than fit in memory (PaperWorkloadPeakBytes over
+  // memory_budget_bytes), saying how much the run would need.
   explicit PaperWorkload(PaperWorkloadConfig config);
 
   int64_t num_users() const override { return config_.users; }
   int64_t num_rounds(int64_t) const override { return config_.rounds; }
   TokenVector InitialPrefix(int64_t user) const override;
+  // The views are valid until the next call for another user.
   InfillContext Round(int64_t user, int64_t round) const override;
   std::string Name() const override { return "efim-paper"; }
   std::string Description() const override;
 
+  // `user`'s whole document; valid until the next call for another user.
   TokenSpan document(int64_t user) const;
+  const PaperRoundLayout& layout(int64_t user) const;
 
  private:
+  // Makes `user`'s document (and layout) unless it is the one held.
+  void Load(int64_t user) const;
+
   PaperWorkloadConfig config_;
-  // Every user's document, back to back: user u's is
-  // [document_begin_[u], document_begin_[u + 1]). One allocation, not
-  // zero-filled first (tokens are written once); 24 MB for 2,000 users.
-  std::unique_ptr<TokenId[]> tokens_;
-  std::vector<int64_t> document_begin_;
-  std::vector<PaperRoundLayout> layouts_;
+  // The document last asked for (user loaded_user_), made from the user's
+  // stream: the length is its first draw, the tokens continue the stream.
+  mutable int64_t loaded_user_ = -1;
+  mutable TokenVector tokens_;
+  mutable PaperRoundLayout layout_;
 };
+
+// Bytes a closed-loop run of the paper workload holds at its peak, about:
+// every user has a request in flight at once (all send round 0 at t = 0),
+// each queued with the block keys of its longest prompt (prefix through the
+// last round's middle, plus the suffix), and EFIM's prefix0 for users with
+// rounds to come. An estimate for refusing runs that cannot fit (~4.8 KB a
+// user with the default documents and 5 rounds, 3.6 KB with 1 round;
+// measured 2.5 KB with 1 round), not a measurement.
+int64_t PaperWorkloadPeakBytes(const PaperWorkloadConfig& config);
 
 }  // namespace efimsim

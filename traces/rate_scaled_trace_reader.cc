@@ -4,15 +4,17 @@
 #include <variant>
 
 #include "sim/base/errors.h"
+#include "traces/trace_limits.h"
 
 namespace efimsim {
 
 int64_t ScaleTimeNs(int64_t time_ns, double rate_scale) {
   const double scaled = static_cast<double>(time_ns) / rate_scale;
-  // 2^63 is exactly representable; anything at or beyond it does not fit.
-  if (!(std::fabs(scaled) < 9223372036854775808.0)) {
+  // 2^62 is exactly representable; a time at or beyond it is past the
+  // trace limit (trace_limits.h), which a consumer relies on.
+  if (!(std::fabs(scaled) < static_cast<double>(kMaxTraceTimeNs))) {
     throw UsageError("--rate-scale: time " + std::to_string(time_ns) + " ns / " +
-                     std::to_string(rate_scale) + " does not fit in 64-bit nanoseconds");
+                     std::to_string(rate_scale) + " is not below 2^62 ns (about 146 years)");
   }
   return std::llround(scaled);
 }
@@ -46,7 +48,11 @@ void RateScaledTraceReader::Read(TraceRecord record) {
     if (open == session_shift_ns_.end()) {
       time = edit.time_ns = ScaleTimeNs(edit.time_ns, rate_scale_);
     } else {
-      time = edit.time_ns = edit.time_ns + open->second;
+      time = edit.time_ns = edit.time_ns + open->second;  // both < 2^62: no overflow
+      if (time >= kMaxTraceTimeNs) {
+        throw UsageError("--rate-scale: session '" + edit.session_id + "' moved to start at " +
+                         std::to_string(open->second) + " ns later runs past 2^62 ns");
+      }
       if (edit.kind == EditKind::kEnd) {
         const auto count = shift_counts_.find(open->second);
         if (--count->second == 0) shift_counts_.erase(count);
@@ -57,7 +63,7 @@ void RateScaledTraceReader::Read(TraceRecord record) {
   pending_.push(Pending{time, sequence_++, inner_->current_line(), std::move(record)});
 }
 
-std::optional<TraceRecord> RateScaledTraceReader::Next() {
+std::optional<TraceRecord> RateScaledTraceReader::ReadNext() {
   while (true) {
     if (!pending_.empty() && (input_done_ || pending_.top().time_ns <= ReleaseBound())) {
       // priority_queue::top is const; the record is moved out just before pop.

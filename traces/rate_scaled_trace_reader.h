@@ -49,7 +49,7 @@ class RateScaledTraceReader : public TraceReader {
   RateScaledTraceReader(std::unique_ptr<TraceReader> inner, double rate_scale);
 
   const TraceHeader& header() const override { return inner_->header(); }
-  std::optional<TraceRecord> Next() override;
+  std::optional<TraceRecord> ReadNext() override;
   int64_t current_line() const override { return current_line_; }
 
  private:

@@ -95,7 +95,7 @@ bool TaskTrackerCsvReader::ReadRow() {
   return true;
 }
 
-std::optional<TraceRecord> TaskTrackerCsvReader::Next() {
+std::optional<TraceRecord> TaskTrackerCsvReader::ReadNext() {
   while (pending_pos_ == pending_.size()) {
     if (!ReadRow()) {
       if (!started_ || ended_) return std::nullopt;

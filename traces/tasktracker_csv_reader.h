@@ -35,7 +35,7 @@ class TaskTrackerCsvReader : public TraceReader {
   const TraceHeader& header() const override { return header_; }
   // Throws InputError(file, line, column, ...) for a bad date, a fragment
   // that is not UTF-8, or rows out of time order.
-  std::optional<TraceRecord> Next() override;
+  std::optional<TraceRecord> ReadNext() override;
   int64_t current_line() const override { return csv_.record_line(); }
 
   static constexpr const char* kSessionId = "tasktracker";

@@ -286,14 +286,27 @@ std::string FormatTraceRecordLine(const TraceRecord& record) {
   return Dump(j);
 }
 
-std::optional<JsonLineShape> InspectJsonLine(std::string_view line) {
-  const Json value = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
-  if (!value.is_object()) return std::nullopt;
+namespace {
+
+JsonLineShape ShapeOf(const Json& value) {
   JsonLineShape shape;
   for (const auto& item : value.items()) shape.keys.push_back(item.key());
   const auto type = value.find("type");
   if (type != value.end() && type->is_string()) shape.type = type->get<std::string>();
   return shape;
+}
+
+}  // namespace
+
+JsonLineShape InspectJsonObjectLine(std::string_view line, const std::string& file,
+                                    int64_t line_number) {
+  return ShapeOf(ParseJsonObjectLine(line, file, line_number));
+}
+
+std::optional<JsonLineShape> InspectJsonLine(std::string_view line) {
+  const Json value = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  if (!value.is_object()) return std::nullopt;
+  return ShapeOf(value);
 }
 
 }  // namespace efimsim

@@ -33,5 +33,9 @@ struct JsonLineShape {
   std::string type;
 };
 std::optional<JsonLineShape> InspectJsonLine(std::string_view line);
+// The same for a line that must be a JSON object (it starts with '{'):
+// throws InputError(file, line_number, "", where the JSON broke) otherwise.
+JsonLineShape InspectJsonObjectLine(std::string_view line, const std::string& file,
+                                    int64_t line_number);
 
 }  // namespace efimsim

@@ -56,10 +56,17 @@ TraceFormat DetectTraceFormat(const std::string& path, int64_t max_line_bytes) {
   do {
     if (!lines.Next(line)) throw InputError(path, 0, "", "empty file: no trace format to detect");
   } while (line.find_first_not_of(" \t\r") == std::string::npos);
-  if (const std::optional<JsonLineShape> shape = InspectJsonLine(line)) {
-    if (shape->type == "header") return TraceFormat::kEfimsim;
-    if (Contains(shape->keys, "hash_ids")) return TraceFormat::kMooncakeJsonl;
-    if (Contains(shape->keys, "canonical_solution")) return TraceFormat::kHumanEvalInfilling;
+  // A line that starts with '{' is JSON Lines, never CSV (a CSV header
+  // cannot start with a brace): if it does not parse, the JSON error says
+  // where (with file and line), rather than a CSV error about its quotes.
+  const size_t first = line.find_first_not_of(" \t\r");
+  const bool json_like = line.compare(first, 1, "{") == 0 ||
+                         line.compare(first, 4, "\xEF\xBB\xBF{") == 0;  // after a UTF-8 BOM
+  if (json_like) {
+    const JsonLineShape shape = InspectJsonObjectLine(line, path, lines.line_number());
+    if (shape.type == "header") return TraceFormat::kEfimsim;
+    if (Contains(shape.keys, "hash_ids")) return TraceFormat::kMooncakeJsonl;
+    if (Contains(shape.keys, "canonical_solution")) return TraceFormat::kHumanEvalInfilling;
   } else {
     // Only the header row matters, and it has no quoted newlines.
     CsvRecordReader csv(path, max_line_bytes);

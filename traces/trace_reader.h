@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "sim/base/errors.h"
 #include "traces/line_reader.h"
+#include "traces/trace_limits.h"
 #include "traces/trace_records.h"
 
 namespace efimsim {
@@ -25,7 +27,33 @@ class TraceReader {
   // The next record, or nullopt after the last. Records come in
   // non-decreasing RecordTimeNs order; events of one session in the order
   // they happened. Throws InputError (file, 1-based line, field) on bad input.
-  virtual std::optional<TraceRecord> Next() = 0;
+  // (Counts the record in records_read(); sources implement ReadNext.)
+  std::optional<TraceRecord> Next() {
+    std::optional<TraceRecord> record = ReadNext();
+    if (record) {
+      if (std::holds_alternative<TraceRequest>(*record)) {
+        ++counts_.requests;
+      } else if (std::holds_alternative<SessionStart>(*record)) {
+        ++counts_.sessions;
+      } else {
+        ++counts_.edits;
+      }
+    }
+    return record;
+  }
+
+  // The records Next has returned so far, by kind. After Next returned
+  // nullopt, `empty()` says the trace held no record at all: a header-only
+  // file, or one whose every line was skipped (skipped_lines()), so a run on
+  // it has nothing to measure. (A trace of sessions alone makes requests
+  // only if the client model turns its edits into some.)
+  struct RecordCounts {
+    int64_t requests = 0;
+    int64_t sessions = 0;
+    int64_t edits = 0;
+    bool empty() const { return requests == 0 && sessions == 0 && edits == 0; }
+  };
+  const RecordCounts& records_read() const { return counts_; }
 
   // 1-based line (first line of the CSV record) of the input the record
   // last returned by Next came from, for consumers' InputErrors about it
@@ -46,6 +74,9 @@ class TraceReader {
   const SkippedLines& skipped_lines() const { return skipped_; }
 
  protected:
+  // The next record of the source (see Next).
+  virtual std::optional<TraceRecord> ReadNext() = 0;
+
   // Counts the skipped line `line`, which held `what`.
   void NoteSkippedLine(int64_t line, const std::string& what) {
     if (skipped_.lines++ == 0) {
@@ -54,12 +85,19 @@ class TraceReader {
     }
   }
   SkippedLines skipped_;
+
+ private:
+  RecordCounts counts_;
 };
 
-// Rejects a time that goes back: every reader checks its records with one.
+// Rejects a time that goes back, or one at or beyond kMaxTraceTimeNs
+// (trace_limits.h): every reader checks its records with one.
 class TimeOrderCheck {
  public:
   void Check(int64_t time_ns, const std::string& file, int64_t line, const std::string& field) {
+    if (std::optional<std::string> problem = TraceTimeProblem(time_ns)) {
+      throw InputError(file, line, field, *problem);
+    }
     if (time_ns < last_time_ns_) {
       throw InputError(file, line, field,
                        std::to_string(time_ns) + " ns is before the previous record's " +

@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "traces/trace_limits.h"
 #include "traces/utf8_text.h"
 
 namespace efimsim {
@@ -23,8 +24,19 @@ std::optional<FieldProblem> Problem(std::string field, std::string problem) {
   return FieldProblem{std::move(field), std::move(problem)};
 }
 
+// The upper bounds of trace_limits.h, as a problem with `field`.
+std::optional<FieldProblem> TimeTooLate(const char* field, int64_t time_ns) {
+  if (std::optional<std::string> problem = TraceTimeProblem(time_ns)) return Problem(field, *problem);
+  return std::nullopt;
+}
+std::optional<FieldProblem> TooManyTokens(const char* field, int64_t tokens) {
+  if (std::optional<std::string> problem = TraceTokensProblem(tokens)) return Problem(field, *problem);
+  return std::nullopt;
+}
+
 std::optional<FieldProblem> ValidateSession(const SessionStart& s) {
   if (s.time_ns < 0) return Problem("time_ns", "must be >= 0");
+  if (auto late = TimeTooLate("time_ns", s.time_ns)) return late;
   if (s.session_id.empty()) return Problem("session_id", "must not be empty");
   if (s.user_id.empty()) return Problem("user_id", "must not be empty");
   if (s.document_id.empty()) return Problem("document_id", "must not be empty");
@@ -49,6 +61,7 @@ std::optional<FieldProblem> ValidateSession(const SessionStart& s) {
 
 std::optional<FieldProblem> ValidateEdit(const EditEvent& e) {
   if (e.time_ns < 0) return Problem("time_ns", "must be >= 0");
+  if (auto late = TimeTooLate("time_ns", e.time_ns)) return late;
   if (e.session_id.empty()) return Problem("session_id", "must not be empty");
   if (!IsValidUtf8(e.session_id)) return Problem("session_id", "not valid UTF-8");
   const bool uses_offset = e.kind == EditKind::kInsert || e.kind == EditKind::kDelete ||
@@ -70,6 +83,7 @@ std::optional<FieldProblem> ValidateEdit(const EditEvent& e) {
   if (!IsValidUtf8(e.text)) return Problem("text", "is not valid UTF-8");
   if (e.kind == EditKind::kIdle) {
     if (e.duration_ns < 0) return Problem("duration_ns", "must be >= 0");
+    if (auto late = TimeTooLate("duration_ns", e.duration_ns)) return late;
   } else if (e.duration_ns != 0) {
     return Problem("duration_ns", "not used by this kind");
   }
@@ -78,8 +92,11 @@ std::optional<FieldProblem> ValidateEdit(const EditEvent& e) {
 
 std::optional<FieldProblem> ValidateRequest(const TraceRequest& r) {
   if (r.arrival_ns < 0) return Problem("arrival_ns", "must be >= 0");
+  if (auto late = TimeTooLate("arrival_ns", r.arrival_ns)) return late;
   if (r.prompt_tokens < 1) return Problem("prompt_tokens", "must be >= 1");
+  if (auto many = TooManyTokens("prompt_tokens", r.prompt_tokens)) return many;
   if (r.output_tokens < 0) return Problem("output_tokens", "must be >= 0");
+  if (auto many = TooManyTokens("output_tokens", r.output_tokens)) return many;
   if (!r.token_ids.empty() && static_cast<int64_t>(r.token_ids.size()) != r.prompt_tokens) {
     return Problem("token_ids", "has " + std::to_string(r.token_ids.size()) +
                                     " ids but prompt_tokens is " + std::to_string(r.prompt_tokens));
@@ -92,6 +109,7 @@ std::optional<FieldProblem> ValidateRequest(const TraceRequest& r) {
     return std::nullopt;
   }
   if (r.block_key_tokens < 1) return Problem("block_key_tokens", "must be >= 1 with block_keys");
+  if (auto many = TooManyTokens("block_key_tokens", r.block_key_tokens)) return many;
   const int64_t full_blocks = r.prompt_tokens / r.block_key_tokens;
   if (static_cast<int64_t>(r.block_keys.size()) > full_blocks) {
     return Problem("block_keys", "has " + std::to_string(r.block_keys.size()) +

@@ -9,7 +9,15 @@
 namespace efimsim {
 namespace {
 
-int64_t SecondsToNs(double seconds) { return ToNanoseconds(FromSeconds(seconds)); }
+// A drawn or configured span: one beyond FromSeconds's 2^62 ns comes from
+// absurd means (e.g. --think-time-s 1e300), a usage error.
+int64_t SecondsToNs(double seconds) {
+  if (!FitsFromSeconds(seconds)) {
+    throw UsageError("typing: a pause of " + std::to_string(seconds) +
+                     " s is beyond 2^62 ns (about 146 years); lower the typing means");
+  }
+  return ToNanoseconds(FromSeconds(seconds));
+}
 
 bool IsProbability(double p) { return p >= 0 && p <= 1; }
 

@@ -10,7 +10,15 @@
 namespace efimsim {
 namespace {
 
-int64_t SecondsToNs(double seconds) { return ToNanoseconds(FromSeconds(seconds)); }
+// A drawn or configured span: one beyond FromSeconds's 2^62 ns comes from
+// absurd means (e.g. --think-time-s 1e300), a usage error.
+int64_t SecondsToNs(double seconds) {
+  if (!FitsFromSeconds(seconds)) {
+    throw UsageError("typing: a pause of " + std::to_string(seconds) +
+                     " s is beyond 2^62 ns (about 146 years); lower the typing means");
+  }
+  return ToNanoseconds(FromSeconds(seconds));
+}
 
 }  // namespace
 
@@ -28,6 +36,11 @@ TypingWorkload::TypingWorkload(TypingWorkloadConfig config) : config_(std::move(
   ValidateTypingBehavior(config_.behavior);
   if (config_.population == TypingPopulation::kClosed) {
     if (config_.users < 1) throw UsageError("typing: users must be >= 1");
+    if (config_.users > kMaxTypingUsers) {
+      // Each user not yet started is a 16-byte entry (1.6 GB at the cap).
+      throw UsageError("typing: users must be <= " + std::to_string(kMaxTypingUsers) + ", got " +
+                       std::to_string(config_.users));
+    }
     if (config_.sessions_per_user < 1) throw UsageError("typing: sessions_per_user must be >= 1");
     if (!(config_.think_time_mean_s > 0)) throw UsageError("typing: think_time_mean_s must be > 0");
   } else {
@@ -55,14 +68,15 @@ TypingWorkload::TypingWorkload(TypingWorkloadConfig config) : config_(std::move(
       " files under " + source_dir_;
 
   if (config_.population == TypingPopulation::kClosed) {
+    // Only each user's first start time now (the first draw of its think
+    // stream); the rest when the user starts (Activate).
+    std::vector<Due> starts;
+    starts.reserve(static_cast<size_t>(config_.users));
     for (int64_t u = 0; u < config_.users; ++u) {
-      auto user = std::make_unique<User>(User{
-          u, RandomStream::Derive(config_.seed, static_cast<uint64_t>(u), "typing.think"),
-          RandomStream::Derive(config_.seed, static_cast<uint64_t>(u), "typing.session"), 0,
-          config_.sessions_per_user, nullptr, {}});
-      StartSession(*user, SecondsToNs(user->think.Exponential(config_.think_time_mean_s)));
-      users_.push_back(std::move(user));
+      RandomStream think = RandomStream::Derive(config_.seed, static_cast<uint64_t>(u), "typing.think");
+      starts.push_back({SecondsToNs(think.Exponential(config_.think_time_mean_s)), u});
     }
+    due_ = decltype(due_)(std::greater<Due>(), std::move(starts));
   } else {
     arrivals_ = RandomStream::Derive(config_.seed, 0, "typing.arrivals");
     next_arrival_ns_ = SecondsToNs(arrivals_->Exponential(1.0 / config_.session_rate_per_s));
@@ -121,38 +135,48 @@ void TypingWorkload::AdmitOpenArrivals(int64_t up_to_ns) {
         RandomStream::Derive(config_.seed, static_cast<uint64_t>(arrivals_made_), "typing.session"),
         0, 1, nullptr, {}});
     StartSession(*user, next_arrival_ns_);
-    users_.push_back(std::move(user));
+    due_.push({next_arrival_ns_, arrivals_made_});
+    active_.emplace(arrivals_made_, std::move(user));
     ++arrivals_made_;
     next_arrival_ns_ += SecondsToNs(arrivals_->Exponential(1.0 / config_.session_rate_per_s));
   }
 }
 
-std::optional<TraceRecord> TypingWorkload::Next() {
+TypingWorkload::User& TypingWorkload::Activate(const Due& due) {
+  if (const auto it = active_.find(due.number); it != active_.end()) return *it->second;
+  // A closed-population user's first session: the streams as the eager
+  // version made them, the think stream past the draw that gave due.time_ns.
+  const auto u = static_cast<uint64_t>(due.number);
+  auto user = std::make_unique<User>(User{
+      due.number, RandomStream::Derive(config_.seed, u, "typing.think"),
+      RandomStream::Derive(config_.seed, u, "typing.session"), 0, config_.sessions_per_user,
+      nullptr, {}});
+  user->think.Exponential(config_.think_time_mean_s);
+  StartSession(*user, due.time_ns);
+  return *active_.emplace(due.number, std::move(user)).first->second;
+}
+
+std::optional<TraceRecord> TypingWorkload::ReadNext() {
   while (true) {
-    constexpr size_t kNone = static_cast<size_t>(-1);
-    size_t best = kNone;  // users_ shrinks below, so not users_.size()
-    int64_t best_time = 0;
-    for (size_t i = 0; i < users_.size();) {
-      if (!Refill(*users_[i])) {
-        users_.erase(users_.begin() + static_cast<std::ptrdiff_t>(i));
-        continue;
-      }
-      const int64_t time = RecordTimeNs(users_[i]->pending.front());
-      if (best == kNone || time < best_time) {
-        best = i;
-        best_time = time;
-      }
-      ++i;
-    }
-    // An open arrival due before the earliest pending record starts first.
+    // An open arrival due no later than the earliest pending record starts
+    // first (and then wins ties by the lower number, as users started
+    // earlier do).
     if (arrivals_ && arrivals_made_ < config_.sessions &&
-        (best == kNone || next_arrival_ns_ <= best_time)) {
+        (due_.empty() || next_arrival_ns_ <= due_.top().time_ns)) {
       AdmitOpenArrivals(next_arrival_ns_);
       continue;
     }
-    if (best == kNone) return std::nullopt;
-    TraceRecord record = std::move(users_[best]->pending.front());
-    users_[best]->pending.pop_front();
+    if (due_.empty()) return std::nullopt;
+    const Due due = due_.top();
+    due_.pop();
+    User& user = Activate(due);
+    TraceRecord record = std::move(user.pending.front());
+    user.pending.pop_front();
+    if (Refill(user)) {
+      due_.push({RecordTimeNs(user.pending.front()), due.number});
+    } else {
+      active_.erase(due.number);
+    }
     return record;
   }
 }

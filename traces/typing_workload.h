@@ -24,7 +24,10 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
+#include <queue>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +53,10 @@ struct TypingWorkloadConfig {
   TypingBehavior behavior;
 };
 
+// The most users a closed population may have: each one not yet started
+// holds a 16-byte queue entry, 1.6 GB at this cap.
+inline constexpr int64_t kMaxTypingUsers = 100000000;
+
 class TypingWorkload : public TraceReader {
  public:
   // Lists the source files. Throws UsageError for bad parameters or when
@@ -61,7 +68,7 @@ class TypingWorkload : public TraceReader {
   TypingWorkload& operator=(const TypingWorkload&) = delete;
 
   const TraceHeader& header() const override { return header_; }
-  std::optional<TraceRecord> Next() override;
+  std::optional<TraceRecord> ReadNext() override;
 
   const std::vector<std::string>& source_files() const { return files_; }
 
@@ -72,11 +79,29 @@ class TypingWorkload : public TraceReader {
   void StartSession(User& user, int64_t time_ns);
   void AdmitOpenArrivals(int64_t up_to_ns);
 
+  // A user's next record time, or (not yet started) its first session's
+  // start; the queue's top is the earliest, ties to the lowest number.
+  struct Due {
+    int64_t time_ns;
+    int64_t number;
+    bool operator>(const Due& o) const {
+      return time_ns != o.time_ns ? time_ns > o.time_ns : number > o.number;
+    }
+  };
+  // The user that `due` names, started (its first session begun) if it was
+  // not yet.
+  User& Activate(const Due& due);
+
   TypingWorkloadConfig config_;
   TraceHeader header_;
   std::string source_dir_;
   std::vector<std::string> files_;
-  std::vector<std::unique_ptr<User>> users_;  // active, by user number
+  // Memory follows the users in a session: a user is made (its document
+  // read, its streams derived) when its first session starts and dropped
+  // after its last, so a closed population holds only the 16-byte Due of
+  // each user that has not started yet.
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  std::unordered_map<int64_t, std::unique_ptr<User>> active_;  // by number
   // open population
   std::optional<RandomStream> arrivals_;
   int64_t next_arrival_ns_ = 0;

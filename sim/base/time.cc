@@ -8,7 +8,7 @@ namespace efimsim {
 
 Duration FromSeconds(double seconds) {
   EFIMSIM_CHECK(std::isfinite(seconds) && seconds >= 0.0, "FromSeconds: bad value");
-  EFIMSIM_CHECK(seconds < 9.2e9, "FromSeconds: overflows int64 nanoseconds");
+  EFIMSIM_CHECK(FitsFromSeconds(seconds), "FromSeconds: more than 2^62 ns (about 146 years)");
   return Duration{std::llround(seconds * 1e9)};
 }
 

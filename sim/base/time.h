@@ -32,8 +32,23 @@ constexpr Duration Milliseconds(int64_t ms) { return Duration{ms * 1000000}; }
 constexpr int64_t ToNanoseconds(Duration d) { return d.count(); }
 constexpr int64_t ToNanoseconds(TimePoint t) { return t.time_since_epoch().count(); }
 
+// The longest span FromSeconds converts: 2^62 ns, about 146 years (the
+// trace limit, traces/trace_limits.h), so that a time point plus such a
+// span still fits int64 nanoseconds.
+inline constexpr double kMaxFromSeconds = 4611686018.427387904;  // 2^62 ns in s
+
+// Whether FromSeconds accepts `seconds`: finite, >= 0 and <= kMaxFromSeconds
+// (false for NaN).
+constexpr bool FitsFromSeconds(double seconds) {
+  return seconds >= 0.0 && seconds <= kMaxFromSeconds;
+}
+
 // Seconds <-> Duration. FromSeconds rounds to the nearest nanosecond (ties
-// away from zero); a negative or non-finite input is the caller's bug.
+// away from zero). Contract: FitsFromSeconds(seconds). A value outside it is
+// the caller's bug (EFIMSIM_CHECK, exit 3): code that converts a number it
+// did not compute itself (an option, a trace field, a model's output for
+// user-given sizes) checks FitsFromSeconds first and reports a usage or
+// input error naming what it converts.
 Duration FromSeconds(double seconds);
 constexpr double ToSeconds(Duration d) { return static_cast<double>(d.count()) * 1e-9; }
 constexpr double ToMilliseconds(Duration d) { return static_cast<double>(d.count()) * 1e-6; }

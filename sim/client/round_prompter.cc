@@ -1,23 +1,32 @@
 #include "sim/client/round_prompter.h"
 
+#include "sim/base/check.h"
+
 namespace efimsim {
 
 TokenRoundPrompter::TokenRoundPrompter(const MultiRoundWorkload& workload,
                                        const PromptFormat& format)
-    : workload_(workload), format_(format),
-      sessions_(static_cast<size_t>(workload.num_users())) {
-  for (int64_t user = 0; user < workload.num_users(); ++user) {
-    format_.BeginSession(workload_.InitialPrefix(user), sessions_[static_cast<size_t>(user)]);
+    : workload_(workload), format_(format) {}
+
+void TokenRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prompt) {
+  // BeginSession depends only on the user's initial prefix, so beginning
+  // at round 0 gives the state the eager version began with.
+  auto it = sessions_.find(user);
+  if (it == sessions_.end()) {
+    EFIMSIM_CHECK(round == 0, "a user's rounds are built in order from 0");
+    it = sessions_.emplace(user, FormatSessionState{}).first;
+    format_.BeginSession(workload_.InitialPrefix(user), it->second);
+  }
+  format_.Build(workload_.Round(user, round), it->second, prompt);
+  if (round + 1 >= workload_.num_rounds(user)) {
+    finished_rebases_ += it->second.rebases;
+    sessions_.erase(it);
   }
 }
 
-void TokenRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prompt) {
-  format_.Build(workload_.Round(user, round), sessions_[static_cast<size_t>(user)], prompt);
-}
-
 int64_t TokenRoundPrompter::rebases() const {
-  int64_t total = 0;
-  for (const FormatSessionState& s : sessions_) total += s.rebases;
+  int64_t total = finished_rebases_;
+  for (const auto& [user, s] : sessions_) total += s.rebases;
   return total;
 }
 

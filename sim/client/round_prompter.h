@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/client/prompt_format.h"
@@ -41,7 +42,11 @@ class TokenRoundPrompter : public RoundPrompter {
  private:
   const MultiRoundWorkload& workload_;
   const PromptFormat& format_;
-  std::vector<FormatSessionState> sessions_;
+  // The session state of each user between its first and last round only
+  // (begun at round 0, dropped after the last round's prompt), so memory
+  // follows the users in a session, not the population.
+  std::unordered_map<int64_t, FormatSessionState> sessions_;
+  int64_t finished_rebases_ = 0;  // of the users whose sessions were dropped
 };
 
 class TextRoundPrompter : public RoundPrompter {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #include "sim/base/errors.h"
 
@@ -53,6 +55,51 @@ TEST(PaperWorkload, AUsersDocumentDoesNotDependOnHowManyUsersThereAre) {
   large.users = 50;
   const PaperWorkload a(small), b(large);
   EXPECT_TRUE(std::ranges::equal(a.document(1), b.document(1)));
+}
+
+TEST(PaperWorkload, DocumentsDoNotDependOnTheOrderTheyAreAskedFor) {
+  PaperWorkloadConfig config;
+  config.users = 8;
+  const PaperWorkload a(config), b(config);
+  const TokenSpan five = a.document(5);
+  const TokenVector first(five.begin(), five.end());
+  b.document(3);
+  b.document(7);
+  EXPECT_TRUE(std::ranges::equal(first, b.document(5)));
+  a.document(0);
+  EXPECT_TRUE(std::ranges::equal(first, a.document(5)));  // made again, same tokens
+}
+
+// Issue 25 item 3: documents were built eagerly (~160 GB up front for 10 M
+// users, std::bad_alloc); now one document is held at a time.
+TEST(PaperWorkload, TenMillionUsersNeedNoMemoryUpFront) {
+  PaperWorkloadConfig config;
+  config.users = 10000000;
+  config.memory_budget_bytes = INT64_MAX;  // the workload alone, not a whole run
+  const PaperWorkload workload(config);
+  const TokenSpan last = workload.document(config.users - 1);
+  EXPECT_GT(last.size(), 2048u);
+  EXPECT_LT(last.size(), 4096u);
+  EXPECT_EQ(workload.InitialPrefix(config.users - 1).size(),
+            static_cast<size_t>(workload.layout(config.users - 1).chunk));
+}
+
+TEST(PaperWorkload, RefusesARunThatCannotFitSayingWhatItNeeds) {
+  PaperWorkloadConfig config;
+  config.users = 10000000;
+  config.memory_budget_bytes = int64_t{16} << 30;
+  const int64_t needed = PaperWorkloadPeakBytes(config);
+  EXPECT_GT(needed, int64_t{40} << 30);  // ~4.8 KB per user
+  try {
+    const PaperWorkload workload(config);
+    ADD_FAILURE() << "no UsageError for " << workload.num_users() << " users";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--users: 10000000 users would need about"), std::string::npos) << what;
+    EXPECT_NE(what.find("users fit"), std::string::npos) << what;
+  }
+  config.users = 1000;  // ~5 MB
+  EXPECT_NO_THROW(PaperWorkload{config});
 }
 
 TEST(PaperWorkload, RejectsImpossibleSettings) {

@@ -15,7 +15,7 @@ class VectorTrace : public TraceReader {
  public:
   explicit VectorTrace(std::vector<TraceRecord> records) : records_(records.begin(), records.end()) {}
   const TraceHeader& header() const override { return header_; }
-  std::optional<TraceRecord> Next() override {
+  std::optional<TraceRecord> ReadNext() override {
     if (records_.empty()) return std::nullopt;
     TraceRecord r = std::move(records_.front());
     records_.pop_front();

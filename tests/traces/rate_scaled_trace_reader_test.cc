@@ -18,7 +18,7 @@ class ListedTrace : public TraceReader {
  public:
   explicit ListedTrace(std::vector<TraceRecord> records) : left_(records.begin(), records.end()) {}
   const TraceHeader& header() const override { return header_; }
-  std::optional<TraceRecord> Next() override {
+  std::optional<TraceRecord> ReadNext() override {
     if (left_.empty()) return std::nullopt;
     TraceRecord next = std::move(left_.front());
     left_.pop_front();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <sstream>
 
@@ -160,6 +161,31 @@ TEST(TypingWorkload, DefaultSourceIsThePythonStandardLibrary) {
   int64_t records = 0;
   while (workload.Next()) ++records;
   EXPECT_GT(records, 20);
+}
+
+// Issue 25 item 3: a user's document is read when its session starts, not
+// when the workload is made (10 M users read 10 M files up front).
+TEST(TypingWorkloadMemory, DocumentsAreReadWhenTheirSessionStarts) {
+  const std::string dir = test::ScratchDir();
+  test::WriteFile(dir, "src/a.py", "def f():\n    return 1\n");
+  TypingWorkloadConfig config;
+  config.source_dir = dir + "/src";
+  config.users = 1000;  // eagerly, a session (and a file read) per user up front
+  config.behavior.chars_per_session = 5;
+  TypingWorkload workload(config);
+  // With nothing read yet, removing the only file makes the first session
+  // fail when it starts, not at construction.
+  std::filesystem::remove(dir + "/src/a.py");
+  EXPECT_THROW(workload.Next(), UsageError);
+  // The queue of users not yet started is bounded (16 bytes each).
+  test::WriteFile(dir, "src/a.py", "def f():\n    return 1\n");
+  config.users = kMaxTypingUsers + 1;
+  try {
+    TypingWorkload too_many(config);
+    ADD_FAILURE() << "no UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("users must be <="), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
