@@ -85,9 +85,9 @@ const ParamTable<CapacitySearchConfig>& SearchParams() {
   return table;
 }
 
-}  // namespace
-
-int RunCapacityCommand(int argc, const char* const* argv) {
+// Parses capacity's command line (--slo, CapacityParams(), SearchParams()
+// and the experiment's options) into `values`. False: it printed help.
+bool ParseCapacityCommandLine(int argc, const char* const* argv, po::variables_map& values) {
   po::options_description general("Capacity");
   general.add_options()
       ("slo", po::value<std::vector<std::string>>()->composing(),
@@ -100,113 +100,143 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   po::options_description visible;
   visible.add(general);
   for (const auto& group : ExperimentOptionGroups()) visible.add(group);
-  po::variables_map values;
-  if (!ParseCommandLine("capacity",
-                        "Searches, per policy, the most closed-loop users one deployment (--replicas "
-                        "replicas behind\n--router; default one replica) serves while meeting "
-                        "every --slo, flags saturation instead\nof reporting a meaningless number, "
-                        "and turns --target-users into replicas and GPUs, with\nEFIM's saving. "
-                        "Workloads: efim-paper (documents default to synthetic here, so every "
-                        "load\nhas the same kind of document) or typing.\n\n"
-                        "Open loop (--search rate; the default for --workload trace): the "
-                        "highest arrival rate instead,\nrequests/s or sessions/s, and "
-                        "--target-rate in replicas and GPUs. A trace is replayed at\n"
-                        "--rate-scale k x step; typing becomes an open population of sessions "
-                        "arriving at\n--session-rate k x step over --duration-s (0: 180 s). "
-                        "SLOs skip the first --warmup-fraction\nof requests by arrival.",
-                        visible, argc, argv, values)) {
-    return 0;
-  }
-  CapacityOptions options;
-  ApplyParamOptions(values, CapacityParams(), options);
-  CapacitySearchConfig search;
-  ApplyParamOptions(values, SearchParams(), search);
-  const std::vector<std::string> policies = SplitPolicies(options.policies);
-  std::vector<Slo> slos;
-  if (values.count("slo")) {
-    for (const std::string& text : values["slo"].as<std::vector<std::string>>()) {
-      slos.push_back(ParseSlo(text));
-    }
-  } else {
-    slos = {ParseSlo("ttft_p99_ms=500"), ParseSlo("tpot_p99_ms=50")};
-  }
-  const int64_t target = options.target_users;
-  const int jobs = static_cast<int>(std::min<int64_t>(options.jobs, 4096));
-  const std::string& search_mode = options.search;
-  const double target_rate = options.target_rate;
+  return ParseCommandLine("capacity",
+                          "Searches, per policy, the most closed-loop users one deployment "
+                          "(--replicas replicas behind\n--router; default one replica) serves "
+                          "while meeting every --slo, flags saturation instead\nof reporting a "
+                          "meaningless number, and turns --target-users into replicas and GPUs, "
+                          "with\nEFIM's saving. Workloads: efim-paper (documents default to "
+                          "synthetic here, so every load\nhas the same kind of document) or "
+                          "typing.\n\n"
+                          "Open loop (--search rate; the default for --workload trace): the "
+                          "highest arrival rate instead,\nrequests/s or sessions/s, and "
+                          "--target-rate in replicas and GPUs. A trace is replayed at\n"
+                          "--rate-scale k x step; typing becomes an open population of sessions "
+                          "arriving at\n--session-rate k x step over --duration-s (0: 180 s). "
+                          "SLOs skip the first --warmup-fraction\nof requests by arrival.",
+                          visible, argc, argv, values);
+}
 
-  ExperimentConfig base = ExperimentFromOptions(values);
-  const int64_t gpus_per_replica =
-      options.gpus_per_replica > 0 ? options.gpus_per_replica : base.latency.tensor_parallel;
-  const std::string gpus_source = options.gpus_per_replica > 0
-                                      ? std::string("--gpus-per-replica")
-                                      : "TP " + std::to_string(base.latency.tensor_parallel);
+// A capacity command's settings, read from its options and checked.
+struct CapacityCommand {
+  CapacityOptions options;
+  CapacitySearchConfig search;
+  std::vector<std::string> policies;
+  std::vector<Slo> slos;
+  std::string slo_text;  // "ttft_p99_ms <= 500.0, tpot_p99_ms <= 50.0"
+  ExperimentConfig base;  // each policy's run, but for its policy
+  int64_t gpus_per_replica = 0;
+  std::string gpus_source;  // "--gpus-per-replica" or "TP 2"
+  bool open_loop = false;   // searching the arrival rate, not users
+  std::string out_dir;      // checked, not created yet
+};
+
+// --slo as given, else p99 TTFT <= 500 ms and p99 TPOT <= 50 ms.
+std::vector<Slo> SlosFromOptions(const po::variables_map& values) {
+  if (!values.count("slo")) return {ParseSlo("ttft_p99_ms=500"), ParseSlo("tpot_p99_ms=50")};
+  std::vector<Slo> slos;
+  for (const std::string& text : values["slo"].as<std::vector<std::string>>()) {
+    slos.push_back(ParseSlo(text));
+  }
+  return slos;
+}
+
+// Reads and checks the command (usage errors in the order the options are
+// checked), installs the interrupt handler into its base config, and
+// checks that --out can be created; creates nothing.
+CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
+  CapacityCommand c;
+  ApplyParamOptions(values, CapacityParams(), c.options);
+  ApplyParamOptions(values, SearchParams(), c.search);
+  c.policies = SplitPolicies(c.options.policies);
+  c.slos = SlosFromOptions(values);
+  c.base = ExperimentFromOptions(values);
+  ExperimentConfig& base = c.base;
+  c.gpus_per_replica =
+      c.options.gpus_per_replica > 0 ? c.options.gpus_per_replica : base.latency.tensor_parallel;
+  c.gpus_source = c.options.gpus_per_replica > 0
+                      ? std::string("--gpus-per-replica")
+                      : "TP " + std::to_string(base.latency.tensor_parallel);
   if (!base.timeline_path.empty()) throw UsageError("--timeline: not available in capacity");
   if (values["documents"].defaulted() && base.workload == "efim-paper") base.documents = "synthetic";
-  const bool open_loop =
-      search_mode == "rate" || (search_mode == "auto" && base.workload == "trace");
-  if (open_loop && base.workload == "typing" && base.duration_s == 0) {
-    base.duration_s = search.typing_window_s;
+  c.open_loop = c.options.search == "rate" ||
+                (c.options.search == "auto" && base.workload == "trace");
+  if (c.open_loop && base.workload == "typing" && base.duration_s == 0) {
+    base.duration_s = c.search.typing_window_s;
   }
   base.interrupt = InstallInterruptHandler();
-  const std::string out_dir = OutputDirOption(options.out);
+  c.out_dir = OutputDirOption(c.options.out);
   // Checked now, created only once the search has an answer: a failed or
   // interrupted search leaves no folder behind.
-  FirstMissingFolder(out_dir);
-
-  std::string slo_text;
-  for (const Slo& slo : slos) {
-    slo_text += (slo_text.empty() ? "" : ", ") + slo.metric + " <= " + FormatFixed(slo.limit_ms, 1);
+  FirstMissingFolder(c.out_dir);
+  for (const Slo& slo : c.slos) {
+    c.slo_text +=
+        (c.slo_text.empty() ? "" : ", ") + slo.metric + " <= " + FormatFixed(slo.limit_ms, 1);
   }
-  if (open_loop) {
-    std::cerr << "capacity: " << policies.size() << " policies, " << slo_text
-              << ", open loop: arrival rate, up to " << search.max_rate_steps
+  return c;
+}
+
+// "capacity: 3 policies, <SLOs>, ..." on stderr: what the search is about to do.
+void AnnounceSearch(const CapacityCommand& c) {
+  if (c.open_loop) {
+    std::cerr << "capacity: " << c.policies.size() << " policies, " << c.slo_text
+              << ", open loop: arrival rate, up to " << c.search.max_rate_steps
               << " steps per deployment ...\n";
   } else {
-    std::cerr << "capacity: " << policies.size() << " policies, " << slo_text << ", up to "
-              << search.max_users << " users per deployment ...\n";
+    std::cerr << "capacity: " << c.policies.size() << " policies, " << c.slo_text << ", up to "
+              << c.search.max_users << " users per deployment ...\n";
   }
-  const auto started = std::chrono::steady_clock::now();
-  std::vector<Plan> plans(policies.size());
-  try {
-    ParallelFor(
-        static_cast<int64_t>(policies.size()), jobs,
-        [&](int64_t i) {
-          ExperimentConfig config = base;
-          config.policy = policies[static_cast<size_t>(i)];
-          plans[static_cast<size_t>(i)].search = open_loop
-                                                     ? SearchRateCapacity(config, slos, search)
-                                                     : SearchCapacity(config, slos, search);
-        },
-        [&](int64_t done) {
-          std::cerr << "capacity: " << done << "/" << policies.size() << " policies searched\n";
-        });
-  } catch (const Interrupted& interrupted) {
-    std::cerr << "efimsim: " << interrupted.what() << "; no output files were written\n";
-    return 130;
-  }
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  PrepareOutputDir(out_dir);
-  if (open_loop) {
-    RateReportSetup report;
-    report.slo_text = slo_text;
-    report.target_rate = target_rate;
-    report.gpus_per_replica = gpus_per_replica;
-    report.gpus_source = gpus_source;
-    report.warmup_fraction = search.warmup_fraction;
-    report.out_dir = out_dir;
-    report.wall_s = wall_s;
-    return ReportRateCapacity(plans, base, report);
-  }
+}
+
+// Searches every policy, one per thread on up to --jobs threads, reporting
+// progress on stderr. Returns the plans in policy order, searched but not
+// sized; throws Interrupted.
+std::vector<Plan> SearchPolicies(const CapacityCommand& c) {
+  const int jobs = static_cast<int>(std::min<int64_t>(c.options.jobs, 4096));
+  std::vector<Plan> plans(c.policies.size());
+  ParallelFor(
+      static_cast<int64_t>(c.policies.size()), jobs,
+      [&](int64_t i) {
+        ExperimentConfig config = c.base;
+        config.policy = c.policies[static_cast<size_t>(i)];
+        plans[static_cast<size_t>(i)].search = c.open_loop
+                                                   ? SearchRateCapacity(config, c.slos, c.search)
+                                                   : SearchCapacity(config, c.slos, c.search);
+      },
+      [&](int64_t done) {
+        std::cerr << "capacity: " << done << "/" << c.policies.size() << " policies searched\n";
+      });
+  return plans;
+}
+
+// What the open-loop report needs from the command.
+RateReportSetup RateSetup(const CapacityCommand& c, double wall_s) {
+  RateReportSetup report;
+  report.slo_text = c.slo_text;
+  report.target_rate = c.options.target_rate;
+  report.gpus_per_replica = c.gpus_per_replica;
+  report.gpus_source = c.gpus_source;
+  report.warmup_fraction = c.search.warmup_fraction;
+  report.out_dir = c.out_dir;
+  report.wall_s = wall_s;
+  return report;
+}
+
+// Closed loop: fills each plan that serves some users with the deployments,
+// replicas and GPUs that serve --target-users (rounded up).
+void PlanForTargetUsers(std::vector<Plan>& plans, const CapacityCommand& c) {
+  const int64_t target = c.options.target_users;
   for (Plan& plan : plans) {
     if (plan.search.max_users == 0) continue;
     plan.deployments = (target + plan.search.max_users - 1) / plan.search.max_users;
-    plan.replicas = plan.deployments * base.replicas;
-    plan.gpus = plan.replicas * gpus_per_replica;
+    plan.replicas = plan.deployments * c.base.replicas;
+    plan.gpus = plan.replicas * c.gpus_per_replica;
   }
+}
 
-  // Outputs.
+// Closed loop: writes capacity.csv (one row per plan) and probes.csv (one
+// row per probe) into the output folder, each whole or not at all.
+void WriteUsersCapacityCsvs(const std::vector<Plan>& plans, const CapacityCommand& c) {
   std::string capacity_csv =
       "policy,max_users,at_search_limit,saturated_from_users,replicas_per_deployment,router,"
       "target_users,replicas_needed,gpus_per_replica,gpus_needed,prefix_cache_hit_rate,"
@@ -214,63 +244,73 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   std::string probes_csv =
       "policy,users,passed,meets_slos,saturated,request_throughput_per_s,ttft_p99_ms,tpot_p99_ms,"
       "e2e_p99_ms,queueing_mean_ms,prefix_cache_hit_rate,verdict\n";
-  auto f = [](double v) { return FormatFixed(v, 6); };
   for (const Plan& plan : plans) {
     const CapacityResult& r = plan.search;
-    const LoadProbe* answer = r.answer();
-    const RunSummary empty;
-    const RunSummary& s = answer != nullptr ? answer->summary : empty;
     capacity_csv += r.policy + "," + std::to_string(r.max_users) + "," +
                     (r.at_search_limit ? "true" : "false") + "," +
-                    std::to_string(r.saturated_from_users) + "," + std::to_string(base.replicas) +
-                    "," + base.router + "," + std::to_string(target) + "," +
-                    std::to_string(plan.replicas) + "," + std::to_string(gpus_per_replica) + "," +
-                    std::to_string(plan.gpus) + "," + f(s.prefix_cache_hit_rate) + "," +
-                    f(s.ttft_ms.p99) + "," + f(s.tpot_ms.p99) + "," + f(s.e2e_ms.p99) + "," +
-                    f(s.request_throughput_per_s) + "," + std::to_string(r.probes.size()) + "," +
-                    CsvQuoted(slo_text) + "," + CsvQuoted(r.limited_by) + "\n";
+                    std::to_string(r.saturated_from_users) + "," +
+                    std::to_string(c.base.replicas) + "," + c.base.router + "," +
+                    std::to_string(c.options.target_users) + "," +
+                    std::to_string(plan.replicas) + "," + std::to_string(c.gpus_per_replica) +
+                    "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, c.slo_text);
     for (const LoadProbe& p : r.probes) {
-      probes_csv += r.policy + "," + std::to_string(p.users) + "," +
-                    (p.meets_slos && !p.saturated ? "true" : "false") + "," +
-                    (p.meets_slos ? "true" : "false") + "," + (p.saturated ? "true" : "false") +
-                    "," + f(p.summary.request_throughput_per_s) + "," + f(p.summary.ttft_ms.p99) +
-                    "," + f(p.summary.tpot_ms.p99) + "," + f(p.summary.e2e_ms.p99) + "," +
-                    f(p.summary.queueing_ms.mean) + "," + f(p.summary.prefix_cache_hit_rate) +
-                    "," + CsvQuoted(p.verdict) + "\n";
+      probes_csv += r.policy + "," + std::to_string(p.users) + "," + ProbeCsvTail(p);
     }
   }
-  WriteFileAtomically(out_dir + "/capacity.csv", capacity_csv);
-  WriteFileAtomically(out_dir + "/probes.csv", probes_csv);
+  WriteFileAtomically(c.out_dir + "/capacity.csv", capacity_csv);
+  WriteFileAtomically(c.out_dir + "/probes.csv", probes_csv);
+}
 
-  // Report.
-  const std::string deployment =
-      base.replicas == 1 ? std::string("one replica")
-                         : std::to_string(base.replicas) + " replicas behind " + base.router;
-  std::cout << "capacity: most users " << deployment << " serves with " << slo_text << " (ms)\n"
+// Closed loop: prints the report (what was searched, the table, EFIM's
+// saving and the files written).
+void PrintUsersCapacity(const std::vector<Plan>& plans, const CapacityCommand& c,
+                        double wall_s) {
+  const ExperimentConfig& base = c.base;
+  std::cout << "capacity: most users " << DeploymentText(base) << " serves with " << c.slo_text
+            << " (ms)\n"
             << "workload: " << base.workload << ", users varied; documents " << base.documents
             << "; model " << base.engine.model << " on " << base.engine.gpu << "; SLOs on rounds >= "
-            << search.warmup_rounds << "\n"
+            << c.search.warmup_rounds << "\n"
             << "latency:  " << DescribeLatencyModel(base) << "\n"
-            << "target:   " << target << " users; GPUs = replicas x " << gpus_per_replica
-            << " (" << gpus_source << ")\n\n";
+            << "target:   " << c.options.target_users << " users; GPUs = replicas x "
+            << c.gpus_per_replica << " (" << c.gpus_source << ")\n\n";
   std::cout << Pad("policy", 10, false) << Pad("max users", 10) << Pad("replicas", 10)
             << Pad("GPUs", 7) << Pad("hit rate", 10) << Pad("p99 TTFT", 10) << Pad("p99 TPOT", 10)
             << Pad("req/s", 9) << "  next load up fails because\n";
   for (const Plan& plan : plans) {
     const CapacityResult& r = plan.search;
-    const LoadProbe* answer = r.answer();
     std::string users = (r.at_search_limit ? ">=" : "") + std::to_string(r.max_users);
-    std::string replicas = plan.gpus > 0 ? (r.at_search_limit ? "<=" : "") +
-                                               std::to_string(plan.replicas)
-                                         : "-";
-    std::string gpus = plan.gpus > 0 ? std::to_string(plan.gpus) : "-";
-    std::cout << Pad(r.policy, 10, false) << Pad(users, 10) << Pad(replicas, 10) << Pad(gpus, 7)
-              << AnswerCells(answer)
+    std::cout << Pad(r.policy, 10, false) << Pad(users, 10) << ReplicaCells(plan)
+              << AnswerCells(r.answer())
               << "  " << (r.max_users == 0 ? "even 1 user fails: " : "") << r.limited_by << "\n";
   }
   std::cout << "\n";
   PrintEfimSaving(plans);
-  PrintWrote(plans, out_dir, wall_s);
+  PrintWrote(plans, c.out_dir, wall_s);
+}
+
+}  // namespace
+
+int RunCapacityCommand(int argc, const char* const* argv) {
+  po::variables_map values;
+  if (!ParseCapacityCommandLine(argc, argv, values)) return 0;
+  const CapacityCommand command = CapacityCommandFromOptions(values);
+  AnnounceSearch(command);
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<Plan> plans;
+  try {
+    plans = SearchPolicies(command);
+  } catch (const Interrupted& interrupted) {
+    std::cerr << "efimsim: " << interrupted.what() << "; no output files were written\n";
+    return 130;
+  }
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  PrepareOutputDir(command.out_dir);
+  if (command.open_loop) return ReportRateCapacity(plans, command.base, RateSetup(command, wall_s));
+  PlanForTargetUsers(plans, command);
+  WriteUsersCapacityCsvs(plans, command);
+  PrintUsersCapacity(plans, command, wall_s);
   return 0;
 }
 

@@ -65,10 +65,46 @@ void PrintEfimSaving(const std::vector<Plan>& plans) {
   }
 }
 
-int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
+std::string DeploymentText(const ExperimentConfig& base) {
+  return base.replicas == 1 ? std::string("one replica")
+                            : std::to_string(base.replicas) + " replicas behind " + base.router;
+}
+
+std::string ReplicaCells(const Plan& plan) {
+  const bool bound = plan.search.at_search_limit;
+  std::string replicas =
+      plan.gpus > 0 ? (bound ? "<=" : "") + std::to_string(plan.replicas) : "-";
+  std::string gpus = plan.gpus > 0 ? std::to_string(plan.gpus) : "-";
+  return Pad(replicas, 10) + Pad(gpus, 7);
+}
+
+std::string CsvFixed(double value) { return FormatFixed(value, 6); }
+
+std::string AnswerCsvTail(const CapacityResult& r, const std::string& slo_text) {
+  const LoadProbe* answer = r.answer();
+  const RunSummary empty;
+  const RunSummary& s = answer != nullptr ? answer->summary : empty;
+  return CsvFixed(s.prefix_cache_hit_rate) + "," + CsvFixed(s.ttft_ms.p99) + "," +
+         CsvFixed(s.tpot_ms.p99) + "," + CsvFixed(s.e2e_ms.p99) + "," +
+         CsvFixed(s.request_throughput_per_s) + "," + std::to_string(r.probes.size()) + "," +
+         CsvQuoted(slo_text) + "," + CsvQuoted(r.limited_by) + "\n";
+}
+
+std::string ProbeCsvTail(const LoadProbe& p) {
+  return std::string(p.meets_slos && !p.saturated ? "true" : "false") + "," +
+         (p.meets_slos ? "true" : "false") + "," + (p.saturated ? "true" : "false") + "," +
+         CsvFixed(p.summary.request_throughput_per_s) + "," + CsvFixed(p.summary.ttft_ms.p99) +
+         "," + CsvFixed(p.summary.tpot_ms.p99) + "," + CsvFixed(p.summary.e2e_ms.p99) + "," +
+         CsvFixed(p.summary.queueing_ms.mean) + "," + CsvFixed(p.summary.prefix_cache_hit_rate) +
+         "," + CsvQuoted(p.verdict) + "\n";
+}
+
+namespace {
+
+// Fills each plan that sustains some rate with the deployments, replicas
+// and GPUs that serve the target rate (rounded up).
+void PlanForTargetRate(std::vector<Plan>& plans, const ExperimentConfig& base,
                        const RateReportSetup& setup) {
-  const std::string unit = plans.empty() ? std::string() : plans.front().search.rate_unit;
-  const bool trace = base.workload == "trace";
   for (Plan& plan : plans) {
     if (plan.search.max_rate_per_s <= 0) continue;
     plan.deployments =
@@ -76,9 +112,12 @@ int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
     plan.replicas = plan.deployments * base.replicas;
     plan.gpus = plan.replicas * setup.gpus_per_replica;
   }
+}
 
-  // Outputs.
-  auto f = [](double v) { return FormatFixed(v, 6); };
+// Writes the open-loop capacity.csv (one row per plan) and probes.csv (one
+// row per probe) into setup.out_dir, each whole or not at all.
+void WriteRateCapacityCsvs(const std::vector<Plan>& plans, const ExperimentConfig& base,
+                           const RateReportSetup& setup) {
   std::string capacity_csv =
       "policy,search,rate_unit,max_rate_per_s,max_rate_scale,recorded_rate_per_s,rate_step,"
       "at_search_limit,saturated_from_rate_per_s,replicas_per_deployment,router,"
@@ -90,40 +129,31 @@ int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
       "prefix_cache_hit_rate,verdict\n";
   for (const Plan& plan : plans) {
     const CapacityResult& r = plan.search;
-    const LoadProbe* answer = r.answer();
-    const RunSummary empty;
-    const RunSummary& s = answer != nullptr ? answer->summary : empty;
-    capacity_csv += r.policy + ",rate," + CsvQuoted(r.rate_unit) + "," + f(r.max_rate_per_s) +
-                    "," + f(r.max_rate_scale) + "," + f(r.recorded_rate_per_s) + "," +
-                    f(r.rate_step) + "," + (r.at_search_limit ? "true" : "false") + "," +
-                    f(r.saturated_from_rate_per_s) + "," + std::to_string(base.replicas) + "," +
-                    base.router + "," + f(setup.target_rate) + "," +
+    capacity_csv += r.policy + ",rate," + CsvQuoted(r.rate_unit) + "," +
+                    CsvFixed(r.max_rate_per_s) + "," + CsvFixed(r.max_rate_scale) + "," +
+                    CsvFixed(r.recorded_rate_per_s) + "," + CsvFixed(r.rate_step) + "," +
+                    (r.at_search_limit ? "true" : "false") + "," +
+                    CsvFixed(r.saturated_from_rate_per_s) + "," + std::to_string(base.replicas) +
+                    "," + base.router + "," + CsvFixed(setup.target_rate) + "," +
                     std::to_string(plan.replicas) + "," + std::to_string(setup.gpus_per_replica) +
-                    "," + std::to_string(plan.gpus) + "," + f(s.prefix_cache_hit_rate) + "," +
-                    f(s.ttft_ms.p99) + "," + f(s.tpot_ms.p99) + "," + f(s.e2e_ms.p99) + "," +
-                    f(s.request_throughput_per_s) + "," + std::to_string(r.probes.size()) + "," +
-                    CsvQuoted(setup.slo_text) + "," + CsvQuoted(r.limited_by) + "\n";
+                    "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, setup.slo_text);
     for (const LoadProbe& p : r.probes) {
-      probes_csv += r.policy + ",rate," + CsvQuoted(r.rate_unit) + "," + f(p.rate_per_s) + "," +
-                    f(p.rate_scale) + "," + (p.meets_slos && !p.saturated ? "true" : "false") +
-                    "," + (p.meets_slos ? "true" : "false") + "," +
-                    (p.saturated ? "true" : "false") + "," +
-                    f(p.summary.request_throughput_per_s) + "," + f(p.summary.ttft_ms.p99) + "," +
-                    f(p.summary.tpot_ms.p99) + "," + f(p.summary.e2e_ms.p99) + "," +
-                    f(p.summary.queueing_ms.mean) + "," + f(p.summary.prefix_cache_hit_rate) +
-                    "," + CsvQuoted(p.verdict) + "\n";
+      probes_csv += r.policy + ",rate," + CsvQuoted(r.rate_unit) + "," + CsvFixed(p.rate_per_s) +
+                    "," + CsvFixed(p.rate_scale) + "," + ProbeCsvTail(p);
     }
   }
   WriteFileAtomically(setup.out_dir + "/capacity.csv", capacity_csv);
   WriteFileAtomically(setup.out_dir + "/probes.csv", probes_csv);
+}
 
-  // Report.
-  const std::string deployment =
-      base.replicas == 1 ? std::string("one replica")
-                         : std::to_string(base.replicas) + " replicas behind " + base.router;
-  std::cout << "capacity: highest arrival rate (open loop) " << deployment << " serves with "
-            << setup.slo_text << " (ms)\n";
-  if (trace && !plans.empty()) {
+// The open-loop report's first lines: what was searched, the workload (a
+// trace's recorded rate, or typing's session arrivals), model, latency
+// model and target, then a blank line.
+void PrintRateReportHeader(const std::vector<Plan>& plans, const ExperimentConfig& base,
+                           const RateReportSetup& setup, const std::string& unit) {
+  std::cout << "capacity: highest arrival rate (open loop) " << DeploymentText(base)
+            << " serves with " << setup.slo_text << " (ms)\n";
+  if (base.workload == "trace" && !plans.empty()) {
     std::cout << "workload: trace " << base.trace_path << ", recorded rate "
               << FormatFixed(plans.front().search.recorded_rate_per_s, 3) << " " << unit
               << " (arrivals / time of the last), replayed at --rate-scale k x "
@@ -143,6 +173,11 @@ int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
             << "target:   " << FormatFixed(setup.target_rate, 3) << " " << unit
             << "; GPUs = replicas x " << setup.gpus_per_replica << " (" << setup.gpus_source
             << ")\n\n";
+}
+
+// The open-loop table: one row per plan, with a rate-scale column for a
+// trace, then a blank line.
+void PrintRateTable(const std::vector<Plan>& plans, bool trace, const std::string& unit) {
   const std::string rate_header = "max " + unit;
   std::cout << Pad("policy", 10, false) << Pad(rate_header, 18)
             << (trace ? Pad("scale", 8) : std::string()) << Pad("replicas", 10) << Pad("GPUs", 7)
@@ -151,17 +186,25 @@ int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
   for (const Plan& plan : plans) {
     const CapacityResult& r = plan.search;
     const std::string bound = r.at_search_limit ? ">=" : "";
-    std::string replicas =
-        plan.gpus > 0 ? (r.at_search_limit ? "<=" : "") + std::to_string(plan.replicas) : "-";
-    std::string gpus = plan.gpus > 0 ? std::to_string(plan.gpus) : "-";
     std::cout << Pad(r.policy, 10, false) << Pad(bound + FormatFixed(r.max_rate_per_s, 3), 18)
               << (trace ? Pad(FormatFixed(r.max_rate_scale, 4), 8) : std::string())
-              << Pad(replicas, 10) << Pad(gpus, 7)
+              << ReplicaCells(plan)
               << AnswerCells(r.answer())
               << "  " << (r.max_load_steps == 0 ? "even the first step fails: " : "")
               << r.limited_by << "\n";
   }
   std::cout << "\n";
+}
+
+}  // namespace
+
+int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
+                       const RateReportSetup& setup) {
+  const std::string unit = plans.empty() ? std::string() : plans.front().search.rate_unit;
+  PlanForTargetRate(plans, base, setup);
+  WriteRateCapacityCsvs(plans, base, setup);
+  PrintRateReportHeader(plans, base, setup, unit);
+  PrintRateTable(plans, base.workload == "trace", unit);
   PrintEfimSaving(plans);
   PrintWrote(plans, setup.out_dir, setup.wall_s);
   return 0;

@@ -24,6 +24,20 @@ std::string CsvQuoted(const std::string& text);
 const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy);
 // Hit rate, p99 TTFT, p99 TPOT and req/s of the answer, as table cells.
 std::string AnswerCells(const LoadProbe* answer);
+// "one replica" or "N replicas behind ROUTER".
+std::string DeploymentText(const ExperimentConfig& base);
+// The replicas and GPUs cells of a plan's table row ("-" without a GPU
+// count; "<=" when its search stopped at the search limit).
+std::string ReplicaCells(const Plan& plan);
+// A number in capacity.csv and probes.csv: 6 decimals.
+std::string CsvFixed(double value);
+// capacity.csv's last columns, shared by both searches, from
+// prefix_cache_hit_rate to limited_by (the answer's, or zeros without
+// one), with the newline.
+std::string AnswerCsvTail(const CapacityResult& r, const std::string& slo_text);
+// probes.csv's last columns, shared by both searches, from passed to
+// verdict, with the newline.
+std::string ProbeCsvTail(const LoadProbe& p);
 // "wrote DIR/capacity.csv and DIR/probes.csv (N runs, S s)".
 void PrintWrote(const std::vector<Plan>& plans, const std::string& out_dir, double wall_s);
 // "EFIM vs fim: 15 GPUs instead of 19: 4 fewer (21.1%)", and vs baseline.

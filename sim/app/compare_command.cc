@@ -16,8 +16,11 @@
 #include "sim/metrics/requests_csv_writer.h"
 
 namespace efimsim::cli {
+namespace {
 
-int RunCompareCommand(int argc, const char* const* argv) {
+// Parses compare's command line (--policies, --out and the experiment's
+// options) into `values`. False: it printed help.
+bool ParseCompareCommandLine(int argc, const char* const* argv, po::variables_map& values) {
   std::string policies_help = "comma-separated cache policies, run on the identical workload:";
   for (const PolicySpec& p : AllPolicies()) policies_help += "\n  " + p.name + ": " + p.help;
   po::options_description general("Compare");
@@ -30,15 +33,90 @@ int RunCompareCommand(int argc, const char* const* argv) {
   po::options_description visible;
   visible.add(general);
   for (const auto& group : ExperimentOptionGroups()) visible.add(group);
+  return ParseCommandLine("compare",
+                          "Runs each policy on the identical workload and engine and prints them "
+                          "side by side,\nwith EFIM's latency reduction and throughput gain over "
+                          "the others.",
+                          visible, argc, argv, values);
+}
 
-  po::variables_map values;
-  if (!ParseCommandLine("compare",
-                        "Runs each policy on the identical workload and engine and prints them "
-                        "side by side,\nwith EFIM's latency reduction and throughput gain over "
-                        "the others.",
-                        visible, argc, argv, values)) {
-    return 0;
+// One timeline per policy: run.json -> run.efim.json (run -> run.efim
+// without an extension).
+std::string PolicyTimelinePath(const std::string& path, const std::string& policy) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  return has_extension ? path.substr(0, dot) + "." + policy + path.substr(dot)
+                       : path + "." + policy;
+}
+
+// Runs policy `index` of `count` on `base`, streaming its records to a new
+// requests.csv in its staged folder (appended to `requests_csv`,
+// uncommitted) and its progress to stderr; appends its result to
+// `results`. False if interrupted: reported on stderr, no result.
+bool RunComparedPolicy(const ExperimentConfig& base, const std::string& policy, size_t index,
+                       size_t count, const StagedOutputDir& staged,
+                       std::vector<std::unique_ptr<RequestsCsvWriter>>& requests_csv,
+                       std::vector<PolicyResult>& results) {
+  ExperimentConfig config = base;
+  config.policy = policy;
+  const std::string policy_dir = staged.Path(config.policy);
+  PrepareOutputDir(policy_dir);
+  requests_csv.push_back(std::make_unique<RequestsCsvWriter>(policy_dir + "/requests.csv"));
+  config.record_sink = requests_csv.back().get();
+  if (!base.timeline_path.empty()) {
+    config.timeline_path = PolicyTimelinePath(base.timeline_path, config.policy);
   }
+  char started_line[160];
+  std::snprintf(started_line, sizeof started_line, "[%zu/%zu] %s ...", index + 1, count,
+                config.policy.c_str());
+  std::cerr << started_line << std::flush;
+  const auto started = std::chrono::steady_clock::now();
+  StderrProgress progress(config.policy, /*mid_line=*/true);
+  config.progress = progress.Callback();
+  try {
+    results.push_back({config.policy, RunExperiment(config)});
+    if (progress.Finish()) std::cerr << started_line;  // reports replaced or followed it
+  } catch (const Interrupted& interrupted) {
+    progress.Finish();
+    std::cerr << "\nefimsim: " << interrupted.what() << "; no output files were written\n";
+    return false;
+  }
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  char line[160];
+  std::snprintf(line, sizeof line, " %lld requests, %lld steps, %.3f s wall\n",
+                static_cast<long long>(results.back().result.summary.requests_completed),
+                static_cast<long long>(results.back().result.summary.engine.steps), wall_s);
+  std::cerr << line;
+  return true;
+}
+
+// Checks every run measured requests, then commits each policy's
+// requests.csv and summary.json, comparison.csv and the staged folder
+// (dropping an earlier compare's other policy folders).
+void CommitComparison(const ExperimentConfig& base, const std::vector<PolicyResult>& results,
+                      std::vector<std::unique_ptr<RequestsCsvWriter>>& requests_csv,
+                      StagedOutputDir& staged) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    RequireMeasuredRequests(base, results[i].result);
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    const PolicyResult& r = results[i];
+    requests_csv[i]->Commit();
+    WriteSummaryJson(staged.Path(r.policy + "/summary.json"), r.result.info, r.result.summary);
+  }
+  WriteFileAtomically(staged.Path("comparison.csv"), RenderComparisonCsv(results));
+  std::vector<std::string> policy_folders;
+  for (const PolicySpec& policy : AllPolicies()) policy_folders.push_back(policy.name);
+  staged.Commit(policy_folders);
+}
+
+}  // namespace
+
+int RunCompareCommand(int argc, const char* const* argv) {
+  po::variables_map values;
+  if (!ParseCompareCommandLine(argc, argv, values)) return 0;
   const std::vector<std::string> policies = SplitPolicies(values["policies"].as<std::string>());
   ExperimentConfig base = ExperimentFromOptions(values);
   base.interrupt = InstallInterruptHandler();
@@ -52,56 +130,11 @@ int RunCompareCommand(int argc, const char* const* argv) {
   // with the trace); the files appear only after every policy has run.
   std::vector<std::unique_ptr<RequestsCsvWriter>> requests_csv;
   for (size_t i = 0; i < policies.size(); ++i) {
-    ExperimentConfig config = base;
-    config.policy = policies[i];
-    const std::string policy_dir = staged.Path(config.policy);
-    PrepareOutputDir(policy_dir);
-    requests_csv.push_back(std::make_unique<RequestsCsvWriter>(policy_dir + "/requests.csv"));
-    config.record_sink = requests_csv.back().get();
-    if (!base.timeline_path.empty()) {
-      // One timeline per policy: run.json -> run.efim.json.
-      const std::string& path = base.timeline_path;
-      const size_t slash = path.find_last_of('/');
-      const size_t dot = path.find_last_of('.');
-      const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-      config.timeline_path = has_extension ? path.substr(0, dot) + "." + config.policy + path.substr(dot)
-                                           : path + "." + config.policy;
-    }
-    char started_line[160];
-    std::snprintf(started_line, sizeof started_line, "[%zu/%zu] %s ...", i + 1, policies.size(),
-                  config.policy.c_str());
-    std::cerr << started_line << std::flush;
-    const auto started = std::chrono::steady_clock::now();
-    StderrProgress progress(config.policy, /*mid_line=*/true);
-    config.progress = progress.Callback();
-    try {
-      results.push_back({config.policy, RunExperiment(config)});
-      if (progress.Finish()) std::cerr << started_line;  // reports replaced or followed it
-    } catch (const Interrupted& interrupted) {
-      progress.Finish();
-      std::cerr << "\nefimsim: " << interrupted.what() << "; no output files were written\n";
+    if (!RunComparedPolicy(base, policies[i], i, policies.size(), staged, requests_csv, results)) {
       return 130;
     }
-    const double wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    char line[160];
-    std::snprintf(line, sizeof line, " %lld requests, %lld steps, %.3f s wall\n",
-                  static_cast<long long>(results.back().result.summary.requests_completed),
-                  static_cast<long long>(results.back().result.summary.engine.steps), wall_s);
-    std::cerr << line;
   }
-  for (size_t i = 0; i < results.size(); ++i) {
-    RequireMeasuredRequests(base, results[i].result);
-  }
-  for (size_t i = 0; i < results.size(); ++i) {
-    const PolicyResult& r = results[i];
-    requests_csv[i]->Commit();
-    WriteSummaryJson(staged.Path(r.policy + "/summary.json"), r.result.info, r.result.summary);
-  }
-  WriteFileAtomically(staged.Path("comparison.csv"), RenderComparisonCsv(results));
-  std::vector<std::string> policy_folders;
-  for (const PolicySpec& policy : AllPolicies()) policy_folders.push_back(policy.name);
-  staged.Commit(policy_folders);
+  CommitComparison(base, results, requests_csv, staged);
 
   std::cout << RenderRunHeader(results.front().result) << "\n"
             << RenderComparisonTable(results) << "\n"

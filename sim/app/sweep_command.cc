@@ -39,9 +39,9 @@ std::string Clock(double seconds) {
   return text;
 }
 
-}  // namespace
-
-int RunSweepCommand(int argc, const char* const* argv) {
+// Parses sweep's command line (--grid, --policies, --jobs, --shard, --out
+// and the experiment's options) into `values`. False: it printed help.
+bool ParseSweepCommandLine(int argc, const char* const* argv, po::variables_map& values) {
   po::options_description general("Sweep");
   general.add_options()
       ("grid", po::value<std::vector<std::string>>()->composing(),
@@ -59,24 +59,21 @@ int RunSweepCommand(int argc, const char* const* argv) {
   po::options_description visible;
   visible.add(general);
   for (const auto& group : ExperimentOptionGroups()) visible.add(group);
+  return ParseCommandLine("sweep",
+                          "Runs every point of a grid (e.g. --grid users=1,2,4,8 --grid "
+                          "max_num_batched_tokens=2048,8192,\nby default for each of baseline, "
+                          "fim and efim) on a thread pool; writes DIR/sweep.csv\n(one row per "
+                          "run: every option and every summary metric, in grid order) and\n"
+                          "DIR/runs/<run-id>/{summary.json,requests.csv}. The same grid gives "
+                          "the same bytes\nwhatever --jobs; shards (--shard I/N) joined by "
+                          "`efimsim merge` equal the whole sweep.",
+                          visible, argc, argv, values);
+}
 
-  po::variables_map values;
-  if (!ParseCommandLine("sweep",
-                        "Runs every point of a grid (e.g. --grid users=1,2,4,8 --grid "
-                        "max_num_batched_tokens=2048,8192,\nby default for each of baseline, fim "
-                        "and efim) on a thread pool; writes DIR/sweep.csv\n(one row per run: "
-                        "every option and every summary metric, in grid order) and\n"
-                        "DIR/runs/<run-id>/{summary.json,requests.csv}. The same grid gives the "
-                        "same bytes\nwhatever --jobs; shards (--shard I/N) joined by `efimsim "
-                        "merge` equal the whole sweep.",
-                        visible, argc, argv, values)) {
-    return 0;
-  }
-  ExperimentConfig base = ExperimentFromOptions(values);
-  if (!base.timeline_path.empty()) {
-    throw UsageError("--timeline: not available in sweep (use replay for one run's timeline)");
-  }
-  base.interrupt = InstallInterruptHandler();
+// The grid's axes: each --grid in order, checked distinct, after the
+// policy axis from --policies unless a --grid policy=... gives it (giving
+// both is a usage error).
+std::vector<GridAxis> SweepAxes(const po::variables_map& values) {
   std::vector<GridAxis> axes;
   if (values.count("grid")) {
     for (const std::string& text : values["grid"].as<std::vector<std::string>>()) {
@@ -93,18 +90,13 @@ int RunSweepCommand(int argc, const char* const* argv) {
   if (!has_policy_axis) {
     axes.insert(axes.begin(), ParseGridAxis("policy=" + values["policies"].as<std::string>()));
   }
-  const int64_t grid_size = GridSize(axes);
-  const Shard shard = ParseShard(values["shard"].as<std::string>());
-  const int jobs = values["jobs"].as<int>();
-  if (jobs < 1) throw UsageError("--jobs: must be at least 1");
-  std::vector<int64_t> runs;
-  for (int64_t i = 0; i < grid_size; ++i) {
-    if (shard.Holds(i)) runs.push_back(i);
-  }
-  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
-  PrepareOutputDir(out_dir);
-  PrepareOutputDir(out_dir + "/runs");
+  return axes;
+}
 
+// "sweep: N runs: policy (3) x users (4)[; shard I/N: M runs]; T threads"
+// on stderr.
+void AnnounceSweep(int64_t grid_size, const std::vector<GridAxis>& axes, const Shard& shard,
+                   size_t runs, int jobs) {
   std::string axes_text;
   for (const GridAxis& axis : axes) {
     axes_text += (axes_text.empty() ? "" : " x ") + axis.key + " (" +
@@ -112,16 +104,26 @@ int RunSweepCommand(int argc, const char* const* argv) {
   }
   std::cerr << "sweep: " << grid_size << " runs: " << axes_text;
   if (shard.count > 1) {
-    std::cerr << "; shard " << shard.index << "/" << shard.count << ": " << runs.size() << " runs";
+    std::cerr << "; shard " << shard.index << "/" << shard.count << ": " << runs << " runs";
   }
-  std::cerr << "; " << std::min<int64_t>(jobs, static_cast<int64_t>(runs.size())) << " threads\n";
+  std::cerr << "; " << std::min<int64_t>(jobs, static_cast<int64_t>(runs)) << " threads\n";
+}
 
-  const std::vector<std::string> option_keys = SweepOptionKeys(base, axes);
-  const std::string header = SweepCsvHeader(ExperimentOptionValues(base, option_keys));
-  std::vector<std::string> rows(runs.size());
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  const auto started = std::chrono::steady_clock::now();
-  auto run_one = [&](int64_t k) {
+// This shard's runs of the grid of `axes` over `base`, each writing
+// out_dir/runs/<run-id>/ and its sweep.csv row.
+struct SweepRuns {
+  const ExperimentConfig& base;
+  const std::vector<GridAxis>& axes;
+  int64_t grid_size = 0;
+  const std::vector<int64_t>& runs;  // grid indices, ascending
+  const std::string& out_dir;
+  std::vector<std::string> option_keys;  // sweep.csv's option columns
+  std::vector<std::string> rows;         // sweep.csv's row of runs[k], by k
+
+  // Runs grid run runs[k] (thread-safe across k): writes its summary.json
+  // and requests.csv and fills rows[k]. A usage error names the run and
+  // its point.
+  void Run(int64_t k) {
     const int64_t index = runs[static_cast<size_t>(k)];
     const std::vector<OptionSetting> point = GridPoint(axes, index);
     ExperimentConfig config = base;
@@ -138,18 +140,59 @@ int RunSweepCommand(int argc, const char* const* argv) {
     WriteRequestsCsv(dir + "/requests.csv", result.records);
     rows[static_cast<size_t>(k)] =
         SweepCsvRow(index, grid_size, ExperimentOptionValues(config, option_keys), result);
-  };
-  auto progress = [&](int64_t done) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const int64_t left = static_cast<int64_t>(runs.size()) - done;
-    const double eta = elapsed / static_cast<double>(done) * static_cast<double>(left);
-    std::cerr << (tty ? "\r" : "") << "sweep: " << done << "/" << runs.size() << " runs done, "
-              << left << " left, " << Clock(elapsed) << " elapsed, ~" << Clock(eta) << " left"
-              << (tty ? "   " : "\n") << std::flush;
-  };
+  }
+};
+
+// Wall-clock seconds from `started` to now.
+double SecondsSince(std::chrono::steady_clock::time_point started) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+// "sweep: D/N runs done, L left, elapsed, ~ETA left" on stderr: a line of
+// its own, or rewriting one line on a terminal (`tty`).
+void PrintSweepProgress(int64_t done, size_t total, std::chrono::steady_clock::time_point started,
+                        bool tty) {
+  const double elapsed = SecondsSince(started);
+  const int64_t left = static_cast<int64_t>(total) - done;
+  const double eta = elapsed / static_cast<double>(done) * static_cast<double>(left);
+  std::cerr << (tty ? "\r" : "") << "sweep: " << done << "/" << total << " runs done, "
+            << left << " left, " << Clock(elapsed) << " elapsed, ~" << Clock(eta) << " left"
+            << (tty ? "   " : "\n") << std::flush;
+}
+
+}  // namespace
+
+int RunSweepCommand(int argc, const char* const* argv) {
+  po::variables_map values;
+  if (!ParseSweepCommandLine(argc, argv, values)) return 0;
+  ExperimentConfig base = ExperimentFromOptions(values);
+  if (!base.timeline_path.empty()) {
+    throw UsageError("--timeline: not available in sweep (use replay for one run's timeline)");
+  }
+  base.interrupt = InstallInterruptHandler();
+  const std::vector<GridAxis> axes = SweepAxes(values);
+  const int64_t grid_size = GridSize(axes);
+  const Shard shard = ParseShard(values["shard"].as<std::string>());
+  const int jobs = values["jobs"].as<int>();
+  if (jobs < 1) throw UsageError("--jobs: must be at least 1");
+  std::vector<int64_t> runs;
+  for (int64_t i = 0; i < grid_size; ++i) {
+    if (shard.Holds(i)) runs.push_back(i);
+  }
+  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
+  PrepareOutputDir(out_dir);
+  PrepareOutputDir(out_dir + "/runs");
+  AnnounceSweep(grid_size, axes, shard, runs.size(), jobs);
+
+  SweepRuns sweep{base, axes, grid_size, runs, out_dir, SweepOptionKeys(base, axes),
+                  std::vector<std::string>(runs.size())};
+  const std::string header = SweepCsvHeader(ExperimentOptionValues(base, sweep.option_keys));
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto started = std::chrono::steady_clock::now();
   try {
-    ParallelFor(static_cast<int64_t>(runs.size()), jobs, run_one, progress);
+    ParallelFor(
+        static_cast<int64_t>(runs.size()), jobs, [&](int64_t k) { sweep.Run(k); },
+        [&](int64_t done) { PrintSweepProgress(done, runs.size(), started, tty); });
   } catch (const Interrupted& interrupted) {
     std::cerr << "\nefimsim: " << interrupted.what()
               << "; sweep.csv was not written (finished runs are under " << out_dir << "/runs)\n";
@@ -157,13 +200,11 @@ int RunSweepCommand(int argc, const char* const* argv) {
   }
   if (tty) std::cerr << "\n";
   std::string csv = header;
-  for (const std::string& row : rows) csv += row;
+  for (const std::string& row : sweep.rows) csv += row;
   WriteFileAtomically(out_dir + "/sweep.csv", csv);
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   char line[200];
   std::snprintf(line, sizeof line, "wrote %s/sweep.csv (%zu runs) and %s/runs/<run-id>/ in %.1f s\n",
-                out_dir.c_str(), runs.size(), out_dir.c_str(), wall_s);
+                out_dir.c_str(), runs.size(), out_dir.c_str(), SecondsSince(started));
   std::cout << line;
   return 0;
 }

@@ -52,12 +52,29 @@ void SglangScheduler::Schedule(StepPlan& plan) {
   if (!running_.empty()) ScheduleDecode(plan);
 }
 
+// One prefill batch (get_new_batch_prefill) into `plan`, or false with
+// nothing planned, locked or allocated.
 bool SglangScheduler::SchedulePrefill(StepPlan& plan) {
   if (waiting_.empty() && chunked_ == nullptr) return false;
-  const int64_t running_bs = static_cast<int64_t>(running_.size());
-  if (running_bs >= limits_.max_running_requests) return false;
-  const int64_t page = cache_.page_size();
+  if (static_cast<int64_t>(running_.size()) >= limits_.max_running_requests) return false;
+  const bool lpm = SortWaitingByPrefix();
+  Budget budget = StartBudget();
+  SglangRequest* new_chunked = ContinueChunked(budget, plan);
+  AdmitWaiting(lpm, budget, plan, new_chunked);
+  if (plan.sequences.empty()) return false;
+  // Remove the admitted requests (they are the first ones examined minus
+  // the one refused, if any; only admitted ones changed state).
+  std::erase_if(waiting_, [](const SglangRequest* r) {
+    return r->state == RequestState::kRunning;
+  });
+  chunked_ = new_chunked;
+  AllocatePrefill(plan);
+  return true;
+}
 
+// Whether this batch orders by lpm; if so, every waiting request is matched
+// (match_tokens, last_node) and the queue sorted, stably, longest first.
+bool SglangScheduler::SortWaitingByPrefix() {
   // Priority: lpm sorts by cached prefix (matching also refreshes LRU
   // times and splits nodes, as SGLang's calc_priority does).
   const bool lpm = limits_.lpm && cache_.enabled() &&
@@ -69,7 +86,13 @@ bool SglangScheduler::SchedulePrefill(StepPlan& plan) {
                        return a->match_tokens > b->match_tokens;
                      });
   }
+  return lpm;
+}
 
+// The batch's budgets before anything is admitted: rem_total reserves
+// min(max_new - output, 4096) x new_token_ratio slots per running request;
+// rem_input and rem_chunk are max_prefill_tokens and chunked_prefill_size.
+SglangScheduler::Budget SglangScheduler::StartBudget() const {
   Budget budget;
   for (const SglangRequest* r : running_) {
     const int64_t remaining = r->max_output_tokens - r->output_tokens;
@@ -78,85 +101,105 @@ bool SglangScheduler::SchedulePrefill(StepPlan& plan) {
   }
   budget.rem_input = limits_.max_prefill_tokens;
   budget.rem_chunk = limits_.chunked_prefill_size;
-  auto take = [&](int64_t extend, int64_t reserve) {
-    budget.total_offset += static_cast<double>(extend + reserve);
-    budget.rem_input -= extend;
-    budget.rem_chunk -= extend;
-  };
+  return budget;
+}
 
-  SglangRequest* new_chunked = nullptr;
+// A pending chunked request continues first: plans its next chunk (at most
+// rem_chunk tokens) and charges it, reserving its outputs only with its last
+// chunk. Returns the request if this chunk is not its last, else null (also
+// when none is pending).
+SglangRequest* SglangScheduler::ContinueChunked(Budget& budget, StepPlan& plan) {
+  SglangRequest* r = chunked_;
+  if (r == nullptr) return nullptr;
+  const int64_t remaining = r->num_tokens - r->num_computed_tokens;
+  const bool truncated = remaining > budget.rem_chunk;
+  const int64_t extend = std::min(remaining, budget.rem_chunk);
+  plan.sequences.push_back({r, extend, r->num_computed_tokens});
+  const int64_t out_left = r->max_output_tokens - r->output_tokens;
+  budget.Take(extend, truncated ? 0 : std::min(out_left, kClipMaxNewTokens));
+  counters_.query_tokens += extend;
+  return truncated ? r : nullptr;
+}
+
+// Then each waiting request in queue order (matched now under fcfs; lpm
+// matched them all before sorting), while fewer than
+// max_running_requests - running are planned, stopping at the first one
+// refused or once a budget runs out. Admitted requests are planned, locked
+// and kRunning but still in `waiting_`; one admitted in part becomes
+// `new_chunked`.
+void SglangScheduler::AdmitWaiting(bool lpm, Budget& budget, StepPlan& plan,
+                                   SglangRequest*& new_chunked) {
+  const int64_t allocatable =
+      limits_.max_running_requests - static_cast<int64_t>(running_.size());
   std::vector<SglangRequest*>& admitted = order_scratch_;
   admitted.clear();
-  if (chunked_ != nullptr) {
-    SglangRequest* r = chunked_;
-    const int64_t remaining = r->num_tokens - r->num_computed_tokens;
-    const bool truncated = remaining > budget.rem_chunk;
-    const int64_t extend = std::min(remaining, budget.rem_chunk);
-    plan.sequences.push_back({r, extend, r->num_computed_tokens});
-    const int64_t out_left = r->max_output_tokens - r->output_tokens;
-    take(extend, truncated ? 0 : std::min(out_left, kClipMaxNewTokens));
-    counters_.query_tokens += extend;
-    if (truncated) new_chunked = r;
-  }
-
-  const int64_t allocatable = limits_.max_running_requests - running_bs;
-  size_t consumed = 0;
-  for (; consumed < waiting_.size(); ++consumed) {
+  for (SglangRequest* r : waiting_) {
     if (static_cast<int64_t>(plan.sequences.size()) >= allocatable) break;
-    SglangRequest* r = waiting_[consumed];
     EFIMSIM_CHECK(r->num_computed_tokens == 0, "waiting sglang request with progress");
     if (!lpm) MatchPrefix(r, nullptr);
-    const int64_t prefix = r->match_tokens;
-    const int64_t extend = r->num_tokens - prefix;
-    const int64_t out_left = std::min(r->max_output_tokens - r->output_tokens,
-                                      kClipMaxNewTokens);
-    const int64_t total = extend + out_left;
-    if (static_cast<double>(total) >= RemTotal(budget)) break;  // NO_TOKEN
-    const int64_t input = (extend + page - 1) / page * page;
-    if (input >= budget.rem_input && !plan.sequences.empty()) break;  // OTHER
-    cache_.IncLock(r->last_node);  // locking moves the prefix out of `evictable`
-    if (static_cast<double>(total) > RemTotal(budget)) {
-      cache_.DecLock(r->last_node);
-      break;
-    }
-    int64_t scheduled = extend;
-    if (input > budget.rem_chunk) {
-      const int64_t trunc = budget.rem_chunk / page * page;
-      if (trunc <= 0) {
-        cache_.DecLock(r->last_node);
-        break;
-      }
-      scheduled = trunc;
-      new_chunked = r;
-      take(trunc, 0);
-    } else {
-      take(input, out_left);
-    }
-    // The request keeps the lock taken above and the prefix's slots.
-    r->slots.clear();
-    MatchPrefix(r, &r->slots);
-    EFIMSIM_CHECK(static_cast<int64_t>(r->slots.size()) == prefix, "sglang prefix changed");
-    r->tree_tokens = prefix;
+    const int64_t scheduled = FitWaiting(r, plan.sequences.empty(), budget, new_chunked);
+    if (scheduled == 0) break;
+    Admit(r, scheduled, plan);
     admitted.push_back(r);
-    plan.sequences.push_back({r, scheduled, prefix});
-    ++counters_.lookups;
-    counters_.hit_tokens += prefix;
-    counters_.query_tokens += prefix + scheduled;
-    if (r->cached_tokens < 0) r->cached_tokens = prefix;
-    r->TransitionTo(RequestState::kRunning);
-    if (BudgetState(budget) != AddResult::kContinue) {
-      ++consumed;
-      break;
-    }
+    if (BudgetState(budget) != AddResult::kContinue) break;
   }
-  if (plan.sequences.empty()) return false;
-  // Remove the admitted requests (they are the first `consumed` minus the
-  // ones that were examined and refused; only admitted ones changed state).
-  std::erase_if(waiting_, [](const SglangRequest* r) {
-    return r->state == RequestState::kRunning;
-  });
-  chunked_ = new_chunked;
+}
 
+// PrefillAdder.add_one_req's budget checks for waiting request `r`
+// (its prefix matched). Returns the tokens it computes this step, all of its
+// extend or (when that exceeds rem_chunk) a whole number of pages, then
+// setting new_chunked to it; its prefix is locked and the budgets charged.
+// Returns 0 when refused: nothing locked, charged or set.
+int64_t SglangScheduler::FitWaiting(SglangRequest* r, bool batch_empty, Budget& budget,
+                                    SglangRequest*& new_chunked) {
+  const int64_t page = cache_.page_size();
+  const int64_t extend = r->num_tokens - r->match_tokens;
+  const int64_t out_left = std::min(r->max_output_tokens - r->output_tokens,
+                                    kClipMaxNewTokens);
+  const int64_t total = extend + out_left;
+  if (static_cast<double>(total) >= RemTotal(budget)) return 0;  // NO_TOKEN
+  const int64_t input = (extend + page - 1) / page * page;
+  if (input >= budget.rem_input && !batch_empty) return 0;  // OTHER
+  cache_.IncLock(r->last_node);  // locking moves the prefix out of `evictable`
+  if (static_cast<double>(total) > RemTotal(budget)) {
+    cache_.DecLock(r->last_node);
+    return 0;
+  }
+  if (input > budget.rem_chunk) {
+    const int64_t trunc = budget.rem_chunk / page * page;
+    if (trunc <= 0) {
+      cache_.DecLock(r->last_node);
+      return 0;
+    }
+    new_chunked = r;
+    budget.Take(trunc, 0);
+    return trunc;
+  }
+  budget.Take(input, out_left);
+  return extend;
+}
+
+// Admits `r` (FitWaiting took it) with `scheduled` new tokens after its
+// prefix: takes the prefix's slots, plans it, counts hits as SGLang logs
+// them and sets it running.
+void SglangScheduler::Admit(SglangRequest* r, int64_t scheduled, StepPlan& plan) {
+  const int64_t prefix = r->match_tokens;
+  // The request keeps the lock FitWaiting took and the prefix's slots.
+  r->slots.clear();
+  MatchPrefix(r, &r->slots);
+  EFIMSIM_CHECK(static_cast<int64_t>(r->slots.size()) == prefix, "sglang prefix changed");
+  r->tree_tokens = prefix;
+  plan.sequences.push_back({r, scheduled, prefix});
+  ++counters_.lookups;
+  counters_.hit_tokens += prefix;
+  counters_.query_tokens += prefix + scheduled;
+  if (r->cached_tokens < 0) r->cached_tokens = prefix;
+  r->TransitionTo(RequestState::kRunning);
+}
+
+// Makes `plan` a prefill step: allocates every planned sequence's new slots
+// and advances its computed tokens. Cannot fail after admission.
+void SglangScheduler::AllocatePrefill(StepPlan& plan) {
   // Allocation after admission (prepare_for_extend); every admitted prefix
   // is locked, so eviction cannot take it.
   plan.kind = StepKind::kPrefill;
@@ -167,7 +210,6 @@ bool SglangScheduler::SchedulePrefill(StepPlan& plan) {
     r->num_computed_tokens = seq.context_tokens + seq.new_tokens;
     plan.total_tokens += seq.new_tokens;
   }
-  return true;
 }
 
 void SglangScheduler::ScheduleDecode(StepPlan& plan) {

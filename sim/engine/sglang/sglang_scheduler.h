@@ -125,8 +125,27 @@ class SglangScheduler {
     double total_offset = 0;  // reserve for running requests + this batch
     int64_t rem_input = 0;
     int64_t rem_chunk = 0;
+    // Charges `extend` tokens to both token budgets and reserves
+    // `extend + reserve` slots.
+    void Take(int64_t extend, int64_t reserve) {
+      total_offset += static_cast<double>(extend + reserve);
+      rem_input -= extend;
+      rem_chunk -= extend;
+    }
   };
   bool SchedulePrefill(StepPlan& plan);
+  // SchedulePrefill's steps, in the order it takes them: the hot path, so
+  // inline, defined (with their contracts) in sglang_scheduler.cc, their
+  // only user.
+  inline bool SortWaitingByPrefix();
+  inline Budget StartBudget() const;
+  inline SglangRequest* ContinueChunked(Budget& budget, StepPlan& plan);
+  inline void AdmitWaiting(bool lpm, Budget& budget, StepPlan& plan,
+                           SglangRequest*& new_chunked);
+  inline int64_t FitWaiting(SglangRequest* request, bool batch_empty, Budget& budget,
+                            SglangRequest*& new_chunked);
+  inline void Admit(SglangRequest* request, int64_t scheduled, StepPlan& plan);
+  inline void AllocatePrefill(StepPlan& plan);
   void ScheduleDecode(StepPlan& plan);
   void Retract(StepPlan& plan);
   void CacheUnfinished(SglangRequest* request);
