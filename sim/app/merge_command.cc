@@ -9,6 +9,8 @@
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/app/output_dir.h"
+#include "sim/app/staged_output_dir.h"
+#include "sim/app/sweep_manifest.h"
 #include "sim/app/sweep_table.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
@@ -22,6 +24,27 @@ std::string ReadWholeFile(const std::string& path) {
   std::stringstream content;
   content << in.rdbuf();
   return content.str();
+}
+
+// The manifest the shards share (as a whole sweep's: shard 0/1); InputError
+// naming the first shard of another sweep (a different grid or options).
+SweepManifest CheckOneSweep(const std::vector<std::string>& inputs) {
+  SweepManifest first;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string path = inputs[i] + "/sweep.json";
+    const SweepManifest manifest = ParseSweepManifest(ReadWholeFile(path), path);
+    if (i == 0) {
+      first = manifest;
+      continue;
+    }
+    const std::string difference = SweepManifestDifference(first, manifest);
+    if (!difference.empty()) {
+      throw InputError(path, 0, "", "a shard of another sweep than " + inputs.front() + " (" +
+                                        difference + "); merge joins the shards of one sweep");
+    }
+  }
+  first.shard = "0/1";
+  return first;
 }
 
 }  // namespace
@@ -49,6 +72,7 @@ int RunMergeCommand(int argc, const char* const* argv) {
   }
   if (!values.count("inputs")) throw UsageError("merge: give the shard output directories");
   const std::vector<std::string> inputs = values["inputs"].as<std::vector<std::string>>();
+  const SweepManifest manifest = CheckOneSweep(inputs);
   std::vector<std::string> contents, names;
   for (const std::string& dir : inputs) {
     names.push_back(dir + "/sweep.csv");
@@ -56,16 +80,15 @@ int RunMergeCommand(int argc, const char* const* argv) {
   }
   const std::string merged = MergeSweepCsvs(contents, names);
   const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
-  PrepareOutputDir(out_dir);
+  StagedOutputDir staged(out_dir);  // written whole or not at all
   if (!values["no-runs"].as<bool>()) {
     namespace fs = std::filesystem;
-    PrepareOutputDir(out_dir + "/runs");
+    PrepareOutputDir(staged.Path("runs"));
     for (const std::string& dir : inputs) {
       const fs::path runs = fs::path(dir) / "runs";
       if (!fs::is_directory(runs)) continue;
-      if (fs::equivalent(runs, fs::path(out_dir) / "runs")) continue;
       std::error_code error;
-      fs::copy(runs, fs::path(out_dir) / "runs",
+      fs::copy(runs, staged.Path("runs"),
                fs::copy_options::recursive | fs::copy_options::overwrite_existing, error);
       if (error) {
         throw OutputError("merge: copying " + runs.string() + " to " + out_dir + "/runs: " +
@@ -73,7 +96,9 @@ int RunMergeCommand(int argc, const char* const* argv) {
       }
     }
   }
-  WriteFileAtomically(out_dir + "/sweep.csv", merged);
+  WriteFileAtomically(staged.Path("sweep.csv"), merged);
+  WriteFileAtomically(staged.Path("sweep.json"), SweepManifestJson(manifest));
+  staged.Commit();
   std::cout << "wrote " << out_dir << "/sweep.csv from " << inputs.size() << " shards\n";
   return 0;
 }

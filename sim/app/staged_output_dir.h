@@ -24,6 +24,7 @@ class StagedOutputDir {
 
   // Where the command writes ("<staging>/summary.json", ...).
   std::string Path(const std::string& name) const { return staging_ + "/" + name; }
+  const std::string& dir() const { return staging_; }
   const std::string& final_dir() const { return final_dir_; }
 
   // Moves the staged outputs into the final folder (created if missing).

@@ -3,6 +3,7 @@
 // sweep_table.h for sweep.csv.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -12,6 +13,8 @@
 #include "sim/app/commands.h"
 #include "sim/app/interrupt.h"
 #include "sim/app/output_dir.h"
+#include "sim/app/staged_output_dir.h"
+#include "sim/app/sweep_manifest.h"
 #include "sim/app/sweep_grid.h"
 #include "sim/app/sweep_table.h"
 #include "sim/app/thread_pool.h"
@@ -144,6 +147,39 @@ struct SweepRuns {
 };
 
 // Wall-clock seconds from `started` to now.
+// Every grid point checked as its run would check it (ValidateExperiment),
+// before any run: a bad combination (e.g. --grid engine=vllm_v1,sglang with
+// --cpu-kv-gib) fails at once, naming its run, instead of mid-sweep.
+void ValidateGrid(const ExperimentConfig& base, const std::vector<GridAxis>& axes,
+                  int64_t grid_size) {
+  for (int64_t index = 0; index < grid_size; ++index) {
+    const std::vector<OptionSetting> point = GridPoint(axes, index);
+    ExperimentConfig config = base;
+    for (const auto& [key, value] : point) SetExperimentOption(config, key, value);
+    try {
+      ValidateExperiment(config);
+    } catch (const UsageError& error) {
+      throw UsageError(RunId(index, grid_size) + " (" + PointText(point) + "): " + error.what());
+    }
+  }
+}
+
+// The sweep's identity for merge: its grid and every option not on an axis.
+SweepManifest MakeManifest(const ExperimentConfig& base, const std::vector<GridAxis>& axes,
+                           int64_t grid_size, const Shard& shard) {
+  SweepManifest manifest;
+  manifest.grid_size = grid_size;
+  manifest.axes = axes;
+  manifest.shard = std::to_string(shard.index) + "/" + std::to_string(shard.count);
+  for (const OptionSetting& option : ExperimentOptionValues(base)) {
+    const bool on_axis = std::any_of(axes.begin(), axes.end(), [&](const GridAxis& axis) {
+      return axis.key == option.first;
+    });
+    if (!on_axis) manifest.options.push_back(option);
+  }
+  return manifest;
+}
+
 double SecondsSince(std::chrono::steady_clock::time_point started) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
@@ -179,12 +215,13 @@ int RunSweepCommand(int argc, const char* const* argv) {
   for (int64_t i = 0; i < grid_size; ++i) {
     if (shard.Holds(i)) runs.push_back(i);
   }
+  ValidateGrid(base, axes, grid_size);
   const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
-  PrepareOutputDir(out_dir);
-  PrepareOutputDir(out_dir + "/runs");
+  StagedOutputDir staged(out_dir);  // the sweep appears under --out whole, or not at all
+  PrepareOutputDir(staged.Path("runs"));
   AnnounceSweep(grid_size, axes, shard, runs.size(), jobs);
 
-  SweepRuns sweep{base, axes, grid_size, runs, out_dir, SweepOptionKeys(base, axes),
+  SweepRuns sweep{base, axes, grid_size, runs, staged.dir(), SweepOptionKeys(base, axes),
                   std::vector<std::string>(runs.size())};
   const std::string header = SweepCsvHeader(ExperimentOptionValues(base, sweep.option_keys));
   const bool tty = isatty(STDERR_FILENO) != 0;
@@ -194,14 +231,16 @@ int RunSweepCommand(int argc, const char* const* argv) {
         static_cast<int64_t>(runs.size()), jobs, [&](int64_t k) { sweep.Run(k); },
         [&](int64_t done) { PrintSweepProgress(done, runs.size(), started, tty); });
   } catch (const Interrupted& interrupted) {
-    std::cerr << "\nefimsim: " << interrupted.what()
-              << "; sweep.csv was not written (finished runs are under " << out_dir << "/runs)\n";
+    std::cerr << "\nefimsim: " << interrupted.what() << "; no output files were written\n";
     return 130;
   }
   if (tty) std::cerr << "\n";
   std::string csv = header;
   for (const std::string& row : sweep.rows) csv += row;
-  WriteFileAtomically(out_dir + "/sweep.csv", csv);
+  WriteFileAtomically(staged.Path("sweep.csv"), csv);
+  WriteFileAtomically(staged.Path("sweep.json"),
+                      SweepManifestJson(MakeManifest(base, axes, grid_size, shard)));
+  staged.Commit();
   char line[200];
   std::snprintf(line, sizeof line, "wrote %s/sweep.csv (%zu runs) and %s/runs/<run-id>/ in %.1f s\n",
                 out_dir.c_str(), runs.size(), out_dir.c_str(), SecondsSince(started));

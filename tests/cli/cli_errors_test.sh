@@ -202,6 +202,19 @@ if [[ -n $before && $before == "$after" && $(cat "$out/cmp.txt") != *"//"* ]] &&
 if [[ -d $out/cmp/fim && ! -e $out/cmp/efim && ! -e $out/cmp/baseline ]]; then
   passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: old policy folders left: $(ls "$out/cmp")"; fi
 
+# A sweep checks its whole grid before the first run and leaves nothing
+# behind when a point cannot run; merge refuses shards of two sweeps.
+"$efimsim" sweep --documents synthetic --rounds 1 --grid users=2 --grid engine=vllm_v1,sglang \
+  --cpu-kv-gib 64 --out "$out/badgrid" >/dev/null 2>"$out/err.txt"
+status=$?
+if [[ $status -eq 2 && $(cat "$out/err.txt") == *"run-0001 (policy=baseline users=2 engine=sglang): --cpu-kv-gib"* &&
+      ! -e "$out/badgrid" ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: bad grid: exit $status, $(cat "$out/err.txt")"; fi
+"$efimsim" sweep --documents synthetic --rounds 1 --grid users=2,3 --policies fim --shard 0/2 --out "$out/s1" >/dev/null 2>&1
+"$efimsim" sweep --documents synthetic --rounds 2 --grid users=2,3 --policies fim --shard 1/2 --out "$out/s2" >/dev/null 2>&1
+expect_error_plain "s2/sweep.json: a shard of another sweep than $out/s1 (option rounds: 1 vs 2)" \
+  merge "$out/s1" "$out/s2" --out "$out/merged"
+
 # --help lists options with defaults and units, and exits 0.
 help=$("$efimsim" replay --help)
 if [[ $? -eq 0 && $help == *"--max-num-batched-tokens"*"(=2048)"*"[tokens]"* && $help == *"--think-time-ms"* ]]; then
