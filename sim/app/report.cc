@@ -102,7 +102,9 @@ std::string RenderRunHeader(const ExperimentResult& result) {
   out += "model, GPU:    " + SettingText(info, "model", "name") + " on " +
          (tp.empty() ? "1" : tp) + " x " + SettingText(info, "gpu", "description") +
          (tp.empty() ? "" : " (tensor parallel)") + ", KV cache " +
-         SettingText(info, "engine", "kv_tokens_effective") + " tokens\n";
+         SettingText(info, "engine", "kv_tokens_effective") + " tokens (" +
+         SettingText(info, "engine", "kv_blocks_effective") + " blocks of " +
+         SettingText(info, "engine", "block-tokens") + ", vLLM's '# GPU blocks')\n";
   const std::string engine = SettingText(info, "engine", "name");
   const EngineEntry* entry = Engines().Find(engine);
   out += "engine:        " +

@@ -22,6 +22,15 @@ const ParamTable<EngineConfig>& EngineParams() {
        &C::non_kv_overhead_gib},
       {{"gpu-memory-gib", "GiB", "GPU memory; 0 takes the GPU spec's", 0}, &C::gpu_memory_gib},
       {{"kv-blocks", "blocks", "KV cache size; 0 derives it from memory", 0}, &C::kv_blocks},
+      {{"num-gpu-blocks-override", "blocks",
+        "vLLM's --num-gpu-blocks-override: the KV cache size as the server's start-up log gives "
+        "it ('# GPU blocks'); the same as --kv-blocks", 0, kParamNoLimit, {},
+        /*quiet_default=*/true},
+       &C::num_gpu_blocks_override},
+      {{"max-model-len", "tokens",
+        "vLLM's --max-model-len: requests longer than this (prompt + max tokens) are refused; "
+        "0 takes the model's context", 0, kParamNoLimit, {}, /*quiet_default=*/true},
+       &C::max_model_len},
       {{"cuda-graphs", "", "use CUDA graphs for decode-only steps (false = enforce-eager)"},
        &C::cuda_graphs},
       {{"check-invariants", "", "verify KV block and request invariants after every step (slow)"},

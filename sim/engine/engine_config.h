@@ -29,6 +29,11 @@ struct EngineConfig {
   double non_kv_overhead_gib = 2.0;
   double gpu_memory_gib = 0.0;   // 0: the GPU spec's memory
   int64_t kv_blocks = 0;         // 0: derive from memory; > 0 overrides
+  // vLLM's spellings of a deployment's settings, so a server's flags carry
+  // over: --num-gpu-blocks-override (as --kv-blocks) and --max-model-len
+  // (the longest prompt + output a request may have; 0: the model's).
+  int64_t num_gpu_blocks_override = 0;
+  int64_t max_model_len = 0;
   bool cuda_graphs = false;      // false: --enforce-eager, the paper's setup
   bool check_invariants = false; // verify block/request invariants after every step
 };

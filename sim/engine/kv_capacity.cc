@@ -23,8 +23,16 @@ KvCapacity ComputeKvCapacity(const EngineConfig& config, const ModelSpec& model,
   capacity.kv_bytes_per_token = ShardKvBytesPerToken(shard);
   const double block_bytes =
       static_cast<double>(config.block_tokens) * static_cast<double>(capacity.kv_bytes_per_token);
-  if (config.kv_blocks > 0) {
-    capacity.blocks = config.kv_blocks;
+  if (config.kv_blocks > 0 && config.num_gpu_blocks_override > 0 &&
+      config.kv_blocks != config.num_gpu_blocks_override) {
+    throw UsageError("--num-gpu-blocks-override: " +
+                     std::to_string(config.num_gpu_blocks_override) + " and --kv-blocks " +
+                     std::to_string(config.kv_blocks) + " disagree; give one");
+  }
+  const int64_t override_blocks =
+      config.kv_blocks > 0 ? config.kv_blocks : config.num_gpu_blocks_override;
+  if (override_blocks > 0) {
+    capacity.blocks = override_blocks;
     capacity.overridden = true;
   } else {
     const double kv_bytes =

@@ -48,6 +48,13 @@ std::unique_ptr<OutputLengthModel> MakeOutputLength(const ExperimentConfig& conf
                                              static_cast<uint64_t>(config.workload_paper.seed));
 }
 
+// The model as the run serves it: --max-model-len (vLLM's) caps its context.
+ModelSpec RunModel(const ExperimentConfig& config) {
+  ModelSpec model = LoadModelSpec(config.engine.model);
+  if (config.engine.max_model_len > 0) model.max_context_tokens = config.engine.max_model_len;
+  return model;
+}
+
 CpuOverheadConfig RunCpuOverhead(const ExperimentConfig& config) {
   CpuOverheadConfig cpu = config.cpu;
   cpu.cuda_graphs = config.engine.cuda_graphs;
@@ -61,7 +68,7 @@ struct RunParts {
   explicit RunParts(const ExperimentConfig& c)
       : config(c),
         policy(GetPolicy(c.policy)),
-        model(LoadModelSpec(c.engine.model)),
+        model(RunModel(c)),
         gpu(LoadGpuSpec(c.engine.gpu)),
         default_output_length(ParseOutputLengthOption(c.output_length).IsDefault()),
         output_length(MakeOutputLength(c, policy)),
@@ -180,7 +187,7 @@ std::string DescribeLatencyModel(const ExperimentConfig& config) {
 void ValidateExperiment(const ExperimentConfig& config) {
   CheckSettings(config);
   const PolicySpec& policy = GetPolicy(config.policy);
-  const ModelSpec model = LoadModelSpec(config.engine.model);
+  const ModelSpec model = RunModel(config);
   const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
   ParseOutputLengthOption(config.output_length);
   const KvCapacity capacity =

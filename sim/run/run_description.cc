@@ -53,8 +53,14 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
 
   auto& e = info.Section("engine").settings;
   engine.describe(engine_context, e);
+  static const EngineConfig defaults;
   for (const auto& param : EngineParams()) {
     if (param.info.name == "engine") continue;  // the section's "name", from engine.describe
+    // Options added later stay out while at their defaults (same bytes as before).
+    if (param.info.quiet_default &&
+        ParamValueText(param, config.engine) == ParamValueText(param, defaults)) {
+      continue;
+    }
     std::visit([&](auto member) { e.push_back({param.info.name, config.engine.*member}); },
                param.field);
   }

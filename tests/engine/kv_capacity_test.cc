@@ -92,3 +92,48 @@ TEST(KvCapacity, RunWithTp2SizesPerGpuAndNamesTheTp) {
 
 }  // namespace
 }  // namespace efimsim
+
+namespace efimsim {
+namespace {
+
+// vLLM's spelling of the KV size override is the same override as
+// --kv-blocks; giving both with different values is refused.
+TEST(KvCapacity, NumGpuBlocksOverrideIsVllmsSpellingOfKvBlocks) {
+  const ModelSpec model = LoadModelSpec("llama-3.1-8b");
+  const GpuSpec gpu = LoadGpuSpec("rtx-4090");
+  EngineConfig vllm_spelling;
+  vllm_spelling.num_gpu_blocks_override = 2588;
+  EngineConfig ours;
+  ours.kv_blocks = 2588;
+  EXPECT_EQ(ComputeKvCapacity(vllm_spelling, model, gpu, 1).blocks, 2588);
+  EXPECT_EQ(ComputeKvCapacity(vllm_spelling, model, gpu, 1).tokens,
+            ComputeKvCapacity(ours, model, gpu, 1).tokens);
+  EngineConfig both = vllm_spelling;
+  both.kv_blocks = 1000;
+  EXPECT_THROW(ComputeKvCapacity(both, model, gpu, 1), UsageError);
+  both.kv_blocks = 2588;  // the same value twice is fine
+  EXPECT_EQ(ComputeKvCapacity(both, model, gpu, 1).blocks, 2588);
+}
+
+// --max-model-len caps the context the engine accepts, as vLLM's does:
+// every prompt + 128 output tokens is longer than 100 tokens.
+TEST(KvCapacity, MaxModelLenRefusesLongerRequests) {
+  ExperimentConfig config;
+  config.documents = "synthetic";
+  config.workload_paper.users = 4;
+  config.workload_paper.rounds = 1;
+  config.record_wall_time = false;
+  const RunSummary all = RunExperiment(config).summary;
+  EXPECT_EQ(all.engine.rejected_requests, 0);
+  config.engine.max_model_len = 100;
+  const ExperimentResult capped = RunExperiment(config);
+  EXPECT_EQ(capped.summary.engine.rejected_requests, 4);
+  bool named = false;
+  for (const RunInfoSection& section : capped.info.sections) {
+    for (const Setting& s : section.settings) named |= s.key == "max-model-len";
+  }
+  EXPECT_TRUE(named) << "a non-default --max-model-len is named in the run's description";
+}
+
+}  // namespace
+}  // namespace efimsim
