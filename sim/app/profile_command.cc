@@ -37,8 +37,9 @@ std::string CommandLine(int argc, const char* const* argv) {
   return text;
 }
 
-int RunImport(int argc, const char* const* argv) {
-  po::options_description general("Profile import");
+// Adds profile import's options (the source, its files, model, GPU,
+// provenance, interpolation and the output) to general.
+void AddImportOptions(po::options_description& general) {
   general.add_options()
       ("from", po::value<std::string>()->required(),
        "the source's kind: pytorch-reference (op timings of ../shared/data/gpu/"
@@ -69,6 +70,101 @@ int RunImport(int argc, const char* const* argv) {
        "inside measured grids: linear, log-log, or auto (the one with the smaller median held-out "
        "error on the source's own grid points)")
       ("out", po::value<std::string>()->required(), "the profile JSON to write (atomically)");
+}
+
+// The import's settings (command line, measured-on, interpolation), checked;
+// throws UsageError on a missing --measured-on or a bad --interpolation.
+ImportSettings ImportSettingsFrom(const po::variables_map& values, const std::string& from, int argc,
+                                  const char* const* argv) {
+  ImportSettings settings;
+  settings.command = CommandLine(argc, argv);
+  settings.measured_on = values["measured-on"].as<std::string>();
+  if (settings.measured_on.empty() && from != "llmservingsim") {
+    throw UsageError("the option '--measured-on' is required but missing");
+  }
+  settings.interpolation = values["interpolation"].as<std::string>();
+  if (settings.interpolation != "auto" && settings.interpolation != "linear" &&
+      settings.interpolation != "log-log") {
+    throw UsageError("--interpolation: expected auto, linear or log-log, got '" +
+                     settings.interpolation + "'");
+  }
+  return settings;
+}
+
+// --from pytorch-reference: the profile from the ops JSON runs, with
+// elementwise rates from a Vidur mlp.csv when given.
+KernelProfile ImportFromReference(const po::variables_map& values, const ModelSpec& model,
+                                  const GpuSpec& gpu, const std::optional<VidurAllReduceTable>& all_reduce,
+                                  const ImportSettings& settings, ImportReport& report) {
+  if (!values.count("run")) throw UsageError("--run: give at least one ops JSON file");
+  if (values.count("mlp")) throw UsageError("--mlp: only for --from vidur");
+  std::vector<ReferenceOps> runs;
+  for (const std::string& path : values["run"].as<std::vector<std::string>>()) {
+    runs.push_back(LoadReferenceOps(path));
+  }
+  std::optional<ElementwiseRates> rates;
+  if (values.count("elementwise-rates-from")) {
+    rates = ElementwiseRatesFromVidur(LoadVidurMlpCsv(values["elementwise-rates-from"].as<std::string>()));
+    std::fprintf(stderr, "elementwise rates from %s: %.2f TB/s, %.2f us per small kernel\n",
+                 rates->origin.c_str(), rates->tbps, rates->floor_us);
+  }
+  return ImportReferenceProfile(runs, model, gpu, rates, all_reduce, settings, report);
+}
+
+// --from vidur: the profile from mlp.csv (and attention.csv) given as files
+// or as a folder.
+KernelProfile ImportFromVidur(const po::variables_map& values, const ModelSpec& model,
+                              const GpuSpec& gpu, const std::optional<VidurAllReduceTable>& all_reduce,
+                              const ImportSettings& settings, ImportReport& report) {
+  if (values.count("run") || values.count("elementwise-rates-from")) {
+    throw UsageError("--run and --elementwise-rates-from are only for --from pytorch-reference");
+  }
+  std::string mlp_path = values.count("mlp") ? values["mlp"].as<std::string>() : "";
+  std::string attention_path = values.count("attention") ? values["attention"].as<std::string>() : "";
+  if (values.count("dir")) {
+    if (!mlp_path.empty() || !attention_path.empty()) {
+      throw UsageError("--dir: give either --dir or --mlp/--attention");
+    }
+    const std::string dir = values["dir"].as<std::string>();
+    mlp_path = dir + "/mlp.csv";
+    if (std::filesystem::exists(dir + "/attention.csv")) attention_path = dir + "/attention.csv";
+  }
+  if (mlp_path.empty()) throw UsageError("--mlp: give Vidur's mlp.csv (or --dir)");
+  std::optional<VidurAttentionTable> attention;
+  if (!attention_path.empty()) attention = LoadVidurAttentionCsv(attention_path);
+  return ImportVidurProfile(LoadVidurMlpCsv(mlp_path), model, gpu, attention, all_reduce, settings,
+                            report);
+}
+
+// --from llmservingsim: the profile from the bundle folder (--dir only).
+KernelProfile ImportFromLlmServingSim(const po::variables_map& values, const ModelSpec& model,
+                                      const GpuSpec& gpu, const ImportSettings& settings,
+                                      ImportReport& report) {
+  if (values.count("run") || values.count("mlp") || values.count("attention") ||
+      values.count("elementwise-rates-from") || values.count("all-reduce")) {
+    throw UsageError("--from llmservingsim takes --dir only (the bundle folder)");
+  }
+  if (!values.count("dir")) throw UsageError("--dir: give the LLMServingSim bundle folder");
+  return ImportLlmServingSimProfile(values["dir"].as<std::string>(), model, gpu, settings, report);
+}
+
+// Prints the import's notes, held-out interpolation study and choice on stderr.
+void PrintImportReport(const ImportReport& report) {
+  for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());
+  std::fprintf(stderr, "held-out interpolation error (each interior grid point from its neighbours):\n");
+  std::fprintf(stderr, "%-10s %7s %14s %14s %14s %14s %12s\n", "table", "points", "linear_median%",
+               "linear_p90%", "loglog_median%", "loglog_p90%", "run_to_run%");
+  for (const InterpolationErrors& e : report.interpolation) {
+    std::fprintf(stderr, "%-10s %7lld %14.1f %14.1f %14.1f %14.1f %12.1f\n", e.table.c_str(),
+                 static_cast<long long>(e.points), 100 * e.linear_median, 100 * e.linear_p90,
+                 100 * e.loglog_median, 100 * e.loglog_p90, 100 * e.run_to_run_median);
+  }
+  std::fprintf(stderr, "interpolation: %s\n", InterpolationName(report.chosen));
+}
+
+int RunImport(int argc, const char* const* argv) {
+  po::options_description general("Profile import");
+  AddImportOptions(general);
   po::variables_map values;
   if (!ParseCommandLine("profile import",
                         "Writes a kernel profile for a named model and GPU from measurements made "
@@ -85,77 +181,23 @@ int RunImport(int argc, const char* const* argv) {
   const std::string from = values["from"].as<std::string>();
   const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
   const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());
-  ImportSettings settings;
-  settings.command = CommandLine(argc, argv);
-  settings.measured_on = values["measured-on"].as<std::string>();
-  if (settings.measured_on.empty() && from != "llmservingsim") {
-    throw UsageError("the option '--measured-on' is required but missing");
-  }
-  settings.interpolation = values["interpolation"].as<std::string>();
-  if (settings.interpolation != "auto" && settings.interpolation != "linear" &&
-      settings.interpolation != "log-log") {
-    throw UsageError("--interpolation: expected auto, linear or log-log, got '" +
-                     settings.interpolation + "'");
-  }
+  const ImportSettings settings = ImportSettingsFrom(values, from, argc, argv);
   std::optional<VidurAllReduceTable> all_reduce;
   if (values.count("all-reduce")) all_reduce = LoadVidurAllReduceCsv(values["all-reduce"].as<std::string>());
 
   ImportReport report;
   KernelProfile profile;
   if (from == "pytorch-reference") {
-    if (!values.count("run")) throw UsageError("--run: give at least one ops JSON file");
-    if (values.count("mlp")) throw UsageError("--mlp: only for --from vidur");
-    std::vector<ReferenceOps> runs;
-    for (const std::string& path : values["run"].as<std::vector<std::string>>()) {
-      runs.push_back(LoadReferenceOps(path));
-    }
-    std::optional<ElementwiseRates> rates;
-    if (values.count("elementwise-rates-from")) {
-      rates = ElementwiseRatesFromVidur(LoadVidurMlpCsv(values["elementwise-rates-from"].as<std::string>()));
-      std::fprintf(stderr, "elementwise rates from %s: %.2f TB/s, %.2f us per small kernel\n",
-                   rates->origin.c_str(), rates->tbps, rates->floor_us);
-    }
-    profile = ImportReferenceProfile(runs, model, gpu, rates, all_reduce, settings, report);
+    profile = ImportFromReference(values, model, gpu, all_reduce, settings, report);
   } else if (from == "vidur") {
-    if (values.count("run") || values.count("elementwise-rates-from")) {
-      throw UsageError("--run and --elementwise-rates-from are only for --from pytorch-reference");
-    }
-    std::string mlp_path = values.count("mlp") ? values["mlp"].as<std::string>() : "";
-    std::string attention_path = values.count("attention") ? values["attention"].as<std::string>() : "";
-    if (values.count("dir")) {
-      if (!mlp_path.empty() || !attention_path.empty()) {
-        throw UsageError("--dir: give either --dir or --mlp/--attention");
-      }
-      const std::string dir = values["dir"].as<std::string>();
-      mlp_path = dir + "/mlp.csv";
-      if (std::filesystem::exists(dir + "/attention.csv")) attention_path = dir + "/attention.csv";
-    }
-    if (mlp_path.empty()) throw UsageError("--mlp: give Vidur's mlp.csv (or --dir)");
-    std::optional<VidurAttentionTable> attention;
-    if (!attention_path.empty()) attention = LoadVidurAttentionCsv(attention_path);
-    profile = ImportVidurProfile(LoadVidurMlpCsv(mlp_path), model, gpu, attention, all_reduce, settings,
-                                 report);
+    profile = ImportFromVidur(values, model, gpu, all_reduce, settings, report);
   } else if (from == "llmservingsim") {
-    if (values.count("run") || values.count("mlp") || values.count("attention") ||
-        values.count("elementwise-rates-from") || values.count("all-reduce")) {
-      throw UsageError("--from llmservingsim takes --dir only (the bundle folder)");
-    }
-    if (!values.count("dir")) throw UsageError("--dir: give the LLMServingSim bundle folder");
-    profile = ImportLlmServingSimProfile(values["dir"].as<std::string>(), model, gpu, settings, report);
+    profile = ImportFromLlmServingSim(values, model, gpu, settings, report);
   } else {
     throw UsageError("--from: expected pytorch-reference, vidur or llmservingsim, got '" + from + "'");
   }
 
-  for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());
-  std::fprintf(stderr, "held-out interpolation error (each interior grid point from its neighbours):\n");
-  std::fprintf(stderr, "%-10s %7s %14s %14s %14s %14s %12s\n", "table", "points", "linear_median%",
-               "linear_p90%", "loglog_median%", "loglog_p90%", "run_to_run%");
-  for (const InterpolationErrors& e : report.interpolation) {
-    std::fprintf(stderr, "%-10s %7lld %14.1f %14.1f %14.1f %14.1f %12.1f\n", e.table.c_str(),
-                 static_cast<long long>(e.points), 100 * e.linear_median, 100 * e.linear_p90,
-                 100 * e.loglog_median, 100 * e.loglog_p90, 100 * e.run_to_run_median);
-  }
-  std::fprintf(stderr, "interpolation: %s\n", InterpolationName(report.chosen));
+  PrintImportReport(report);
   const std::string out = values["out"].as<std::string>();
   WriteFileAtomically(out, KernelProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s/%s)\n", out.c_str(), profile.gpu.c_str(), profile.model.c_str());

@@ -275,85 +275,57 @@ ServingRunEngine EngineFromMeta(const Fields& meta) {
   return e;
 }
 
-}  // namespace
-
-ServingRun ReadLlmServingSimRun(const std::string& meta_path, const std::string& requests_path,
-                                const std::string& workload_path) {
-  ServingRun run;
-  run.format = "llmservingsim";
-  const std::string meta_bytes = ReadBytes(meta_path);
-  const std::string requests_bytes = ReadBytes(requests_path);
-  const std::string workload_bytes = ReadBytes(workload_path);
-  run.files = {meta_path, requests_path, workload_path};
-  run.sha256 = {Sha256Hex(meta_bytes), Sha256Hex(requests_bytes), Sha256Hex(workload_bytes)};
-
-  const Json meta_json = ParseJson(meta_bytes, meta_path, 0);
-  const Fields meta(meta_json, meta_path, 0);
-  run.engine = EngineFromMeta(meta);
-  // The workload must be the one the run served.
+// Checks the workload's SHA-256 against meta.json's dataset_hash, when it has
+// one: the workload must be the one the run served.
+void CheckDatasetHash(const Fields& meta, const std::string& meta_path, const std::string& workload_path,
+                      const std::string& workload_sha256) {
   if (meta.Has("dataset_hash")) {
     const std::string recorded = meta.String("dataset_hash");
-    if (recorded != run.sha256[2]) {
+    if (recorded != workload_sha256) {
       throw InputError(workload_path, 0, "sha256",
-                       "is " + run.sha256[2] + " but " + meta_path + " field dataset_hash records " +
+                       "is " + workload_sha256 + " but " + meta_path + " field dataset_hash records " +
                            recorded + ": not the workload this run served");
     }
   }
+}
 
-  const std::vector<WorkloadLine> workload = ReadWorkload(workload_path, workload_bytes);
-  if (meta.Has("num_requests") && meta.Int("num_requests") != static_cast<int64_t>(workload.size())) {
-    throw InputError(meta_path, 0, "num_requests",
-                     "is " + std::to_string(meta.Int("num_requests")) + " but " + workload_path +
-                         " has " + std::to_string(workload.size()) + " requests");
+// Reads requests.jsonl lines into the requests of the workload they served:
+// each matched to its workload line by id, checked against it, and timed.
+class LlmServingSimRequests {
+ public:
+  LlmServingSimRequests(const std::string& requests_path, const std::string& workload_path,
+                        const std::vector<WorkloadLine>& workload, std::vector<ServingRunRequest>& requests)
+      : requests_path_(requests_path), workload_path_(workload_path), workload_(workload),
+        requests_(requests), seen_line_(workload.size(), 0) {
+    requests_.resize(workload_.size());
   }
 
-  run.requests.resize(workload.size());
-  std::vector<int64_t> seen_line(workload.size(), 0);
-  const auto lines = Lines(requests_bytes);
-  for (const auto& [number, text] : lines) {
-    const Json json = ParseJson(text, requests_path, number);
-    const Fields f(json, requests_path, number);
+  // Reads line number (text) into its request; throws InputError naming it.
+  void Read(int64_t number, const std::string& text) {
+    const Json json = ParseJson(text, requests_path_, number);
+    const Fields f(json, requests_path_, number);
     const std::string id = f.String("request_id");
-    const std::optional<int64_t> index = IdIndex(id);
-    if (!index || *index < 0 || *index >= static_cast<int64_t>(workload.size())) {
-      throw InputError(requests_path, number, "request_id",
-                       "'" + id + "' names no request of " + workload_path + " (" +
-                           std::to_string(workload.size()) +
-                           " lines; ids are <prefix>-<0-based line index>)");
-    }
-    if (seen_line[*index] != 0) {
-      throw InputError(requests_path, number, "request_id",
-                       "'" + id + "' also on line " + std::to_string(seen_line[*index]));
-    }
-    seen_line[*index] = number;
-    const WorkloadLine& w = workload[*index];
+    const size_t index = IndexOf(id, number);
+    const WorkloadLine& w = workload_[index];
     const int64_t input_toks = f.Int("input_toks");
     const int64_t output_toks = f.Int("output_toks");
-    if (input_toks != w.input_toks) {
-      throw InputError(requests_path, number, "input_toks",
-                       std::to_string(input_toks) + " but " + workload_path + " line " +
-                           std::to_string(w.line) + " has " + std::to_string(w.input_toks));
-    }
-    if (output_toks != w.output_toks) {
-      throw InputError(requests_path, number, "output_toks",
-                       std::to_string(output_toks) + " but " + workload_path + " line " +
-                           std::to_string(w.line) + " has " + std::to_string(w.output_toks));
-    }
+    CheckTokens(number, "input_toks", input_toks, w, w.input_toks);
+    CheckTokens(number, "output_toks", output_toks, w, w.output_toks);
     f.Number("arrival_time");  // present and a number (client clock; not used: validate.py
                                // measures from queued_ts, the engine's clock)
     const double queued = f.Number("queued_ts");
     const double scheduled = f.Number("scheduled_ts");
     const double first = f.Number("first_token_ts");
     const double last = f.Number("last_token_ts");
-    if (scheduled < queued) throw InputError(requests_path, number, "scheduled_ts", "before queued_ts");
-    if (first < scheduled) throw InputError(requests_path, number, "first_token_ts", "before scheduled_ts");
-    if (last < first) throw InputError(requests_path, number, "last_token_ts", "before first_token_ts");
-    ServingRunRequest& r = run.requests[*index];
+    if (scheduled < queued) throw InputError(requests_path_, number, "scheduled_ts", "before queued_ts");
+    if (first < scheduled) throw InputError(requests_path_, number, "first_token_ts", "before scheduled_ts");
+    if (last < first) throw InputError(requests_path_, number, "last_token_ts", "before first_token_ts");
+    ServingRunRequest& r = requests_[index];
     r.id = id;
     r.prompt_tokens = w.input_toks;
     r.output_tokens = w.output_toks;
     r.token_ids = w.ids;
-    r.workload_arrival_ns = w.arrival_ns - workload.front().arrival_ns;
+    r.workload_arrival_ns = w.arrival_ns - workload_.front().arrival_ns;
     r.engine_arrival_ns = SecondsToNs(queued);  // made relative below
     // bench/core/validate.py: TTFT and latency from queued_ts (the engine's
     // clock; arrival_time is the client's wall clock), TPOT over outputs
@@ -364,40 +336,89 @@ ServingRun ReadLlmServingSimRun(const std::string& meta_path, const std::string&
     r.has_tpot = output_toks > 1;
     if (r.has_tpot) r.tpot_ms = (last - first) / static_cast<double>(output_toks - 1) * 1000.0;
   }
-  for (size_t i = 0; i < workload.size(); ++i) {
-    if (seen_line[i] == 0) {
-      throw InputError(requests_path, 0, "request_id",
-                       "no request for " + workload_path + " line " +
-                           std::to_string(workload[i].line) + " (index " + std::to_string(i) +
-                           "): " + std::to_string(lines.size()) + " requests for " +
-                           std::to_string(workload.size()) + " workload lines");
+
+  // Throws InputError when a workload line has no request (line_count read).
+  void CheckAllSeen(size_t line_count) const {
+    for (size_t i = 0; i < workload_.size(); ++i) {
+      if (seen_line_[i] == 0) {
+        throw InputError(requests_path_, 0, "request_id",
+                         "no request for " + workload_path_ + " line " +
+                             std::to_string(workload_[i].line) + " (index " + std::to_string(i) +
+                             "): " + std::to_string(line_count) + " requests for " +
+                             std::to_string(workload_.size()) + " workload lines");
+      }
     }
   }
+
+ private:
+  // The workload index request id names, seen on no earlier line.
+  size_t IndexOf(const std::string& id, int64_t number) {
+    const std::optional<int64_t> index = IdIndex(id);
+    if (!index || *index < 0 || *index >= static_cast<int64_t>(workload_.size())) {
+      throw InputError(requests_path_, number, "request_id",
+                       "'" + id + "' names no request of " + workload_path_ + " (" +
+                           std::to_string(workload_.size()) +
+                           " lines; ids are <prefix>-<0-based line index>)");
+    }
+    if (seen_line_[*index] != 0) {
+      throw InputError(requests_path_, number, "request_id",
+                       "'" + id + "' also on line " + std::to_string(seen_line_[*index]));
+    }
+    seen_line_[*index] = number;
+    return static_cast<size_t>(*index);
+  }
+
+  // Throws InputError when field's count differs from the workload line's.
+  void CheckTokens(int64_t number, const char* field, int64_t count, const WorkloadLine& w,
+                   int64_t expected) const {
+    if (count != expected) {
+      throw InputError(requests_path_, number, field,
+                       std::to_string(count) + " but " + workload_path_ + " line " +
+                           std::to_string(w.line) + " has " + std::to_string(expected));
+    }
+  }
+
+  const std::string& requests_path_;
+  const std::string& workload_path_;
+  const std::vector<WorkloadLine>& workload_;
+  std::vector<ServingRunRequest>& requests_;
+  std::vector<int64_t> seen_line_;
+};
+
+// Makes engine arrivals relative to the first request queued.
+void MakeEngineArrivalsRelative(std::vector<ServingRunRequest>& requests) {
   int64_t first_queued = std::numeric_limits<int64_t>::max();
-  for (const auto& r : run.requests) first_queued = std::min(first_queued, r.engine_arrival_ns);
-  for (auto& r : run.requests) r.engine_arrival_ns -= first_queued;
-  run.description = "LLMServingSim bench run: vLLM " + run.engine.vllm_version + ", " +
-                    run.engine.model + " on " + run.engine.device_name + ", " +
-                    std::to_string(run.requests.size()) + " requests";
-  return run;
+  for (const auto& r : requests) first_queued = std::min(first_queued, r.engine_arrival_ns);
+  for (auto& r : requests) r.engine_arrival_ns -= first_queued;
 }
 
-ServingRun ReadVllmBenchResult(const std::string& path) {
-  ServingRun run;
-  run.format = "vllm-bench";
-  const std::string bytes = ReadBytes(path);
-  run.files = {path};
-  run.sha256 = {Sha256Hex(bytes)};
-  const Json json = ParseJson(bytes, path, 0);
-  const Fields f(json, path, 0);
-  auto array = [&](const char* key) -> const Json& {
-    const Json& v = f.Get(key);
-    if (!v.is_array()) {
-      throw InputError(path, 0, key,
-                       "must be an array (was the result saved with --save-detailed?)");
-    }
-    return v;
-  };
+// A vllm bench result's per-request arrays, checked to be arrays of one
+// length; the optional ones null when absent.
+struct BenchArrays {
+  const Json& input_lens;
+  const Json& output_lens;
+  const Json& ttfts;
+  const Json& itls;
+  const Json* errors;
+  const Json* latencies;
+  const Json* start_times;
+  size_t n;
+};
+
+// Field key of f, which must be an array; throws InputError naming it.
+const Json& BenchArray(const Fields& f, const std::string& path, const char* key) {
+  const Json& v = f.Get(key);
+  if (!v.is_array()) {
+    throw InputError(path, 0, key,
+                     "must be an array (was the result saved with --save-detailed?)");
+  }
+  return v;
+}
+
+// The per-request arrays of f, each as long as input_lens, at least one
+// request; throws InputError naming the first that is not.
+BenchArrays ReadBenchArrays(const Fields& f, const std::string& path) {
+  auto array = [&](const char* key) -> const Json& { return BenchArray(f, path, key); };
   const Json& input_lens = array("input_lens");
   const Json& output_lens = array("output_lens");
   const Json& ttfts = array("ttfts");
@@ -420,78 +441,95 @@ ServingRun ReadVllmBenchResult(const std::string& path) {
   if (latencies) same_length("latencies", *latencies);
   if (start_times) same_length("start_times", *start_times);
   if (n == 0) throw InputError(path, 0, "input_lens", "no requests");
+  return {input_lens, output_lens, ttfts, itls, errors, latencies, start_times, n};
+}
 
+// The run's request rate, client concurrency and model id, where recorded.
+void ReadBenchEngine(const Fields& f, ServingRunEngine& engine) {
   if (f.Has("request_rate")) {
     const Json& rate = f.Get("request_rate");
-    if (rate.is_number()) run.engine.request_rate = rate.get<double>();
+    if (rate.is_number()) engine.request_rate = rate.get<double>();
     else if (rate.is_string() && (rate.get<std::string>() == "inf" || rate.get<std::string>() == "Infinity"))
-      run.engine.request_rate = std::numeric_limits<double>::infinity();
+      engine.request_rate = std::numeric_limits<double>::infinity();
   }
   if (f.Has("max_concurrency") && f.Get("max_concurrency").is_number_integer()) {
-    run.engine.max_concurrency = f.Int("max_concurrency");
+    engine.max_concurrency = f.Int("max_concurrency");
   }
-  if (f.Has("model_id") && f.Get("model_id").is_string()) run.engine.model = f.String("model_id");
+  if (f.Has("model_id") && f.Get("model_id").is_string()) engine.model = f.String("model_id");
+}
 
-  auto number_at = [&](const Json& v, const char* key, size_t i) {
-    const std::string field = std::string(key) + "[" + std::to_string(i) + "]";
-    if (!v[i].is_number()) throw InputError(path, 0, field, "must be a number");
-    const double x = v[i].get<double>();
-    if (!std::isfinite(x) || x < 0) throw InputError(path, 0, field, "must be finite and >= 0");
-    return x;
-  };
-  double first_start = std::numeric_limits<double>::infinity();
-  if (start_times) {
-    for (size_t i = 0; i < n; ++i) first_start = std::min(first_start, number_at(*start_times, "start_times", i));
-  }
-  for (size_t i = 0; i < n; ++i) {
-    const std::string index = std::to_string(i);
-    if (errors && !(*errors)[i].is_null() &&
-        !((*errors)[i].is_string() && (*errors)[i].get<std::string>().empty())) {
-      run.excluded.push_back("request " + index + ": failed in the run (errors[" + index + "])");
-      continue;
-    }
-    if (!input_lens[i].is_number_integer() || input_lens[i].get<int64_t>() < 1) {
-      throw InputError(path, 0, "input_lens[" + index + "]", "must be an integer >= 1");
-    }
-    if (!output_lens[i].is_number_integer() || output_lens[i].get<int64_t>() < 1) {
-      throw InputError(path, 0, "output_lens[" + index + "]", "must be an integer >= 1");
-    }
-    ServingRunRequest r;
-    r.id = index;
-    r.prompt_tokens = input_lens[i].get<int64_t>();
-    r.output_tokens = output_lens[i].get<int64_t>();
-    const double ttft = number_at(ttfts, "ttfts", i);
-    if (!itls[i].is_array()) throw InputError(path, 0, "itls[" + index + "]", "must be an array");
-    double latency = 0;
-    if (latencies) {
-      latency = number_at(*latencies, "latencies", i);
-    } else {
-      // Versions without `latencies`: the last token arrives after the
-      // first plus every inter-token gap.
-      latency = ttft;
-      for (size_t k = 0; k < itls[i].size(); ++k) {
-        if (!itls[i][k].is_number()) {
-          throw InputError(path, 0, "itls[" + index + "][" + std::to_string(k) + "]",
-                           "must be a number");
-        }
-        latency += itls[i][k].get<double>();
+// key[i] of v, a finite number >= 0; throws InputError naming key[i].
+double BenchNumberAt(const std::string& path, const Json& v, const char* key, size_t i) {
+  const std::string field = std::string(key) + "[" + std::to_string(i) + "]";
+  if (!v[i].is_number()) throw InputError(path, 0, field, "must be a number");
+  const double x = v[i].get<double>();
+  if (!std::isfinite(x) || x < 0) throw InputError(path, 0, field, "must be finite and >= 0");
+  return x;
+}
+
+// Whether request i failed in the run (a non-empty errors[i]).
+bool BenchRequestFailed(const BenchArrays& a, size_t i) {
+  return a.errors && !(*a.errors)[i].is_null() &&
+         !((*a.errors)[i].is_string() && (*a.errors)[i].get<std::string>().empty());
+}
+
+// Request i's latency (s): latencies[i], or without latencies the first
+// token's ttft plus every inter-token gap; throws InputError naming a bad one.
+double BenchLatency(const std::string& path, const BenchArrays& a, size_t i, double ttft) {
+  const std::string index = std::to_string(i);
+  double latency = 0;
+  if (a.latencies) {
+    latency = BenchNumberAt(path, *a.latencies, "latencies", i);
+  } else {
+    // Versions without `latencies`: the last token arrives after the
+    // first plus every inter-token gap.
+    latency = ttft;
+    for (size_t k = 0; k < a.itls[i].size(); ++k) {
+      if (!a.itls[i][k].is_number()) {
+        throw InputError(path, 0, "itls[" + index + "][" + std::to_string(k) + "]",
+                         "must be a number");
       }
+      latency += a.itls[i][k].get<double>();
     }
-    if (latency < ttft) throw InputError(path, 0, "latencies[" + index + "]", "shorter than ttfts[" + index + "]");
-    r.ttft_ms = ttft * 1000.0;
-    r.e2e_ms = latency * 1000.0;
-    // serve.py calculate_metrics: tpot = (latency - ttft) / (output_len - 1).
-    r.has_tpot = r.output_tokens > 1;
-    if (r.has_tpot) r.tpot_ms = (latency - ttft) / static_cast<double>(r.output_tokens - 1) * 1000.0;
-    if (start_times) {
-      r.engine_arrival_ns = SecondsToNs(number_at(*start_times, "start_times", i) - first_start);
-      r.workload_arrival_ns = r.engine_arrival_ns;
-    }
-    run.requests.push_back(std::move(r));
   }
-  if (run.requests.empty()) throw InputError(path, 0, "errors", "every request failed");
-  if (!start_times) {
-    if (run.engine.request_rate && std::isinf(*run.engine.request_rate)) {
+  if (latency < ttft) throw InputError(path, 0, "latencies[" + index + "]", "shorter than ttfts[" + index + "]");
+  return latency;
+}
+
+// Request i of a completed request, its send time relative to first_start;
+// throws InputError naming the first bad field.
+ServingRunRequest BenchRequest(const std::string& path, const BenchArrays& a, size_t i, double first_start) {
+  const std::string index = std::to_string(i);
+  if (!a.input_lens[i].is_number_integer() || a.input_lens[i].get<int64_t>() < 1) {
+    throw InputError(path, 0, "input_lens[" + index + "]", "must be an integer >= 1");
+  }
+  if (!a.output_lens[i].is_number_integer() || a.output_lens[i].get<int64_t>() < 1) {
+    throw InputError(path, 0, "output_lens[" + index + "]", "must be an integer >= 1");
+  }
+  ServingRunRequest r;
+  r.id = index;
+  r.prompt_tokens = a.input_lens[i].get<int64_t>();
+  r.output_tokens = a.output_lens[i].get<int64_t>();
+  const double ttft = BenchNumberAt(path, a.ttfts, "ttfts", i);
+  if (!a.itls[i].is_array()) throw InputError(path, 0, "itls[" + index + "]", "must be an array");
+  const double latency = BenchLatency(path, a, i, ttft);
+  r.ttft_ms = ttft * 1000.0;
+  r.e2e_ms = latency * 1000.0;
+  // serve.py calculate_metrics: tpot = (latency - ttft) / (output_len - 1).
+  r.has_tpot = r.output_tokens > 1;
+  if (r.has_tpot) r.tpot_ms = (latency - ttft) / static_cast<double>(r.output_tokens - 1) * 1000.0;
+  if (a.start_times) {
+    r.engine_arrival_ns = SecondsToNs(BenchNumberAt(path, *a.start_times, "start_times", i) - first_start);
+    r.workload_arrival_ns = r.engine_arrival_ns;
+  }
+  return r;
+}
+
+// Throws InputError when the run has no send times and a finite (or no)
+// request rate: its arrivals cannot be replayed.
+void CheckBenchSendTimes(const std::string& path, const BenchArrays& a, const ServingRunEngine& engine) {
+  if (!a.start_times) {
+    if (engine.request_rate && std::isinf(*engine.request_rate)) {
       // request_rate inf: every request was sent at once.
     } else {
       throw InputError(path, 0, "start_times",
@@ -499,6 +537,70 @@ ServingRun ReadVllmBenchResult(const std::string& path) {
                        "rate (vLLM versions that save start_times; or a run with --request-rate inf)");
     }
   }
+}
+
+}  // namespace
+
+ServingRun ReadLlmServingSimRun(const std::string& meta_path, const std::string& requests_path,
+                                const std::string& workload_path) {
+  ServingRun run;
+  run.format = "llmservingsim";
+  const std::string meta_bytes = ReadBytes(meta_path);
+  const std::string requests_bytes = ReadBytes(requests_path);
+  const std::string workload_bytes = ReadBytes(workload_path);
+  run.files = {meta_path, requests_path, workload_path};
+  run.sha256 = {Sha256Hex(meta_bytes), Sha256Hex(requests_bytes), Sha256Hex(workload_bytes)};
+
+  const Json meta_json = ParseJson(meta_bytes, meta_path, 0);
+  const Fields meta(meta_json, meta_path, 0);
+  run.engine = EngineFromMeta(meta);
+  CheckDatasetHash(meta, meta_path, workload_path, run.sha256[2]);
+
+  const std::vector<WorkloadLine> workload = ReadWorkload(workload_path, workload_bytes);
+  if (meta.Has("num_requests") && meta.Int("num_requests") != static_cast<int64_t>(workload.size())) {
+    throw InputError(meta_path, 0, "num_requests",
+                     "is " + std::to_string(meta.Int("num_requests")) + " but " + workload_path +
+                         " has " + std::to_string(workload.size()) + " requests");
+  }
+
+  LlmServingSimRequests requests(requests_path, workload_path, workload, run.requests);
+  const auto lines = Lines(requests_bytes);
+  for (const auto& [number, text] : lines) requests.Read(number, text);
+  requests.CheckAllSeen(lines.size());
+  MakeEngineArrivalsRelative(run.requests);
+  run.description = "LLMServingSim bench run: vLLM " + run.engine.vllm_version + ", " +
+                    run.engine.model + " on " + run.engine.device_name + ", " +
+                    std::to_string(run.requests.size()) + " requests";
+  return run;
+}
+
+ServingRun ReadVllmBenchResult(const std::string& path) {
+  ServingRun run;
+  run.format = "vllm-bench";
+  const std::string bytes = ReadBytes(path);
+  run.files = {path};
+  run.sha256 = {Sha256Hex(bytes)};
+  const Json json = ParseJson(bytes, path, 0);
+  const Fields f(json, path, 0);
+  const BenchArrays arrays = ReadBenchArrays(f, path);
+  ReadBenchEngine(f, run.engine);
+
+  double first_start = std::numeric_limits<double>::infinity();
+  if (arrays.start_times) {
+    for (size_t i = 0; i < arrays.n; ++i) {
+      first_start = std::min(first_start, BenchNumberAt(path, *arrays.start_times, "start_times", i));
+    }
+  }
+  for (size_t i = 0; i < arrays.n; ++i) {
+    if (BenchRequestFailed(arrays, i)) {
+      const std::string index = std::to_string(i);
+      run.excluded.push_back("request " + index + ": failed in the run (errors[" + index + "])");
+      continue;
+    }
+    run.requests.push_back(BenchRequest(path, arrays, i, first_start));
+  }
+  if (run.requests.empty()) throw InputError(path, 0, "errors", "every request failed");
+  CheckBenchSendTimes(path, arrays, run.engine);
   std::stable_sort(run.requests.begin(), run.requests.end(),
                    [](const ServingRunRequest& a, const ServingRunRequest& b) {
                      return a.workload_arrival_ns < b.workload_arrival_ns;

@@ -102,71 +102,10 @@ std::string TempTracePath() {
       .string();
 }
 
-}  // namespace
-
-ServingValidation ValidateServing(const ServingRun& run, const ServingValidationOptions& options) {
-  ServingValidation v;
-  v.run_description = run.description;
-  const ServingRunEngine& e = run.engine;
-  ExperimentConfig config;
-  config.workload = "trace";
-  config.latency_model = options.latency_model;
-  config.engine = options.engine;
-  config.latency = options.latency;
-  config.cpu = options.cpu;
-  config.record_wall_time = false;
-  config.engine.check_invariants = options.check_invariants;
-
-  // GPU and model: the run's names mapped to the catalogue, or the options.
-  if (!options.gpu.empty()) {
-    config.engine.gpu = options.gpu;
-    v.mapping.push_back({"GPU", options.gpu + " (--gpu)" +
-                                    (e.device_name.empty() ? "" : "; run: " + e.device_name)});
-  } else {
-    const std::string gpu = MapGpu(e.device_name);
-    if (gpu.empty()) {
-      throw UsageError(e.device_name.empty()
-                           ? "validate-serving: the run does not name its GPU: give --gpu"
-                           : "validate-serving: the run's GPU '" + e.device_name +
-                                 "' is not in efimsim's catalogue under a known name: give --gpu");
-    }
-    config.engine.gpu = gpu;
-    v.mapping.push_back({"GPU", e.device_name + " -> " + gpu});
-  }
-  if (!options.model.empty()) {
-    config.engine.model = options.model;
-    v.mapping.push_back({"model", options.model + " (--model)" + (e.model.empty() ? "" : "; run: " + e.model)});
-  } else {
-    const std::string model = e.model.empty() ? "" : MapModel(e.model);
-    if (model.empty()) {
-      throw UsageError("validate-serving: the run's model '" + e.model +
-                       "' is not in efimsim's catalogue under a known name: give --model");
-    }
-    config.engine.model = model;
-    v.mapping.push_back({"model", e.model + " -> " + model});
-  }
-
-  // Engine settings: the run's, unless given on the command line.
-  auto take = [&](const char* vllm_name, const std::optional<int64_t>& value, const char* option,
-                  int64_t& field) {
-    if (Given(options, option)) {
-      v.mapping.push_back({vllm_name, "--" + std::string(option) + " " + std::to_string(field) +
-                                          " (command line" +
-                                          (value ? "; run: " + std::to_string(*value) : "") + ")"});
-    } else if (value) {
-      field = *value;
-      v.mapping.push_back({vllm_name, std::to_string(*value) + " -> --" + option});
-    } else {
-      v.mapping.push_back({vllm_name, "not in the run: efimsim's --" + std::string(option) + " " +
-                                          (field == 0 ? std::string("derived from GPU memory")
-                                                      : std::to_string(field))});
-    }
-  };
-  take("max_num_seqs", e.max_num_seqs, "max-num-seqs", config.engine.max_num_seqs);
-  take("max_num_batched_tokens", e.max_num_batched_tokens, "max-num-batched-tokens",
-       config.engine.max_num_batched_tokens);
-  take("block_size", e.block_size, "block-tokens", config.engine.block_tokens);
-  take("num_gpu_blocks", e.num_gpu_blocks, "kv-blocks", config.engine.kv_blocks);
+// enforce_eager -> CUDA graphs and async_scheduling -> host overlap, each
+// the run's unless given; throws UsageError on a bad --host-overlap.
+void MapCudaGraphsAndHostOverlap(const ServingRunEngine& e, const ServingValidationOptions& options,
+                                 ExperimentConfig& config, ServingValidation& v) {
   if (Given(options, "cuda-graphs")) {
     v.mapping.push_back({"enforce_eager", std::string(e.enforce_eager ? (*e.enforce_eager ? "true" : "false") : "not in the run") +
                                               ": --cuda-graphs " + (config.engine.cuda_graphs ? "true" : "false") +
@@ -199,6 +138,80 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
   } else {
     throw UsageError("--host-overlap: expected auto, true or false (got '" + options.host_overlap + "')");
   }
+}
+
+// The replay's configuration before the run's settings are applied: the
+// options' engine, latency and host settings, a trace workload.
+ExperimentConfig BaseConfig(const ServingValidationOptions& options) {
+  ExperimentConfig config;
+  config.workload = "trace";
+  config.latency_model = options.latency_model;
+  config.engine = options.engine;
+  config.latency = options.latency;
+  config.cpu = options.cpu;
+  config.record_wall_time = false;
+  config.engine.check_invariants = options.check_invariants;
+  return config;
+}
+
+// GPU and model: the run's names mapped to the catalogue, or the options;
+// throws UsageError when neither names one.
+void MapGpuAndModel(const ServingRunEngine& e, const ServingValidationOptions& options,
+                    ExperimentConfig& config, ServingValidation& v) {
+  if (!options.gpu.empty()) {
+    config.engine.gpu = options.gpu;
+    v.mapping.push_back({"GPU", options.gpu + " (--gpu)" +
+                                    (e.device_name.empty() ? "" : "; run: " + e.device_name)});
+  } else {
+    const std::string gpu = MapGpu(e.device_name);
+    if (gpu.empty()) {
+      throw UsageError(e.device_name.empty()
+                           ? "validate-serving: the run does not name its GPU: give --gpu"
+                           : "validate-serving: the run's GPU '" + e.device_name +
+                                 "' is not in efimsim's catalogue under a known name: give --gpu");
+    }
+    config.engine.gpu = gpu;
+    v.mapping.push_back({"GPU", e.device_name + " -> " + gpu});
+  }
+  if (!options.model.empty()) {
+    config.engine.model = options.model;
+    v.mapping.push_back({"model", options.model + " (--model)" + (e.model.empty() ? "" : "; run: " + e.model)});
+  } else {
+    const std::string model = e.model.empty() ? "" : MapModel(e.model);
+    if (model.empty()) {
+      throw UsageError("validate-serving: the run's model '" + e.model +
+                       "' is not in efimsim's catalogue under a known name: give --model");
+    }
+    config.engine.model = model;
+    v.mapping.push_back({"model", e.model + " -> " + model});
+  }
+}
+
+// Engine settings (batch limits, blocks, CUDA graphs, host overlap, prefix
+// caching): the run's, unless given on the command line; each one mapped.
+void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions& options,
+                       ExperimentConfig& config, ServingValidation& v) {
+  auto take = [&](const char* vllm_name, const std::optional<int64_t>& value, const char* option,
+                  int64_t& field) {
+    if (Given(options, option)) {
+      v.mapping.push_back({vllm_name, "--" + std::string(option) + " " + std::to_string(field) +
+                                          " (command line" +
+                                          (value ? "; run: " + std::to_string(*value) : "") + ")"});
+    } else if (value) {
+      field = *value;
+      v.mapping.push_back({vllm_name, std::to_string(*value) + " -> --" + option});
+    } else {
+      v.mapping.push_back({vllm_name, "not in the run: efimsim's --" + std::string(option) + " " +
+                                          (field == 0 ? std::string("derived from GPU memory")
+                                                      : std::to_string(field))});
+    }
+  };
+  take("max_num_seqs", e.max_num_seqs, "max-num-seqs", config.engine.max_num_seqs);
+  take("max_num_batched_tokens", e.max_num_batched_tokens, "max-num-batched-tokens",
+       config.engine.max_num_batched_tokens);
+  take("block_size", e.block_size, "block-tokens", config.engine.block_tokens);
+  take("num_gpu_blocks", e.num_gpu_blocks, "kv-blocks", config.engine.kv_blocks);
+  MapCudaGraphsAndHostOverlap(e, options, config, v);
   // Prefix caching: efimsim's fim policy is vLLM with automatic prefix
   // caching on request records; baseline is caching off.
   const bool caching = e.enable_prefix_caching.value_or(true);
@@ -207,8 +220,12 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
                        std::string(e.enable_prefix_caching ? (caching ? "true" : "false")
                                                            : "not in the run: vLLM V1's default true") +
                            " -> policy " + config.policy});
+}
 
-  // What efimsim does not reproduce, named.
+// What efimsim does not reproduce of the run's engine version, scheduling
+// and CUDA graphs, named in v.not_reproduced.
+void NameEngineDifferences(const ServingRun& run, const ExperimentConfig& config, ServingValidation& v) {
+  const ServingRunEngine& e = run.engine;
   auto named = [&](const std::string& what) { v.not_reproduced.push_back(what); };
   if (!e.vllm_version.empty()) {
     named("vLLM " + e.vllm_version + ": efimsim's engine follows vLLM V1's 0.9-0.10 scheduler semantics (sim/README.md)");
@@ -236,6 +253,11 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
   if (!e.tensor_parallel_size && run.format == "llmservingsim") {
     named("tensor_parallel_size not in the run: simulated at TP=1");
   }
+}
+
+// The run's tensor parallelism (when not 1) -> --tp, unless given.
+void MapTensorParallel(const ServingRunEngine& e, const ServingValidationOptions& options,
+                       ExperimentConfig& config, ServingValidation& v) {
   if (e.tensor_parallel_size && *e.tensor_parallel_size != 1) {
     if (Given(options, "tp")) {
       v.mapping.push_back({"tensor_parallel_size", "--tp " + std::to_string(config.latency.tensor_parallel) +
@@ -246,6 +268,13 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
       v.mapping.push_back({"tensor_parallel_size", std::to_string(*e.tensor_parallel_size) + " -> --tp"});
     }
   }
+}
+
+// The run's settings and requests efimsim does not model (parallelism,
+// scheduler, speculation, lengths, client, server, failures), named.
+void NameUnmodelled(const ServingRun& run, ServingValidation& v) {
+  const ServingRunEngine& e = run.engine;
+  auto named = [&](const std::string& what) { v.not_reproduced.push_back(what); };
   if (e.data_parallel_size && *e.data_parallel_size != 1) {
     named("data_parallel_size " + std::to_string(*e.data_parallel_size) + ": one engine simulated");
   }
@@ -294,8 +323,12 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
     named(std::to_string(run.excluded.size()) + " failed request(s) of the run left out (" +
           run.excluded.front() + (run.excluded.size() > 1 ? ", ..." : "") + ")");
   }
+}
 
-  // Arrivals.
+// The replay's arrival source, "workload" or "engine" (from --arrivals and
+// what the run has), with its description in v.arrivals.
+std::string ChooseArrivals(const ServingRun& run, const ServingValidationOptions& options,
+                           ServingValidation& v) {
   std::string arrivals = options.arrivals;
   const bool has_engine = run.requests.front().engine_arrival_ns >= 0;
   if (arrivals == "auto") arrivals = has_engine ? "engine" : "workload";
@@ -314,34 +347,48 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
     v.arrivals = has_engine ? "the client's send times (start_times)"
                             : "all at t = 0 (request_rate inf)";
   }
+  return arrivals;
+}
 
-  // The workload as an efimsim trace of request records, in arrival order.
+// A request's replayed arrival (ns) under the chosen arrival source.
+int64_t ArrivalNs(const ServingRunRequest& r, const std::string& arrivals) {
+  return arrivals == "engine" ? r.engine_arrival_ns : r.workload_arrival_ns;
+}
+
+// The run's request indices in replayed arrival order (stable).
+std::vector<size_t> ArrivalOrder(const ServingRun& run, const std::string& arrivals) {
   std::vector<size_t> order(run.requests.size());
   std::iota(order.begin(), order.end(), 0);
-  auto arrival = [&](size_t i) {
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ArrivalNs(run.requests[a], arrivals) < ArrivalNs(run.requests[b], arrivals);
+  });
+  return order;
+}
+
+// Writes the workload at trace_path as an efimsim trace of request records,
+// in arrival order.
+void WriteReplayTrace(const std::string& trace_path, const ServingRun& run,
+                      const std::vector<size_t>& order, const std::string& arrivals) {
+  AtomicOutputFile file(trace_path);
+  TraceHeader header;
+  header.source = "validate-serving";
+  header.description = run.description;
+  TraceWriter writer(file.stream(), header);
+  for (size_t i : order) {
     const ServingRunRequest& r = run.requests[i];
-    return arrivals == "engine" ? r.engine_arrival_ns : r.workload_arrival_ns;
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return arrival(a) < arrival(b); });
-  const std::string trace_path = TempTracePath();
-  {
-    AtomicOutputFile file(trace_path);
-    TraceHeader header;
-    header.source = "validate-serving";
-    header.description = run.description;
-    TraceWriter writer(file.stream(), header);
-    for (size_t i : order) {
-      const ServingRunRequest& r = run.requests[i];
-      TraceRequest request;
-      request.arrival_ns = arrival(i);
-      request.prompt_tokens = r.prompt_tokens;
-      request.output_tokens = r.output_tokens;
-      request.token_ids = r.token_ids;
-      writer.Write(request);
-    }
-    file.Commit();
+    TraceRequest request;
+    request.arrival_ns = ArrivalNs(r, arrivals);
+    request.prompt_tokens = r.prompt_tokens;
+    request.output_tokens = r.output_tokens;
+    request.token_ids = r.token_ids;
+    writer.Write(request);
   }
+  file.Commit();
+}
+
+// Runs config on the trace at trace_path into v.latency_model and v.result;
+// the trace is removed afterwards, also when the run throws.
+void RunReplay(ExperimentConfig& config, const std::string& trace_path, ServingValidation& v) {
   config.trace_path = trace_path;
   config.trace_format = "efimsim";
   try {
@@ -354,14 +401,24 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
   }
   std::error_code ec;
   std::filesystem::remove(trace_path, ec);
+}
 
+// Measured and predicted per-request latencies (ms) and relative errors.
+struct LatencySamples {
+  std::vector<double> m_ttft, p_ttft, m_tpot, p_tpot, m_e2e, p_e2e, r_ttft, r_tpot, r_e2e;
+};
+
+// Compares each request with its record (records in trace order) into
+// v.requests; throws InternalError when a record is missing or not forced.
+LatencySamples CompareRequests(const ServingRun& run, const std::vector<size_t>& order,
+                               const std::string& arrivals, ServingValidation& v) {
   // Records come in request-id order = trace order.
   const std::vector<RequestRecord>& records = v.result.records;
   if (records.size() != order.size()) {
     throw InternalError("validate-serving: " + std::to_string(records.size()) + " records for " +
                         std::to_string(order.size()) + " requests");
   }
-  std::vector<double> m_ttft, p_ttft, m_tpot, p_tpot, m_e2e, p_e2e, r_ttft, r_tpot, r_e2e;
+  LatencySamples s;
   for (size_t k = 0; k < order.size(); ++k) {
     const ServingRunRequest& r = run.requests[order[k]];
     const RequestRecord& rec = records[k];
@@ -370,17 +427,17 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
     }
     const double ttft = ToMilliseconds(rec.ttft());
     const double e2e = ToMilliseconds(rec.e2e());
-    m_ttft.push_back(r.ttft_ms);
-    p_ttft.push_back(ttft);
-    m_e2e.push_back(r.e2e_ms);
-    p_e2e.push_back(e2e);
-    if (r.ttft_ms > 0) r_ttft.push_back(std::fabs(ttft - r.ttft_ms) / r.ttft_ms);
-    if (r.e2e_ms > 0) r_e2e.push_back(std::fabs(e2e - r.e2e_ms) / r.e2e_ms);
+    s.m_ttft.push_back(r.ttft_ms);
+    s.p_ttft.push_back(ttft);
+    s.m_e2e.push_back(r.e2e_ms);
+    s.p_e2e.push_back(e2e);
+    if (r.ttft_ms > 0) s.r_ttft.push_back(std::fabs(ttft - r.ttft_ms) / r.ttft_ms);
+    if (r.e2e_ms > 0) s.r_e2e.push_back(std::fabs(e2e - r.e2e_ms) / r.e2e_ms);
     RequestComparison rc;
     rc.id = r.id;
     rc.prompt_tokens = r.prompt_tokens;
     rc.output_tokens = r.output_tokens;
-    rc.arrival_ms = static_cast<double>(arrival(order[k])) * 1e-6;
+    rc.arrival_ms = static_cast<double>(ArrivalNs(r, arrivals)) * 1e-6;
     rc.measured_ttft = r.ttft_ms;
     rc.predicted_ttft = ttft;
     rc.measured_e2e = r.e2e_ms;
@@ -391,75 +448,115 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
     }
     v.requests.push_back(rc);
     if (r.has_tpot && rec.has_tpot()) {
-      m_tpot.push_back(r.tpot_ms);
-      p_tpot.push_back(rec.tpot_ms());
-      if (r.tpot_ms > 0) r_tpot.push_back(std::fabs(rec.tpot_ms() - r.tpot_ms) / r.tpot_ms);
+      s.m_tpot.push_back(r.tpot_ms);
+      s.p_tpot.push_back(rec.tpot_ms());
+      if (r.tpot_ms > 0) s.r_tpot.push_back(std::fabs(rec.tpot_ms() - r.tpot_ms) / r.tpot_ms);
     }
   }
-  // The queue over time, when the run says when each request was scheduled
-  // (arrivals on the engine's clock, so both sides share one time axis).
+  return s;
+}
+
+// One request's time in the queue (arrival to scheduled) and running
+// (scheduled to end), in ms.
+struct Span { double arrival, scheduled, end; };
+
+// The requests of spans waiting and running at time t.
+void CountSpans(const std::vector<Span>& spans, double t, double& running, double& waiting) {
+  running = waiting = 0;
+  for (const Span& s : spans) {
+    if (s.arrival <= t && t < s.scheduled) ++waiting;
+    else if (s.scheduled <= t && t < s.end) ++running;
+  }
+}
+
+// Measured and predicted queues sampled once a second up to the horizon (ms).
+QueueComparison SampleQueues(const std::vector<Span>& measured, const std::vector<Span>& predicted,
+                             double horizon) {
+  QueueComparison q;
+  for (double t = 0; t <= horizon; t += 1000.0) {
+    double mr, mw, pr, pw;
+    CountSpans(measured, t, mr, mw);
+    CountSpans(predicted, t, pr, pw);
+    ++q.samples;
+    q.measured_running_mean += mr;
+    q.predicted_running_mean += pr;
+    q.measured_waiting_mean += mw;
+    q.predicted_waiting_mean += pw;
+    q.measured_waiting_peak = std::max(q.measured_waiting_peak, mw);
+    q.predicted_waiting_peak = std::max(q.predicted_waiting_peak, pw);
+    q.running_mean_abs_diff += std::fabs(pr - mr);
+    q.waiting_mean_abs_diff += std::fabs(pw - mw);
+  }
+  const double n = static_cast<double>(std::max<int64_t>(1, q.samples));
+  for (double* x : {&q.measured_running_mean, &q.predicted_running_mean, &q.measured_waiting_mean,
+                    &q.predicted_waiting_mean, &q.running_mean_abs_diff, &q.waiting_mean_abs_diff}) {
+    *x /= n;
+  }
+  return q;
+}
+
+// The queue over time into v.queue, when the run says when each request was
+// scheduled (arrivals on the engine's clock, so both sides share one axis).
+void CompareQueue(const ServingRun& run, const std::vector<size_t>& order, const std::string& arrivals,
+                  ServingValidation& v) {
   bool has_schedule = arrivals == "engine";
   for (const ServingRunRequest& r : run.requests) has_schedule = has_schedule && r.scheduled_ms >= 0;
-  if (has_schedule) {
-    struct Span { double arrival, scheduled, end; };
-    std::vector<Span> measured, predicted;
-    double horizon = 0;
-    for (size_t k = 0; k < order.size(); ++k) {
-      const ServingRunRequest& r = run.requests[order[k]];
-      const double a = static_cast<double>(arrival(order[k])) * 1e-6;
-      measured.push_back({a, a + r.scheduled_ms, a + r.e2e_ms});
-      const RequestRecord& rec = records[k];
-      const double pa = ToMilliseconds(rec.arrival.time_since_epoch());
-      predicted.push_back({pa, ToMilliseconds(rec.first_scheduled.time_since_epoch()),
-                           ToMilliseconds(rec.finish.time_since_epoch())});
-      horizon = std::max({horizon, a + r.e2e_ms, predicted.back().end});
-    }
-    auto count = [](const std::vector<Span>& spans, double t, double& running, double& waiting) {
-      running = waiting = 0;
-      for (const Span& s : spans) {
-        if (s.arrival <= t && t < s.scheduled) ++waiting;
-        else if (s.scheduled <= t && t < s.end) ++running;
-      }
-    };
-    QueueComparison q;
-    for (double t = 0; t <= horizon; t += 1000.0) {
-      double mr, mw, pr, pw;
-      count(measured, t, mr, mw);
-      count(predicted, t, pr, pw);
-      ++q.samples;
-      q.measured_running_mean += mr;
-      q.predicted_running_mean += pr;
-      q.measured_waiting_mean += mw;
-      q.predicted_waiting_mean += pw;
-      q.measured_waiting_peak = std::max(q.measured_waiting_peak, mw);
-      q.predicted_waiting_peak = std::max(q.predicted_waiting_peak, pw);
-      q.running_mean_abs_diff += std::fabs(pr - mr);
-      q.waiting_mean_abs_diff += std::fabs(pw - mw);
-    }
-    const double n = static_cast<double>(std::max<int64_t>(1, q.samples));
-    for (double* x : {&q.measured_running_mean, &q.predicted_running_mean, &q.measured_waiting_mean,
-                      &q.predicted_waiting_mean, &q.running_mean_abs_diff, &q.waiting_mean_abs_diff}) {
-      *x /= n;
-    }
-    v.queue = q;
+  if (!has_schedule) return;
+  const std::vector<RequestRecord>& records = v.result.records;
+  std::vector<Span> measured, predicted;
+  double horizon = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const ServingRunRequest& r = run.requests[order[k]];
+    const double a = static_cast<double>(ArrivalNs(r, arrivals)) * 1e-6;
+    measured.push_back({a, a + r.scheduled_ms, a + r.e2e_ms});
+    const RequestRecord& rec = records[k];
+    const double pa = ToMilliseconds(rec.arrival.time_since_epoch());
+    predicted.push_back({pa, ToMilliseconds(rec.first_scheduled.time_since_epoch()),
+                         ToMilliseconds(rec.finish.time_since_epoch())});
+    horizon = std::max({horizon, a + r.e2e_ms, predicted.back().end});
   }
+  v.queue = SampleQueues(measured, predicted, horizon);
+}
 
-  auto add = [&](const char* name, const std::vector<double>& m, const std::vector<double>& p,
-                 const std::vector<double>& rel) {
-    MetricComparison c;
-    c.metric = name;
-    c.samples = static_cast<int64_t>(m.size());
-    Stats(m, c.measured);
-    Stats(p, c.predicted);
-    for (int i = 0; i < 5; ++i) {
-      c.error[i] = c.measured[i] != 0 ? (c.predicted[i] - c.measured[i]) / c.measured[i] : 0;
-    }
-    c.per_request_median_abs_error = Median(rel);
-    v.metrics.push_back(c);
-  };
-  add("ttft", m_ttft, p_ttft, r_ttft);
-  add("tpot", m_tpot, p_tpot, r_tpot);
-  add("e2e", m_e2e, p_e2e, r_e2e);
+// Appends metric name's measured/predicted statistics and errors to v.metrics.
+void AddMetric(const char* name, const std::vector<double>& m, const std::vector<double>& p,
+               const std::vector<double>& rel, ServingValidation& v) {
+  MetricComparison c;
+  c.metric = name;
+  c.samples = static_cast<int64_t>(m.size());
+  Stats(m, c.measured);
+  Stats(p, c.predicted);
+  for (int i = 0; i < 5; ++i) {
+    c.error[i] = c.measured[i] != 0 ? (c.predicted[i] - c.measured[i]) / c.measured[i] : 0;
+  }
+  c.per_request_median_abs_error = Median(rel);
+  v.metrics.push_back(c);
+}
+
+}  // namespace
+
+ServingValidation ValidateServing(const ServingRun& run, const ServingValidationOptions& options) {
+  ServingValidation v;
+  v.run_description = run.description;
+  ExperimentConfig config = BaseConfig(options);
+  MapGpuAndModel(run.engine, options, config, v);
+  MapEngineSettings(run.engine, options, config, v);
+  // What efimsim does not reproduce, named.
+  NameEngineDifferences(run, config, v);
+  MapTensorParallel(run.engine, options, config, v);
+  NameUnmodelled(run, v);
+
+  const std::string arrivals = ChooseArrivals(run, options, v);
+  const std::vector<size_t> order = ArrivalOrder(run, arrivals);
+  const std::string trace_path = TempTracePath();
+  WriteReplayTrace(trace_path, run, order, arrivals);
+  RunReplay(config, trace_path, v);
+
+  const LatencySamples s = CompareRequests(run, order, arrivals, v);
+  CompareQueue(run, order, arrivals, v);
+  AddMetric("ttft", s.m_ttft, s.p_ttft, s.r_ttft, v);
+  AddMetric("tpot", s.m_tpot, s.p_tpot, s.r_tpot, v);
+  AddMetric("e2e", s.m_e2e, s.p_e2e, s.r_e2e, v);
   return v;
 }
 

@@ -10,9 +10,11 @@
 #include "sim/base/errors.h"
 
 namespace efimsim::cli {
+namespace {
 
-int RunValidateServingCommand(int argc, const char* const* argv) {
-  po::options_description general("Validate serving");
+// Adds validate-serving's own options (the run, workload, latency model,
+// arrivals, JSON output, host overlap) to general.
+void AddGeneralOptions(po::options_description& general) {
   general.add_options()
       ("run", po::value<std::vector<std::string>>()->multitoken(),
        "the run: an LLMServingSim bench run folder (with vllm/meta.json and "
@@ -32,36 +34,24 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
        "host/GPU overlap (vLLM V1 async scheduling): a step's host time adds only where it exceeds "
        "the step's GPU time (models/README.md); false: it adds in full; auto: the run's "
        "async_scheduling (false when the run does not record it)");
-  po::options_description engine(
-      "Engine settings the run does not record, or overrides (vLLM v1); --gpu and --model default "
-      "to the run's device and model names mapped to the catalogue");
+}
+
+// Adds the engine options to engine, the latency-model and host-overhead
+// options to overheads.
+void AddEngineOptions(po::options_description& engine, po::options_description& overheads) {
   const EngineConfig engine_defaults;
   AddParamOptions(engine, EngineParams(), engine_defaults);
-  po::options_description overheads("Latency model: tensor parallelism, profile, host overheads");
   AddParamOptions(overheads, LatencyParams(), LatencyModelOptions{});
   // Every host-overhead row but host-overlap, which takes "auto" here.
   for (const auto& param : CpuOverheadParams()) {
     if (param.info.name == "host-overlap") continue;
     AddParamOption(overheads, param.info, ParamValueText(param, CpuOverheadConfig{}));
   }
-  po::options_description visible;
-  visible.add(general).add(engine).add(overheads);
-  po::positional_options_description positional;
-  positional.add("run", -1);
+}
 
-  po::variables_map values;
-  if (!ParseCommandLine(
-          "validate-serving",
-          "Replays a real serving run's exact workload (prompts, arrival times, forced output "
-          "lengths) on\nefimsim's vLLM v1 engine with the run's configuration, and prints TTFT, "
-          "TPOT and E2E (mean,\nmedian, p90, p95, p99) measured and predicted with signed errors. "
-          "What the run's configuration\nhas that efimsim cannot reproduce is listed.",
-          visible, argc, argv, values, &positional)) {
-    return 0;
-  }
-  if (!values.count("run")) throw UsageError("validate-serving: give the run (a folder or files)");
-  const std::vector<std::string> paths = values["run"].as<std::vector<std::string>>();
-
+// The validation options from parsed values: engine, host and latency
+// settings, with the engine and latency options given on the command line.
+ServingValidationOptions ValidationOptions(const po::variables_map& values) {
   ServingValidationOptions options;
   options.latency_model = values["latency-model"].as<std::string>();
   options.arrivals = values["arrivals"].as<std::string>();
@@ -89,7 +79,38 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
     if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
   }
   options.host_overlap = values["host-overlap"].as<std::string>();
+  return options;
+}
 
+}  // namespace
+
+int RunValidateServingCommand(int argc, const char* const* argv) {
+  po::options_description general("Validate serving");
+  AddGeneralOptions(general);
+  po::options_description engine(
+      "Engine settings the run does not record, or overrides (vLLM v1); --gpu and --model default "
+      "to the run's device and model names mapped to the catalogue");
+  po::options_description overheads("Latency model: tensor parallelism, profile, host overheads");
+  AddEngineOptions(engine, overheads);
+  po::options_description visible;
+  visible.add(general).add(engine).add(overheads);
+  po::positional_options_description positional;
+  positional.add("run", -1);
+
+  po::variables_map values;
+  if (!ParseCommandLine(
+          "validate-serving",
+          "Replays a real serving run's exact workload (prompts, arrival times, forced output "
+          "lengths) on\nefimsim's vLLM v1 engine with the run's configuration, and prints TTFT, "
+          "TPOT and E2E (mean,\nmedian, p90, p95, p99) measured and predicted with signed errors. "
+          "What the run's configuration\nhas that efimsim cannot reproduce is listed.",
+          visible, argc, argv, values, &positional)) {
+    return 0;
+  }
+  if (!values.count("run")) throw UsageError("validate-serving: give the run (a folder or files)");
+  const std::vector<std::string> paths = values["run"].as<std::vector<std::string>>();
+
+  const ServingValidationOptions options = ValidationOptions(values);
   const ServingRun run = ReadServingRun(paths, values["workload"].as<std::string>());
   const ServingValidation validation = ValidateServing(run, options);
   std::cout << RenderServingValidation(run, validation);
