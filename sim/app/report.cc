@@ -116,6 +116,12 @@ std::string RenderRunHeader(const ExperimentResult& result) {
     out += "output length: " + lengths +
            " (--output-length; realised lengths in summary.json's output_length)\n";
   }
+  const std::string client_overhead = SettingText(info, "workload", "client_overhead_ms");
+  if (!client_overhead.empty()) {
+    out += "client time:   " + client_overhead +
+           " ms per request added to TTFT and E2E (--client-overhead-ms: API server, tokenizer, "
+           "network; not simulated)\n";
+  }
   const std::string cpu_kv_gib = SettingText(info, "cpu_kv_tier", "cpu_kv_gib");
   if (!cpu_kv_gib.empty()) {
     out += "CPU KV tier:   " + cpu_kv_gib + " GiB per replica, loads at " +

@@ -214,6 +214,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   TimelineStepObserver timeline_steps(timeline.get());
   std::vector<int64_t> output_tokens;  // of completed requests, with an output-length model
   RunObserver observer(config.record_sink);
+  observer.client_overhead = FromSeconds(config.client_overhead_ms * 1e-3);
   if (parts.output_length) observer.output_tokens = &output_tokens;
   observer.timeline = timeline.get();
   const std::vector<std::unique_ptr<EngineReplica>> replicas =

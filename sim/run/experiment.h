@@ -76,6 +76,9 @@ struct ExperimentConfig {
   // max_output_tokens.
   std::string output_length = "fixed";
   double think_time_ms = 0;
+  // Client-side time per request outside the engine (API server, tokenizer,
+  // network), added to TTFT and E2E; 0: engine times only.
+  double client_overhead_ms = 0;
   // efim-paper: "fixed" (every pause is think_time_ms; users start together
   // at t = 0) or "exponential" (each pause, the first included, drawn with
   // mean think_time_ms; see sim/client/closed_loop_client.h).

@@ -27,6 +27,11 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
     w.push_back({"output_length", config.output_length});
   }
   w.push_back({"seed", config.workload_paper.seed});
+  if (config.client_overhead_ms > 0) {
+    w.push_back({"client_overhead_ms", config.client_overhead_ms});
+    w.push_back({"client_overhead", std::string("added to every request's TTFT and E2E (API "
+                                                "server, tokenizer, network; not simulated)")});
+  }
 
   auto& m = info.Section("model").settings;
   m.push_back({"name", model.name});

@@ -23,6 +23,10 @@ namespace efimsim {
 // to a sink), and tells the client that produced a request it is done.
 class RunObserver : public RequestObserver {
  public:
+  // Added to every completed request's first token and finish, as the
+  // client sees them (--client-overhead-ms).
+  Duration client_overhead{0};
+
   explicit RunObserver(RequestRecordSink* sink) {
     if (sink != nullptr) order.emplace(*sink);
   }
@@ -30,7 +34,13 @@ class RunObserver : public RequestObserver {
   Router* router = nullptr;
   TimelineWriter* timeline = nullptr;  // optional
 
-  void OnRequestFinished(const RequestRecord& record) override { Ended(record); }
+  void OnRequestFinished(const RequestRecord& record) override {
+    if (client_overhead == Duration{0}) return Ended(record);
+    RequestRecord seen = record;
+    seen.first_token += client_overhead;
+    seen.finish += client_overhead;
+    Ended(seen);
+  }
   void OnRequestCancelled(const RequestRecord& record) override { Ended(record); }
   void OnRequestRejected(const ClientRequest& request, const std::string& reason) override {
     ++rejected;

@@ -112,6 +112,12 @@ const ParamTable<ExperimentConfig>& RunParams() {
         "sessions arriving as a Poisson process at this rate, each a user who types one file and "
         "leaves; 0 = closed (--users)", 0},
        &C::session_rate_per_s},
+      {{"client-overhead-ms", "ms",
+        "per request: API server, tokenizer and network time outside the engine, added to every "
+        "request's TTFT and E2E (first_token and finish in requests.csv are then what the client "
+        "sees); the closed loop's next request is not delayed by it. 0 = none (engine times)", 0,
+        kParamNoLimit, {}, /*quiet_default=*/true},
+       &C::client_overhead_ms},
   };
   return table;
 }

@@ -137,3 +137,31 @@ TEST(KvCapacity, MaxModelLenRefusesLongerRequests) {
 
 }  // namespace
 }  // namespace efimsim
+
+namespace efimsim {
+namespace {
+
+// --client-overhead-ms adds the same time to every request's TTFT and E2E
+// and nothing else: TPOT, queueing and the engine's steps are unchanged.
+TEST(ClientOverhead, AddsToTtftAndE2eOnly) {
+  ExperimentConfig config;
+  config.documents = "synthetic";
+  config.workload_paper.users = 4;
+  config.workload_paper.rounds = 2;
+  config.record_wall_time = false;
+  const ExperimentResult plain = RunExperiment(config);
+  config.client_overhead_ms = 25;
+  const ExperimentResult seen = RunExperiment(config);
+  ASSERT_EQ(plain.records.size(), seen.records.size());
+  for (size_t i = 0; i < plain.records.size(); ++i) {
+    EXPECT_EQ(seen.records[i].ttft() - plain.records[i].ttft(), FromSeconds(0.025));
+    EXPECT_EQ(seen.records[i].e2e() - plain.records[i].e2e(), FromSeconds(0.025));
+    EXPECT_EQ(seen.records[i].queueing_delay(), plain.records[i].queueing_delay());
+  }
+  EXPECT_NEAR(seen.summary.ttft_ms.mean - plain.summary.ttft_ms.mean, 25.0, 1e-9);
+  EXPECT_DOUBLE_EQ(seen.summary.tpot_ms.mean, plain.summary.tpot_ms.mean);
+  EXPECT_EQ(seen.summary.engine.steps, plain.summary.engine.steps);
+}
+
+}  // namespace
+}  // namespace efimsim
