@@ -42,7 +42,8 @@ std::shared_ptr<const SharedTokenizer> RunTokenizer(const ExperimentConfig& conf
 // so default runs are exactly what they were before the option existed.
 std::unique_ptr<OutputLengthModel> MakeOutputLength(const ExperimentConfig& config,
                                                     const PolicySpec& policy) {
-  const OutputLengthSpec& spec = ParseOutputLengthOption(config.output_length).For(policy.name);
+  const OutputLengthOption option = ParseOutputLengthOption(config.output_length);
+  const OutputLengthSpec& spec = option.For(policy.name);  // a reference into `option`
   if (spec.IsDefault()) return nullptr;
   return std::make_unique<OutputLengthModel>(spec, config.max_output_tokens,
                                              static_cast<uint64_t>(config.workload_paper.seed));
