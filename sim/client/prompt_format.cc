@@ -113,12 +113,6 @@ void PromptFormat::BeginSession(TokenSpan initial_prefix, FormatSessionState& st
   state.rebases = 0;
 }
 
-std::vector<PromptFormatInfo> PromptFormatNames() {
-  std::vector<PromptFormatInfo> out;
-  for (const std::string& name : Formats().Names()) out.push_back({name, Formats().Get(name).help});
-  return out;
-}
-
 std::unique_ptr<PromptFormat> MakePromptFormat(const std::string& name,
                                                const SpecialTokens& tokens) {
   return Formats().Get(name).make(tokens);

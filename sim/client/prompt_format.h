@@ -36,11 +36,6 @@ class PromptFormat {
                      TokenVector& prompt) const = 0;
 };
 
-struct PromptFormatInfo {
-  std::string name;
-  std::string help;
-};
-std::vector<PromptFormatInfo> PromptFormatNames();
 // Throws UsageError for an unknown name.
 std::unique_ptr<PromptFormat> MakePromptFormat(const std::string& name,
                                                const SpecialTokens& tokens);
