@@ -41,8 +41,8 @@ std::shared_ptr<const SharedTokenizer> RunTokenizer(const ExperimentConfig& conf
 // Only a policy whose output-length spec is not the default gets a model,
 // so default runs are exactly what they were before the option existed.
 std::unique_ptr<OutputLengthModel> MakeOutputLength(const ExperimentConfig& config,
+                                                    const OutputLengthOption& option,
                                                     const PolicySpec& policy) {
-  const OutputLengthOption option = ParseOutputLengthOption(config.output_length);
   const OutputLengthSpec& spec = option.For(policy.name);  // a reference into `option`
   if (spec.IsDefault()) return nullptr;
   return std::make_unique<OutputLengthModel>(spec, config.max_output_tokens,
@@ -63,19 +63,24 @@ CpuOverheadConfig RunCpuOverhead(const ExperimentConfig& config) {
 }
 
 // What a run is made of, built and checked in this order before anything
-// runs (so a bad setting fails before any work). Not copyable: the engine
-// context and the workload refer to the members.
+// runs (so a bad setting fails before any work). Without `with_workload`
+// (ValidateExperiment) every part but the workload: no trace is read, no
+// corpus tokenized. Not copyable: the engine context and the workload refer
+// to the members.
 struct RunParts {
-  explicit RunParts(const ExperimentConfig& c)
+  explicit RunParts(const ExperimentConfig& c, bool with_workload = true)
       : config(c),
         policy(GetPolicy(c.policy)),
         model(RunModel(c)),
         gpu(LoadGpuSpec(c.engine.gpu)),
-        default_output_length(ParseOutputLengthOption(c.output_length).IsDefault()),
-        output_length(MakeOutputLength(c, policy)),
+        output_length_option(ParseOutputLengthOption(c.output_length)),
+        default_output_length(output_length_option.IsDefault()),
+        output_length(MakeOutputLength(c, output_length_option, policy)),
         capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel)),
         latency(MakeLatencyModel(c.latency_model, model, gpu, RunCpuOverhead(c), c.latency)),
-        workload(MakeWorkload(c.workload, {c, policy, model, RunTokenizer(c), output_length.get()})),
+        workload(with_workload ? MakeWorkload(c.workload, {c, policy, model, RunTokenizer(c),
+                                                            output_length.get()})
+                               : nullptr),
         engine(Engines().Get(c.engine.name)),
         engine_context{c.engine, c.engine_options, c.cpu_kv, model, gpu, capacity, policy.prefix_caching} {
     engine.validate(engine_context);
@@ -87,11 +92,12 @@ struct RunParts {
   const PolicySpec& policy;
   const ModelSpec model;
   const GpuSpec gpu;
+  const OutputLengthOption output_length_option;
   const bool default_output_length;
   const std::unique_ptr<OutputLengthModel> output_length;  // null: every request to its cap
   const KvCapacity capacity;
   const std::unique_ptr<LatencyModel> latency;
-  const std::unique_ptr<Workload> workload;
+  const std::unique_ptr<Workload> workload;  // null without with_workload
   const EngineEntry& engine;
   const EngineContext engine_context;
 };
@@ -187,16 +193,7 @@ std::string DescribeLatencyModel(const ExperimentConfig& config) {
 
 void ValidateExperiment(const ExperimentConfig& config) {
   CheckSettings(config);
-  const PolicySpec& policy = GetPolicy(config.policy);
-  const ModelSpec model = RunModel(config);
-  const GpuSpec gpu = LoadGpuSpec(config.engine.gpu);
-  ParseOutputLengthOption(config.output_length);
-  const KvCapacity capacity =
-      ComputeKvCapacity(config.engine, model, gpu, config.latency.tensor_parallel);
-  MakeLatencyModel(config.latency_model, model, gpu, RunCpuOverhead(config), config.latency);
-  const EngineEntry& engine = Engines().Get(config.engine.name);
-  engine.validate({config.engine, config.engine_options, config.cpu_kv, model, gpu, capacity,
-                   policy.prefix_caching});
+  const RunParts parts(config, /*with_workload=*/false);
   MakeRoutingPolicy(config.router);
 }
 
