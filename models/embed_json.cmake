@@ -14,11 +14,12 @@ function(efimsim_embed_json function_name directory)
   set(${function_name}_BODY "${body}" PARENT_SCOPE)
 endfunction()
 
-# Like efimsim_embed_json, for DIRECTORY/<sub>/<stem>.json one level down
-# (models/profiles/<gpu>/<model>.json); each entry is named "<sub>/<stem>".
-# A missing or empty DIRECTORY gives an empty list.
-function(efimsim_embed_json_tree function_name directory)
-  file(GLOB files CONFIGURE_DEPENDS "${directory}/*/*.json")
+# Like efimsim_embed_json, for the files matching DIRECTORY/PATTERN
+# (models/profiles/<gpu>/<source>/<model>.json with PATTERN "*/*/*.json");
+# each entry is named by its path below DIRECTORY without ".json". A missing
+# or empty DIRECTORY gives an empty list.
+function(efimsim_embed_json_tree function_name directory pattern)
+  file(GLOB files CONFIGURE_DEPENDS "${directory}/${pattern}")
   list(SORT files)
   set(body "")
   foreach(file IN LISTS files)

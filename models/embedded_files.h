@@ -14,7 +14,10 @@ struct EmbeddedFile {
 
 std::vector<EmbeddedFile> EmbeddedModelSpecs();
 std::vector<EmbeddedFile> EmbeddedGpuSpecs();
-// models/profiles/<gpu>/<model>.json; name = "<gpu>/<model>". May be empty.
+// models/profiles/<gpu>/<source>/<model>.json; name = "<gpu>/<source>/<model>".
 std::vector<EmbeddedFile> EmbeddedKernelProfiles();
+// models/shape_profiles/<gpu>/<source>/<engine>.json; name =
+// "<gpu>/<source>/<engine>". May be empty.
+std::vector<EmbeddedFile> EmbeddedShapeProfiles();
 
 }  // namespace efimsim

@@ -32,6 +32,9 @@ struct GemmTable {
   int64_t n = 0;
   int64_t k = 0;
   std::vector<ProfilePoint> points;  // key: m; sorted, unique
+  // Not in files: set by the shape rule (models/shape_rule.h) when the
+  // table was transferred from other measured shapes; lookups are flagged.
+  bool transferred = false;
 };
 
 struct AttentionTable {
@@ -40,6 +43,7 @@ struct AttentionTable {
   int64_t head_dim = 0;
   int64_t block_tokens = 0;
   std::vector<AttentionPoint> points;  // sorted by (rows, context), unique; empty = no table
+  bool transferred = false;            // as GemmTable::transferred
 };
 
 struct ElementwiseTable {
@@ -93,7 +97,7 @@ struct ProfileSourceFile {
   std::string sha256;  // of the file's bytes, lowercase hex
 };
 struct ProfileSource {
-  std::string kind;   // "pytorch-reference" or "vidur"
+  std::string kind;   // "pytorch-reference", "vidur", "llmservingsim" or "aiconfigurator"
   std::string stack;  // the measuring software stack, in words
   std::string method; // how the importer turned the files into tables
   std::vector<ProfileSourceFile> files;
@@ -126,6 +130,11 @@ struct KernelProfile {
   std::vector<ElementwiseTable> elementwise;
   std::vector<AllReduceTable> all_reduce;
   ProfileCpuOverhead cpu_overhead;
+  // The tensor parallelism whose per-GPU shapes the tables hold (GEMM n and
+  // k, attention heads, all-reduce group). 1 for every file (the latency
+  // model rescales to the run's TP); a profile resolved from a shape profile
+  // (models/shape_rule.h) holds the run's own shards.
+  int64_t tensor_parallel = 1;
 };
 
 // Parsers and finders (profile_io.cc). Bad content: InputError naming the
@@ -135,10 +144,15 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
 // ending in a newline); ParseKernelProfile reads it back to an equal profile.
 std::string KernelProfileJson(const KernelProfile& profile);
 KernelProfile LoadKernelProfile(const std::string& path);
-// The profile compiled in from models/profiles/<gpu>/<model>.json, if any.
+// Where a profile's numbers come from: its source.kind, or "efimsim-kernels"
+// for profiles measured by efimsim's own harness (kernels/).
+std::string ProfileSourceName(const KernelProfile& profile);
+// The profile compiled in from models/profiles/<gpu>/<source>/<model>.json,
+// if any; parsed once per process (thread-safe), a copy per call.
 std::optional<KernelProfile> FindBuiltinKernelProfile(const std::string& gpu,
+                                                      const std::string& source,
                                                       const std::string& model);
-// "<gpu>/<model>" of every built-in profile, sorted.
+// "<gpu>/<source>/<model>" of every built-in profile, sorted.
 std::vector<std::string> BuiltinKernelProfileNames();
 
 }  // namespace efimsim

@@ -73,13 +73,14 @@ struct CpuOverheadConfig {
   double eager_launch_per_layer_us = 60.0;  // kernel launches of one layer, eager mode
   double graph_launch_us = 50.0;       // one CUDA-graph replay (decode-only steps)
   bool cuda_graphs = false;            // false = --enforce-eager (the paper's setup)
-  // Host/GPU overlap (vLLM V1's engine core with async scheduling: the next
-  // step's scheduling and input preparation run while the GPU executes the
-  // current one). true: a step's host time (step_us + per_sequence_us x
-  // sequences + launches) adds only where it exceeds the step's GPU time,
-  // max(0, host - GPU); false (the default): step and per-sequence time add
-  // in full and only launches hide.
-  bool overlap_host = false;
+  // Host/GPU overlap (vLLM V1's engine core with async scheduling, on by
+  // default since vLLM 0.14, and SGLang's overlap scheduler: the next step's
+  // scheduling and input preparation run while the GPU executes the current
+  // one). true (the default): a step's host time (step_us + per_sequence_us
+  // x sequences + launches) adds only where it exceeds the step's GPU time,
+  // max(0, host - GPU); false (older vLLM, --no-async-scheduling): step and
+  // per-sequence time add in full and only launches hide.
+  bool overlap_host = true;
 };
 
 class LatencyModel {

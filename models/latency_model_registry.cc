@@ -1,10 +1,14 @@
 #include "models/latency_model_registry.h"
 
+#include <map>
+#include <mutex>
 #include <optional>
 
 #include "models/kernel_profile.h"
 #include "models/profile_latency_model.h"
 #include "models/roofline_latency_model.h"
+#include "models/shape_profile.h"
+#include "models/shape_rule.h"
 #include "sim/base/registry.h"
 
 namespace efimsim {
@@ -18,17 +22,13 @@ struct Entry {
   Factory make;
 };
 
-// The roofline standing in for a missing profile; says so in Description().
+// The roofline standing in for missing kernels; says so in Description().
 class FallbackRooflineLatencyModel : public RooflineLatencyModel {
  public:
   FallbackRooflineLatencyModel(const ModelSpec& model, const GpuSpec& gpu,
                                const CpuOverheadConfig& overhead, int64_t tensor_parallel,
-                               const std::string& asked_for)
-      : RooflineLatencyModel(model, gpu, overhead, tensor_parallel),
-        reason_((asked_for == "auto" ? "auto: " : "roofline fallback: ") +
-                std::string("no kernel profile for GPU ") + gpu.name + ", model " + model.name +
-                " (no built-in models/profiles/" + gpu.name + "/" + model.name +
-                ".json; give --profile FILE), so the roofline; ") {}
+                               std::string reason)
+      : RooflineLatencyModel(model, gpu, overhead, tensor_parallel), reason_(std::move(reason)) {}
   std::string Description() const override {
     return reason_ + RooflineLatencyModel::Description();
   }
@@ -37,22 +37,85 @@ class FallbackRooflineLatencyModel : public RooflineLatencyModel {
   std::string reason_;
 };
 
+// A model's profile resolved from a shape profile, kept per process: a
+// sweep prices the same (GPU, engine, model, TP) thousands of times.
+KernelProfile ResolvedShapeProfile(const ShapeProfile& shapes, const ModelSpec& model,
+                                   int64_t tensor_parallel) {
+  static std::mutex mutex;
+  static std::map<std::string, KernelProfile> resolved;
+  const std::string key = shapes.origin + "|" + model.name + "|" + std::to_string(tensor_parallel) + "|" +
+                          std::to_string(model.layers) + "," + std::to_string(model.hidden_size) + "," +
+                          std::to_string(model.q_heads) + "," + std::to_string(model.kv_heads) + "," +
+                          std::to_string(model.head_dim) + "," + std::to_string(model.ffn_size) +
+                          "," + std::to_string(model.vocab_size) + "," +
+                          std::to_string(static_cast<int>(model.mlp));
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto it = resolved.find(key);
+  if (it != resolved.end()) return it->second;
+  return resolved.emplace(key, ResolveShapeProfile(shapes, model, tensor_parallel)).first->second;
+}
+
+// The built-in kernels of `source` for the run, if the GPU has them.
+std::optional<KernelProfile> FromSource(const std::string& source, const ModelSpec& model,
+                                        const GpuSpec& gpu, const LatencyModelOptions& options) {
+  if (source == "aiconfigurator") {
+    const ShapeProfile* shapes = FindBuiltinShapeProfile(gpu.name, source, options.engine);
+    if (!shapes) return std::nullopt;
+    return ResolvedShapeProfile(*shapes, model, options.tensor_parallel);
+  }
+  return FindBuiltinKernelProfile(gpu.name, source, model.name);
+}
+
+// The sources "auto" tries for `engine`, in order: the engine's own first.
+std::vector<std::string> AutoOrder(const std::string& engine) {
+  std::vector<std::string> order;
+  if (engine == "vllm_v1") order.push_back("llmservingsim");
+  order.insert(order.end(), {"aiconfigurator", "efimsim-kernels", "pytorch-reference", "vidur"});
+  return order;
+}
+
+std::string AutoReason(const std::string& source, const std::string& engine) {
+  if (source == "aiconfigurator" || (source == "llmservingsim" && engine == "vllm_v1")) {
+    return "the " + engine + " engine's own kernels";
+  }
+  return "no kernels of the " + engine + " engine itself for this GPU and model; next in order";
+}
+
 std::unique_ptr<LatencyModel> MakeProfileOrFallback(const ModelSpec& model, const GpuSpec& gpu,
                                                     const CpuOverheadConfig& overhead,
                                                     const LatencyModelOptions& options,
                                                     const std::string& asked_for) {
-  std::optional<KernelProfile> profile;
   if (!options.profile_path.empty()) {
-    profile = LoadKernelProfile(options.profile_path);
-  } else {
-    profile = FindBuiltinKernelProfile(gpu.name, model.name);
+    if (options.kernel_source != "auto") {
+      throw UsageError("--kernel-source: not with --profile FILE (the file is the source)");
+    }
+    return std::make_unique<ProfileLatencyModel>(model, gpu, overhead, LoadKernelProfile(options.profile_path),
+                                                 options.tensor_parallel);
   }
-  if (!profile) {
-    return std::make_unique<FallbackRooflineLatencyModel>(model, gpu, overhead,
-                                                          options.tensor_parallel, asked_for);
+  const std::vector<std::string> order =
+      options.kernel_source == "auto" ? AutoOrder(options.engine) : std::vector<std::string>{options.kernel_source};
+  for (const std::string& source : order) {
+    std::optional<KernelProfile> profile = FromSource(source, model, gpu, options);
+    if (!profile) continue;
+    const std::string selection =
+        "kernel source " + source + " (" +
+        (options.kernel_source == "auto" ? "auto: " + AutoReason(source, options.engine) : "--kernel-source") + ")";
+    return std::make_unique<ProfileLatencyModel>(model, gpu, overhead, std::move(*profile),
+                                                 options.tensor_parallel, selection);
   }
-  return std::make_unique<ProfileLatencyModel>(model, gpu, overhead, std::move(*profile),
-                                               options.tensor_parallel);
+  if (options.kernel_source != "auto") {
+    const std::vector<std::string> has = KernelSourcesOf(gpu.name);
+    std::string list;
+    for (const std::string& h : has) list += (list.empty() ? "" : "; ") + h;
+    throw UsageError("--kernel-source " + options.kernel_source + ": no built-in tables of it for GPU " +
+                     gpu.name + ", model " + model.name + ", engine " + options.engine + " (this GPU has: " +
+                     (list.empty() ? "none" : list) + ")");
+  }
+  return std::make_unique<FallbackRooflineLatencyModel>(
+      model, gpu, overhead, options.tensor_parallel,
+      (asked_for == "auto" ? "auto: " : "roofline fallback: ") + std::string("no measured kernels for GPU ") +
+          gpu.name + ", model " + model.name + ", engine " + options.engine +
+          " (no built-in tables; give --profile FILE), so the roofline; ");
 }
 
 const Registry<Entry>& LatencyModels() {
@@ -66,20 +129,23 @@ const Registry<Entry>& LatencyModels() {
              if (!options.profile_path.empty()) {
                throw UsageError("--profile: only the \"profile\" latency model reads a profile");
              }
+             if (options.kernel_source != "auto") {
+               throw UsageError("--kernel-source: the roofline uses no measured kernels");
+             }
              return std::make_unique<RooflineLatencyModel>(model, gpu, overhead,
                                                            options.tensor_parallel);
            }});
     r.Add("profile",
-          {"per-operator times from the measured kernel profile of the (GPU, model) pair "
-           "(models/profiles/<gpu>/<model>.json or --profile FILE), interpolated, fitted "
-           "beyond the grid; the roofline, saying so, when no profile exists",
+          {"per-operator times from measured kernels (--kernel-source, or the first the GPU has: "
+           "the engine's own, efimsim's, the PyTorch reference's, Vidur's; or --profile FILE), "
+           "interpolated, fitted beyond the grid; the roofline, saying so, when none exists",
            [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
               const LatencyModelOptions& options) {
              return MakeProfileOrFallback(model, gpu, overhead, options, "profile");
            }});
     r.Add("auto",
-          {"the default: the built-in kernel profile of the (GPU, model) pair when one exists "
-           "(or --profile FILE), the roofline otherwise; outputs name the one used",
+          {"the default: measured kernels as \"profile\" chooses them when the GPU has any "
+           "(or --profile FILE), the roofline otherwise; outputs name the source used",
            [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
               const LatencyModelOptions& options) {
              return MakeProfileOrFallback(model, gpu, overhead, options, "auto");
@@ -90,6 +156,32 @@ const Registry<Entry>& LatencyModels() {
 }
 
 }  // namespace
+
+std::vector<std::string> KernelSourceNames() {
+  return {"llmservingsim", "aiconfigurator", "efimsim-kernels", "pytorch-reference", "vidur"};
+}
+
+std::vector<std::string> KernelSourcesOf(const std::string& gpu) {
+  std::map<std::string, std::string> found;  // source -> engines or models
+  for (const std::string& name : BuiltinShapeProfileNames()) {
+    const size_t a = name.find('/'), b = name.rfind('/');
+    if (name.substr(0, a) != gpu) continue;
+    std::string& list = found[name.substr(a + 1, b - a - 1)];
+    list += (list.empty() ? "engines " : ", ") + name.substr(b + 1);
+  }
+  for (const std::string& name : BuiltinKernelProfileNames()) {
+    const size_t a = name.find('/'), b = name.rfind('/');
+    if (name.substr(0, a) != gpu) continue;
+    std::string& list = found[name.substr(a + 1, b - a - 1)];
+    list += (list.empty() ? "models " : ", ") + name.substr(b + 1);
+  }
+  std::vector<std::string> out;
+  for (const std::string& source : KernelSourceNames()) {
+    const auto it = found.find(source);
+    if (it != found.end()) out.push_back(source + " (" + it->second + ")");
+  }
+  return out;
+}
 
 std::vector<LatencyModelInfo> LatencyModelNames() {
   std::vector<LatencyModelInfo> out;

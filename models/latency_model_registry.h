@@ -1,13 +1,19 @@
 #pragma once
 // Latency models by name:
-//   "auto":     the default; "profile" when a profile exists for the pair
-//               (or options.profile_path), "roofline" otherwise.
+//   "auto":     the default; "profile" when measured kernels exist for the
+//               (GPU, model, engine) (or options.profile_path), "roofline"
+//               otherwise, saying so.
 //   "roofline": operators at the GPU's ceilings, uncalibrated.
-//   "profile":  the measured kernel profile of the (GPU, model) pair
-//               (options.profile_path, or the built-in
-//               models/profiles/<gpu>/<model>.json); when there is none, the
-//               roofline, and Name() is "roofline" and Description() starts
-//               with "roofline fallback: no kernel profile for ...".
+//   "profile":  measured kernels from one kernel source (KernelSourceNames):
+//               options.kernel_source, or with "auto" the first the GPU has
+//               of: the serving engine's own kernels (LLMServingSim's vLLM
+//               layer timings of the model, then AIConfigurator's shape
+//               tables of the engine), efimsim's own kernels, the PyTorch
+//               reference, Vidur. When there is none, the roofline, and
+//               Name() is "roofline" and Description() says why.
+//   Model-keyed sources are the built-in models/profiles/<gpu>/<source>/
+//   <model>.json; the shape-keyed one is models/shape_profiles/<gpu>/
+//   aiconfigurator/<engine>.json, priced for the model by models/shape_rule.h.
 
 #include <memory>
 #include <string>
@@ -28,7 +34,15 @@ std::vector<LatencyModelInfo> LatencyModelNames();
 struct LatencyModelOptions {
   int64_t tensor_parallel = 1;  // GPUs per replica (1, 2, 4, 8)
   std::string profile_path;     // "profile": this file instead of the built-in lookup
+  std::string kernel_source = "auto";  // "auto" or one of KernelSourceNames()
+  std::string engine = "vllm_v1";      // the serving engine whose kernels "auto" prefers
 };
+
+// The kernel sources, in the order "auto" tries them.
+std::vector<std::string> KernelSourceNames();
+// The sources with built-in tables for `gpu`, "<source> (<engines or
+// models>)" each, for `efimsim models`.
+std::vector<std::string> KernelSourcesOf(const std::string& gpu);
 
 // Throws UsageError for an unknown name or a bad option, InputError for a
 // bad profile file.

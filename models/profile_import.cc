@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "models/latency_validation.h"
+#include "models/profile_latency_model.h"
 #include "models/operator_work.h"
 #include "models/step_latency_model.h"
 #include "sim/base/errors.h"
@@ -273,12 +274,7 @@ void Finish(KernelProfile& profile, ProfileSource source,
     source.files.push_back(ProfileSourceFile{all_reduce->origin, all_reduce->sha256});
   }
   profile.source = std::move(source);
-  profile.cpu_overhead.source = "default";
-  const CpuOverheadConfig defaults;
-  profile.cpu_overhead.step_us = defaults.step_us;
-  profile.cpu_overhead.per_sequence_us = defaults.per_sequence_us;
-  profile.cpu_overhead.per_layer_launch_us = defaults.eager_launch_per_layer_us;
-  profile.cpu_overhead.graph_capture_batch_sizes = DefaultCaptureSizes();
+  profile.cpu_overhead = DefaultProfileCpuOverhead();
 }
 
 }  // namespace profile_import_detail

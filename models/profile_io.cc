@@ -1,5 +1,7 @@
 // JSON reader for kernel profiles (models/PROFILE.md).
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <set>
 #include <tuple>
 
@@ -7,6 +9,7 @@
 
 #include "models/embedded_files.h"
 #include "models/kernel_profile.h"
+#include "models/profile_source_io.h"
 #include "models/strict_json_io.h"
 #include "sim/base/errors.h"
 
@@ -156,30 +159,7 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
 
   if (root.Has("source")) {
     StrictObject source(root.Field("source"), origin, "source");
-    ProfileSource out;
-    out.kind = source.String("kind");
-    if (out.kind != "pytorch-reference" && out.kind != "vidur" && out.kind != "llmservingsim") {
-      throw InputError(origin, 0, "source.kind",
-                       "expected \"pytorch-reference\", \"vidur\" or \"llmservingsim\"");
-    }
-    out.stack = source.String("stack");
-    out.method = source.String("method");
-    const json& files = source.Array("files");
-    if (files.empty()) throw InputError(origin, 0, "source.files", "empty list");
-    for (size_t i = 0; i < files.size(); ++i) {
-      StrictObject file(files[i], origin, Indexed("source.files", i));
-      ProfileSourceFile f;
-      f.path = file.String("path");
-      f.sha256 = file.String("sha256");
-      if (f.sha256.size() != 64 ||
-          f.sha256.find_first_not_of("0123456789abcdef") != std::string::npos) {
-        throw InputError(origin, 0, file.Path("sha256"), "expected 64 lowercase hex digits");
-      }
-      file.RejectUnknownKeys();
-      out.files.push_back(std::move(f));
-    }
-    source.RejectUnknownKeys();
-    profile.source = std::move(out);
+    profile.source = ReadProfileSource(source);
   }
   if (root.Has("interpolation")) {
     const std::string interpolation = root.String("interpolation");
@@ -320,6 +300,42 @@ nlohmann::ordered_json AttentionJson(const AttentionTable& table, const char* ro
 
 }  // namespace
 
+ProfileSource ReadProfileSource(StrictObject& source) {
+  const std::string& origin = source.origin();
+  ProfileSource out;
+  out.kind = source.String("kind");
+  if (out.kind != "pytorch-reference" && out.kind != "vidur" && out.kind != "llmservingsim" &&
+      out.kind != "aiconfigurator") {
+    throw InputError(origin, 0, source.Path("kind"),
+                     "expected \"pytorch-reference\", \"vidur\", \"llmservingsim\" or \"aiconfigurator\"");
+  }
+  out.stack = source.String("stack");
+  out.method = source.String("method");
+  const nlohmann::json& files = source.Array("files");
+  if (files.empty()) throw InputError(origin, 0, source.Path("files"), "empty list");
+  for (size_t i = 0; i < files.size(); ++i) {
+    StrictObject file(files[i], origin, source.Path("files") + "[" + std::to_string(i) + "]");
+    ProfileSourceFile f;
+    f.path = file.String("path");
+    f.sha256 = file.String("sha256");
+    if (f.sha256.size() != 64 ||
+        f.sha256.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      throw InputError(origin, 0, file.Path("sha256"), "expected 64 lowercase hex digits");
+    }
+    file.RejectUnknownKeys();
+    out.files.push_back(std::move(f));
+  }
+  source.RejectUnknownKeys();
+  return out;
+}
+
+nlohmann::ordered_json ProfileSourceJson(const ProfileSource& source) {
+  using ordered = nlohmann::ordered_json;
+  ordered files = ordered::array();
+  for (const ProfileSourceFile& f : source.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}});
+  return {{"kind", source.kind}, {"stack", source.stack}, {"method", source.method}, {"files", std::move(files)}};
+}
+
 std::string KernelProfileJson(const KernelProfile& profile) {
   // nlohmann's ordered_json keeps insertion order: PROFILE.md's order.
   using ordered = nlohmann::ordered_json;
@@ -354,16 +370,7 @@ std::string KernelProfileJson(const KernelProfile& profile) {
                                                {"combine", p.sweep_repetitions.combine},
                                                {"tables", std::move(tables)}};
   }
-  if (profile.source) {
-    ordered files = ordered::array();
-    for (const ProfileSourceFile& f : profile.source->files) {
-      files.push_back({{"path", f.path}, {"sha256", f.sha256}});
-    }
-    root["source"] = {{"kind", profile.source->kind},
-                      {"stack", profile.source->stack},
-                      {"method", profile.source->method},
-                      {"files", std::move(files)}};
-  }
+  if (profile.source) root["source"] = ProfileSourceJson(*profile.source);
   root["interpolation"] = InterpolationName(profile.interpolation);
   ordered gemm = ordered::array();
   for (const GemmTable& t : profile.gemm) {
@@ -403,21 +410,33 @@ KernelProfile LoadKernelProfile(const std::string& path) {
   return ParseKernelProfile(ReadWholeFile(path), path);
 }
 
+std::string ProfileSourceName(const KernelProfile& profile) {
+  return profile.source ? profile.source->kind : "efimsim-kernels";
+}
+
 std::optional<KernelProfile> FindBuiltinKernelProfile(const std::string& gpu,
+                                                      const std::string& source,
                                                       const std::string& model) {
-  const std::string name = gpu + "/" + model;
+  // Parsed on first use and kept (sweeps build thousands of latency models);
+  // each call returns its own copy.
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<KernelProfile>> parsed;
+  const std::string name = gpu + "/" + source + "/" + model;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto cached = parsed.find(name);
+  if (cached != parsed.end()) return cached->second;
+  std::optional<KernelProfile> found;
   for (const EmbeddedFile& file : EmbeddedKernelProfiles()) {
-    if (file.name == name) {
-      KernelProfile profile =
-          ParseKernelProfile(std::string(file.text), "built-in profile models/profiles/" + name + ".json");
-      if (profile.gpu != gpu || profile.model != model) {
-        throw InputError(profile.origin, 0, profile.gpu != gpu ? "gpu" : "model",
-                         "does not match the file's place models/profiles/" + name + ".json");
-      }
-      return profile;
+    if (file.name != name) continue;
+    KernelProfile profile =
+        ParseKernelProfile(std::string(file.text), "built-in profile models/profiles/" + name + ".json");
+    if (profile.gpu != gpu || profile.model != model || ProfileSourceName(profile) != source) {
+      throw InputError(profile.origin, 0, profile.gpu != gpu ? "gpu" : (profile.model != model ? "model" : "source"),
+                       "does not match the file's place models/profiles/" + name + ".json");
     }
+    found = std::move(profile);
   }
-  return std::nullopt;
+  return parsed.emplace(name, std::move(found)).first->second;
 }
 
 std::vector<std::string> BuiltinKernelProfileNames() {

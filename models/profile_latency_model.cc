@@ -57,12 +57,13 @@ constexpr std::string_view kProfile = "profile";
 constexpr std::string_view kProfileFit = "profile+fit";
 constexpr std::string_view kNoTable = "roofline (no profile table)";
 constexpr std::string_view kModelled = "profile (modelled table)";
+constexpr std::string_view kShapeRule = "profile (shape rule)";
 
 class ProfileOperatorTimer : public OperatorTimer {
  public:
   ProfileOperatorTimer(const ModelSpec& model, const GpuSpec& gpu, const KernelProfile& profile,
                        int64_t tensor_parallel)
-      : full_(ShardModel(model, 1)), shard_(ShardModel(model, tensor_parallel)),
+      : full_(ShardModel(model, profile.tensor_parallel)), shard_(ShardModel(model, tensor_parallel)),
         roofline_(shard_, gpu) {
     const RooflineFit initial{1.0 / (gpu.achievable_bf16_tflops * 1e12),
                               1.0 / (gpu.achievable_hbm_tbps * 1e12), 0.0};
@@ -72,12 +73,15 @@ class ProfileOperatorTimer : public OperatorTimer {
       for (const GemmTable& table : profile.gemm) {
         if (table.name != GemmName(id)) continue;
         const ShardShapes full = full_;
+        gemm_transferred_[static_cast<size_t>(g)] = table.transferred;
         gemm_[static_cast<size_t>(g)].emplace(
             OneKeyPoints(table.points), 0.0, 0.0,
             [full, id](double, double m) { return GemmWork(full, id, m); }, initial, interpolation);
       }
     }
     const ShardShapes full = full_;
+    prefill_transferred_ = profile.prefill_attention.transferred;
+    decode_transferred_ = profile.decode_attention.transferred;
     if (!profile.prefill_attention.points.empty()) prefill_.emplace(AttentionPoints(profile.prefill_attention), 0.0, 1.0,
                      [full](double n, double c) { return PrefillAttentionWork(full, n, c); }, initial,
                      interpolation);
@@ -111,24 +115,27 @@ class ProfileOperatorTimer : public OperatorTimer {
     const auto& table = gemm_[static_cast<size_t>(id)];
     if (!table) return Fallback(roofline_.Gemm(id, m));
     const double md = static_cast<double>(m);
-    return Rescaled(*table, table->table.Lookup(1.0, md), GemmWork(full_, id, md),
-                    GemmWork(shard_, id, md));
+    return Marked(Rescaled(*table, table->table.Lookup(1.0, md), GemmWork(full_, id, md),
+                           GemmWork(shard_, id, md)),
+                  gemm_transferred_[static_cast<size_t>(id)]);
   }
 
   OperatorTime PrefillAttention(int64_t new_tokens, int64_t context_tokens) const override {
     if (!prefill_) return Fallback(roofline_.PrefillAttention(new_tokens, context_tokens));
     const double n = static_cast<double>(new_tokens);
     const double c = static_cast<double>(context_tokens);
-    return Rescaled(*prefill_, prefill_->table.Lookup(n, c), PrefillAttentionWork(full_, n, c),
-                    PrefillAttentionWork(shard_, n, c));
+    return Marked(Rescaled(*prefill_, prefill_->table.Lookup(n, c), PrefillAttentionWork(full_, n, c),
+                           PrefillAttentionWork(shard_, n, c)),
+                  prefill_transferred_);
   }
 
   OperatorTime DecodeAttention(int64_t batch, int64_t context_tokens) const override {
     if (!decode_) return Fallback(roofline_.DecodeAttention(batch, context_tokens));
     const double b = static_cast<double>(batch);
     const double c = static_cast<double>(context_tokens);
-    return Rescaled(*decode_, decode_->table.Lookup(b, c), DecodeAttentionWork(full_, b, c),
-                    DecodeAttentionWork(shard_, b, c));
+    return Marked(Rescaled(*decode_, decode_->table.Lookup(b, c), DecodeAttentionWork(full_, b, c),
+                           DecodeAttentionWork(shard_, b, c)),
+                  decode_transferred_);
   }
 
   OperatorTime DecodeAttentionShares(std::span<const SequenceWork> step,
@@ -144,7 +151,9 @@ class ProfileOperatorTimer : public OperatorTimer {
     for (const SequenceWork& seq : step) {
       if (seq.new_tokens != 1) continue;
       const TableLookup lookup = decode_->table.Lookup(at, static_cast<double>(seq.context_tokens));
-      AccumulateLaunch(total, {lookup.seconds, lookup.extrapolated, lookup.extrapolated ? kProfileFit : kProfile},
+      AccumulateLaunch(total,
+                       Marked({lookup.seconds, lookup.extrapolated, lookup.extrapolated ? kProfileFit : kProfile},
+                              decode_transferred_),
                        weight);
     }
     return total;
@@ -174,6 +183,15 @@ class ProfileOperatorTimer : public OperatorTimer {
   }
 
  private:
+  // A lookup in a table the shape rule transferred from other shapes.
+  static OperatorTime Marked(OperatorTime time, bool transferred) {
+    if (transferred) {
+      time.extrapolated = true;
+      time.source = kShapeRule;
+    }
+    return time;
+  }
+
   static OperatorTime Fallback(OperatorTime roofline) {
     return {roofline.seconds, true, kNoTable};
   }
@@ -198,6 +216,9 @@ class ProfileOperatorTimer : public OperatorTimer {
   std::array<std::optional<FittedTable>, kGemmCount> gemm_;
   std::optional<FittedTable> prefill_;
   std::optional<FittedTable> decode_;
+  std::array<bool, kGemmCount> gemm_transferred_{};
+  bool prefill_transferred_ = false;
+  bool decode_transferred_ = false;
   std::array<std::optional<FittedTable>, kElementwiseCount> elementwise_;
   std::array<bool, kElementwiseCount> elementwise_modelled_{};
   std::optional<FittedTable> all_reduce_;
@@ -215,7 +236,7 @@ const KernelProfile& CheckMatches(const KernelProfile& profile, const ModelSpec&
     throw InputError(origin, 0, "gpu",
                      "profile is for GPU \"" + profile.gpu + "\", not \"" + gpu.name + "\"");
   }
-  const ShardShapes full = ShardModel(model, 1);
+  const ShardShapes full = ShardModel(model, profile.tensor_parallel);
   for (size_t i = 0; i < profile.gemm.size(); ++i) {
     const GemmTable& table = profile.gemm[i];
     for (int g = 0; g < kGemmCount; ++g) {
@@ -232,12 +253,13 @@ const KernelProfile& CheckMatches(const KernelProfile& profile, const ModelSpec&
   for (const auto& [key, table] : {std::pair<const char*, const AttentionTable*>{"prefill_attention", &profile.prefill_attention},
                                    std::pair<const char*, const AttentionTable*>{"decode_attention", &profile.decode_attention}}) {
     if (table->points.empty()) continue;
-    if (table->q_heads != model.q_heads || table->kv_heads != model.kv_heads ||
-        table->head_dim != model.head_dim) {
+    if (table->q_heads != full.q_heads || table->kv_heads != full.kv_heads ||
+        table->head_dim != full.head_dim) {
       throw InputError(origin, 0, std::string(key) + ".q_heads",
-                       "heads (q, kv, dim) differ from the model's (" + std::to_string(model.q_heads) +
-                           ", " + std::to_string(model.kv_heads) + ", " +
-                           std::to_string(model.head_dim) + ")");
+                       "heads (q, kv, dim) differ from the model's (" + std::to_string(full.q_heads) +
+                           ", " + std::to_string(full.kv_heads) + ", " +
+                           std::to_string(full.head_dim) + ") per GPU at TP " +
+                           std::to_string(full.tensor_parallel));
     }
   }
   return profile;
@@ -281,18 +303,21 @@ std::string ProfileOverheadSource(const KernelProfile& profile) {
 }  // namespace
 
 ProfileLatencyModel::ProfileLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverheadConfig overhead,
-                                         KernelProfile profile, int64_t tensor_parallel)
+                                         KernelProfile profile, int64_t tensor_parallel,
+                                         std::string selection)
     : StepLatencyModel(
           model, tensor_parallel, ResolvedOverhead(overhead, CheckMatches(profile, model, gpu)),
           profile.cpu_overhead.graph_capture_batch_sizes, ProfileOverheadSource(profile),
           std::make_unique<ProfileOperatorTimer>(model, gpu, profile, tensor_parallel)),
-      model_(std::move(model)), gpu_(std::move(gpu)), profile_(std::move(profile)) {
+      model_(std::move(model)), gpu_(std::move(gpu)), profile_(std::move(profile)),
+      selection_(std::move(selection)) {
   missing_tables_ = MissingTables(profile_, model_.mlp == MlpKind::kGated);
 }
 
 std::string ProfileLatencyModel::Description() const {
   const ProfileProvenance& p = profile_.provenance;
-  std::string text = "profile " + profile_.gpu + "/" + profile_.model + " (" + profile_.origin + "): ";
+  std::string text = (selection_.empty() ? "" : selection_ + ": ") + "profile " + profile_.gpu + "/" +
+                     profile_.model + " (" + profile_.origin + "): ";
   if (profile_.source) {
     text += "imported " + profile_.source->kind + " measurements on " + p.gpu_name + " " +
             p.date_utc + " (" + profile_.source->stack + "; not efimsim's kernels)";
@@ -316,6 +341,17 @@ std::string ProfileLatencyModel::Description() const {
     text += table ? " (all-reduce from the profile)" : " (all-reduce: ring over interconnect_gbps)";
   }
   return text + "; " + OverheadText();
+}
+
+ProfileCpuOverhead DefaultProfileCpuOverhead() {
+  ProfileCpuOverhead c;
+  c.source = "default";
+  const CpuOverheadConfig defaults;
+  c.step_us = defaults.step_us;
+  c.per_sequence_us = defaults.per_sequence_us;
+  c.per_layer_launch_us = defaults.eager_launch_per_layer_us;
+  c.graph_capture_batch_sizes = DefaultCaptureSizes();
+  return c;
 }
 
 }  // namespace efimsim

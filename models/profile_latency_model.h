@@ -24,12 +24,19 @@
 
 namespace efimsim {
 
+// Host overheads at the simulator's defaults, source "default": what every
+// profile made from GPU timings alone carries (they say nothing of an
+// engine's host time).
+ProfileCpuOverhead DefaultProfileCpuOverhead();
+
 class ProfileLatencyModel : public StepLatencyModel {
  public:
   // Throws InputError naming the profile and field when the profile is for
   // another model or GPU or its shapes differ from `model`'s.
+  // `selection`: how the profile was chosen ("kernel source ... (auto: ...)"),
+  // the start of Description(); empty for none.
   ProfileLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverheadConfig overhead,
-                      KernelProfile profile, int64_t tensor_parallel = 1);
+                      KernelProfile profile, int64_t tensor_parallel = 1, std::string selection = "");
 
   std::string Name() const override { return "profile"; }
   std::string Description() const override;
@@ -39,6 +46,7 @@ class ProfileLatencyModel : public StepLatencyModel {
   GpuSpec gpu_;
   KernelProfile profile_;
   std::string missing_tables_;  // operators priced by the roofline, for Description()
+  std::string selection_;
 };
 
 }  // namespace efimsim

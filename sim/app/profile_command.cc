@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/aiconfigurator_import.h"
 #include "models/llmservingsim_import.h"
 #include "models/profile_import.h"
 #include "models/spec_catalog.h"
@@ -44,8 +45,11 @@ void AddImportOptions(po::options_description& general) {
       ("from", po::value<std::string>()->required(),
        "the source's kind: pytorch-reference (op timings of ../shared/data/gpu/"
        "h100-pytorch-reference/<model>.ops.runN.json), vidur (Vidur's compute/<gpu>/<model>/mlp.csv) "
-       "or llmservingsim (LLMServingSim's profiler/perf/<HW>/<model>/<variant>/ folder, --dir)")
-      ("model", po::value<std::string>()->required(), "built-in model name or path to a model spec JSON")
+       "llmservingsim (LLMServingSim's profiler/perf/<HW>/<model>/<variant>/ folder, --dir) or "
+       "aiconfigurator (NVIDIA AIConfigurator's <system>/<framework>-<version>/ CSV folder, --dir: "
+       "a shape-keyed profile for every dense model, no --model)")
+      ("model", po::value<std::string>(), "built-in model name or path to a model spec JSON (not with "
+       "aiconfigurator)")
       ("gpu", po::value<std::string>()->required(), "built-in GPU name or path to a GPU spec JSON")
       ("run", po::value<std::vector<std::string>>()->composing(),
        "pytorch-reference: an ops JSON file; repeat for several runs (combined by the minimum of "
@@ -55,13 +59,18 @@ void AddImportOptions(po::options_description& general) {
        "vidur: the attention.csv file, when the source has one (one backend, TP=1 rows used)")
       ("dir", po::value<std::string>(),
        "vidur: a profiling folder (compute/<gpu>/<model>/): its mlp.csv, and its attention.csv when "
-       "present; llmservingsim: the bundle folder with meta.yaml and tp1/")
+       "present; llmservingsim: the bundle folder with meta.yaml and tp1/; aiconfigurator: the "
+       "<system>/<framework>-<version>/ folder with gemm.csv, context_attention.csv, "
+       "generation_attention.csv (and custom_allreduce.csv)")
+      ("systems", po::value<std::string>(),
+       "aiconfigurator: its systems.csv (default: two folders above --dir)")
       ("elementwise-rates-from", po::value<std::string>(),
        "pytorch-reference: a Vidur mlp.csv of the same GPU whose measured norm, RoPE, activation and "
        "add kernels give the bandwidth and small-kernel time used to model the reference's unfused "
        "elementwise ops; without it the profile has no elementwise tables (roofline)")
       ("all-reduce", po::value<std::string>(),
-       "a Vidur network all_reduce.csv of the same GPU: all-reduce tables for TP 2/4/8")
+       "a Vidur network all_reduce.csv of the same GPU: all-reduce tables for TP 2/4/8; "
+       "aiconfigurator: a custom_allreduce.csv when --dir has none")
       ("measured-on", po::value<std::string>()->default_value(""),
        "when (or at which source version) the measurements were made, as the source says; "
        "recorded as provenance.date_utc (required, except for llmservingsim, whose meta.yaml has "
@@ -79,7 +88,7 @@ ImportSettings ImportSettingsFrom(const po::variables_map& values, const std::st
   ImportSettings settings;
   settings.command = CommandLine(argc, argv);
   settings.measured_on = values["measured-on"].as<std::string>();
-  if (settings.measured_on.empty() && from != "llmservingsim") {
+  if (settings.measured_on.empty() && from != "llmservingsim" && from != "aiconfigurator") {
     throw UsageError("the option '--measured-on' is required but missing");
   }
   settings.interpolation = values["interpolation"].as<std::string>();
@@ -148,6 +157,36 @@ KernelProfile ImportFromLlmServingSim(const po::variables_map& values, const Mod
   return ImportLlmServingSimProfile(values["dir"].as<std::string>(), model, gpu, settings, report);
 }
 
+// --from aiconfigurator: a shape profile (no model), with the shape rule's
+// leave-one-out study on stderr.
+int ImportFromAiConfigurator(const po::variables_map& values, const GpuSpec& gpu, int argc,
+                             const char* const* argv) {
+  if (values.count("model") || values.count("run") || values.count("mlp") || values.count("attention") ||
+      values.count("elementwise-rates-from")) {
+    throw UsageError("--from aiconfigurator takes --dir (and --systems, --all-reduce) only: its profile is "
+                     "keyed by shape and prices every dense model");
+  }
+  if (!values.count("dir")) throw UsageError("--dir: give the AIConfigurator <system>/<framework>-<version>/ folder");
+  AiConfiguratorImport import;
+  import.dir = values["dir"].as<std::string>();
+  if (values.count("systems")) import.systems_csv = values["systems"].as<std::string>();
+  if (values.count("all-reduce")) import.all_reduce_csv = values["all-reduce"].as<std::string>();
+  import.command = CommandLine(argc, argv);
+  std::vector<std::string> notes;
+  const ShapeProfile profile = ImportAiConfigurator(import, gpu, notes);
+  for (const std::string& note : notes) std::fprintf(stderr, "%s\n", note.c_str());
+  std::fprintf(stderr, "shape rule, leave-one-out (each measured shape predicted from the others):\n");
+  std::fprintf(stderr, "%-18s %7s %8s %9s %7s\n", "table", "shapes", "points", "median%", "p90%");
+  for (const ShapeRuleStudy& s : StudyShapeRule(profile)) {
+    std::fprintf(stderr, "%-18s %7lld %8lld %9.1f %7.1f\n", s.table.c_str(), static_cast<long long>(s.shapes),
+                 static_cast<long long>(s.points), 100 * s.median, 100 * s.p90);
+  }
+  const std::string out = values["out"].as<std::string>();
+  WriteFileAtomically(out, ShapeProfileJson(profile));
+  std::fprintf(stderr, "wrote %s (%s, %s kernels)\n", out.c_str(), profile.gpu.c_str(), profile.engine.c_str());
+  return 0;
+}
+
 // Prints the import's notes, held-out interpolation study and choice on stderr.
 void PrintImportReport(const ImportReport& report) {
   for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());
@@ -179,8 +218,10 @@ int RunImport(int argc, const char* const* argv) {
   }
   CheckOutputFileDir("--out", values["out"].as<std::string>());  // before the import's work
   const std::string from = values["from"].as<std::string>();
-  const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
   const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());
+  if (from == "aiconfigurator") return ImportFromAiConfigurator(values, gpu, argc, argv);
+  if (!values.count("model")) throw UsageError("the option '--model' is required but missing");
+  const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
   const ImportSettings settings = ImportSettingsFrom(values, from, argc, argv);
   std::optional<VidurAllReduceTable> all_reduce;
   if (values.count("all-reduce")) all_reduce = LoadVidurAllReduceCsv(values["all-reduce"].as<std::string>());
@@ -194,7 +235,8 @@ int RunImport(int argc, const char* const* argv) {
   } else if (from == "llmservingsim") {
     profile = ImportFromLlmServingSim(values, model, gpu, settings, report);
   } else {
-    throw UsageError("--from: expected pytorch-reference, vidur or llmservingsim, got '" + from + "'");
+    throw UsageError("--from: expected pytorch-reference, vidur, llmservingsim or aiconfigurator, got '" +
+                     from + "'");
   }
 
   PrintImportReport(report);

@@ -23,6 +23,15 @@
 namespace efimsim {
 namespace {
 
+// vLLM's async-scheduling default for `version` ("0.19.0"; empty when the
+// run does not say): on since 0.14 (vllm-project/vllm#27614), off before.
+// An unrecorded version is taken as a current one.
+bool AsyncSchedulingDefault(const std::string& version) {
+  int major = 0, minor = 0;
+  if (version.empty() || std::sscanf(version.c_str(), "%d.%d", &major, &minor) != 2) return true;
+  return major > 0 || minor >= 14;
+}
+
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -123,10 +132,12 @@ void MapCudaGraphsAndHostOverlap(const ServingRunEngine& e, const ServingValidat
   // Host time: vLLM's async scheduling prepares the next step while the GPU
   // runs this one (efimsim's host-overlap option).
   if (options.host_overlap == "auto") {
-    config.cpu.overlap_host = e.async_scheduling.value_or(false);
+    config.cpu.overlap_host = e.async_scheduling.value_or(AsyncSchedulingDefault(e.vllm_version));
     v.mapping.push_back({"async_scheduling",
                          std::string(e.async_scheduling ? (*e.async_scheduling ? "true" : "false")
-                                                        : "not in the run") +
+                                                        : "not in the run (vLLM's default for " +
+                                                              (e.vllm_version.empty() ? std::string("an unrecorded version: on since 0.14")
+                                                                                      : e.vllm_version) + ")") +
                              " -> host overlap " + (config.cpu.overlap_host ? "on" : "off")});
   } else if (options.host_overlap == "true" || options.host_overlap == "false") {
     config.cpu.overlap_host = options.host_overlap == "true";

@@ -62,6 +62,14 @@ CpuOverheadConfig RunCpuOverhead(const ExperimentConfig& config) {
   return cpu;
 }
 
+// The latency model's options with the run's engine, whose kernels
+// --kernel-source auto prefers.
+LatencyModelOptions RunLatencyOptions(const ExperimentConfig& config) {
+  LatencyModelOptions options = config.latency;
+  options.engine = config.engine.name;
+  return options;
+}
+
 // What a run is made of, built and checked in this order before anything
 // runs (so a bad setting fails before any work). Without `with_workload`
 // (ValidateExperiment) every part but the workload: no trace is read, no
@@ -77,7 +85,7 @@ struct RunParts {
         default_output_length(output_length_option.IsDefault()),
         output_length(MakeOutputLength(c, output_length_option, policy)),
         capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel)),
-        latency(MakeLatencyModel(c.latency_model, model, gpu, RunCpuOverhead(c), c.latency)),
+        latency(MakeLatencyModel(c.latency_model, model, gpu, RunCpuOverhead(c), RunLatencyOptions(c))),
         workload(with_workload ? MakeWorkload(c.workload, {c, policy, model, RunTokenizer(c),
                                                             output_length.get()})
                                : nullptr),
@@ -187,7 +195,7 @@ std::string DescribeLatencyModel(const ExperimentConfig& config) {
   CpuOverheadConfig cpu = config.cpu;
   cpu.cuda_graphs = config.engine.cuda_graphs;
   return MakeLatencyModel(config.latency_model, LoadModelSpec(config.engine.model),
-                          LoadGpuSpec(config.engine.gpu), cpu, config.latency)
+                          LoadGpuSpec(config.engine.gpu), cpu, RunLatencyOptions(config))
       ->Description();
 }
 

@@ -206,9 +206,16 @@ const ParamTable<LatencyModelOptions>& LatencyParams() {
         "all-reduces", 1, 8, {"1", "2", "4", "8"}, /*quiet_default=*/true},
        &C::tensor_parallel},
       {{"profile", "", "kernel profile JSON for --latency-model auto or profile (default: the "
-        "built-in models/profiles/<gpu>/<model>.json)", -kParamNoLimit, kParamNoLimit, {},
+        "built-in tables --kernel-source chooses)", -kParamNoLimit, kParamNoLimit, {},
         /*quiet_default=*/true},
        &C::profile_path},
+      {{"kernel-source", "", "whose measured kernels price steps: auto (the serving engine's own "
+        "kernels where the GPU has them: LLMServingSim's vLLM layers, AIConfigurator's vLLM or "
+        "SGLang tables; then efimsim's own, the PyTorch reference, Vidur) or one source by name; "
+        "`efimsim models` lists what each GPU has", -kParamNoLimit, kParamNoLimit,
+        {"auto", "llmservingsim", "aiconfigurator", "efimsim-kernels", "pytorch-reference", "vidur"},
+        /*quiet_default=*/true},
+       &C::kernel_source},
   };
   return table;
 }

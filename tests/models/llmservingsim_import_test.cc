@@ -169,7 +169,7 @@ TEST(LlmServingSimImport, NegativeTimeRefused) {
 }
 
 TEST(LlmServingSimImport, CommittedRtx4090ProfileNamesItsFiles) {
-  const auto profile = FindBuiltinKernelProfile("rtx-4090", "llama-3.1-8b");
+  const auto profile = FindBuiltinKernelProfile("rtx-4090", "llmservingsim", "llama-3.1-8b");
   ASSERT_TRUE(profile.has_value());
   ASSERT_TRUE(profile->source.has_value());
   EXPECT_EQ(profile->source->kind, "llmservingsim");

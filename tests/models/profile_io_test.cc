@@ -68,7 +68,7 @@ TEST(ProfileIo, BadProfilesAreInputErrorsNamingTheField) {
 }
 
 TEST(ProfileIo, NoBuiltinProfileForAnUnknownPair) {
-  EXPECT_FALSE(FindBuiltinKernelProfile("no-such-gpu", "llama-3.1-8b").has_value());
+  EXPECT_FALSE(FindBuiltinKernelProfile("no-such-gpu", "pytorch-reference", "llama-3.1-8b").has_value());
 }
 
 TEST(MeasuredSteps, ReadsTheSyntheticFile) {

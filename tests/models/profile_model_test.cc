@@ -183,7 +183,7 @@ TEST(ProfileModel, MissingProfileFallsBackToRooflineAndSaysSo) {
   gpu.name = "gpu-with-no-profile";
   const auto m = MakeLatencyModel("profile", LoadModelSpec("llama-3.1-8b"), gpu, Cpu());
   EXPECT_EQ(m->Name(), "roofline");
-  EXPECT_NE(m->Description().find("roofline fallback: no kernel profile for GPU gpu-with-no-profile"),
+  EXPECT_NE(m->Description().find("roofline fallback: no measured kernels for GPU gpu-with-no-profile"),
             std::string::npos);
   EXPECT_GT(Time(*m, {{1, 10, true}}).count(), 0);
 }
