@@ -79,7 +79,8 @@ const ParamTable<ExperimentConfig>& RunParams() {
         "caches"},
        &C::tokenizer_path},
       {{"trace", "", "trace file for --workload trace (efimsim JSONL, Azure CSV, Mooncake "
-        "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz))"},
+        "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz), ShareGPT JSONL in "
+        "LLMServingSim's layout)"},
        &C::trace_path},
       {Choice("trace-format", "the trace file's format; auto detects it from the first line",
               TraceFormatNames()),
