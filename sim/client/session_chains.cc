@@ -18,7 +18,7 @@ void SessionChains::Add(int64_t session, ClientRequest request, TimePoint earlie
 
 void SessionChains::Dispatch(int64_t index) {
   Session& session = sessions_.at(index);
-  while (!session.in_flight && !session.timer_armed && !session.queue.empty()) {
+  while (session.in_flight == 0 && !session.timer_armed && !session.queue.empty()) {
     Pending& next = session.queue.front();
     TimePoint at = std::max(next.earliest, simulator_.Now());
     if (session.has_previous) at = std::max(at, session.last_end + next.think);
@@ -36,12 +36,21 @@ void SessionChains::Dispatch(int64_t index) {
     }
     ClientRequest request = std::move(next.request);
     session.queue.pop_front();
-    request.request_id = next_id_();
-    request.sent = simulator_.Now();
-    session.in_flight = true;
-    in_flight_.emplace(request.request_id, index);
-    submit_(std::move(request));  // may end it at once (OnEnded re-enters)
+    Send(index, std::move(request));
   }
+}
+
+void SessionChains::SendNow(int64_t index, ClientRequest request) {
+  ++outstanding_;
+  Send(index, std::move(request));
+}
+
+void SessionChains::Send(int64_t index, ClientRequest request) {
+  request.request_id = next_id_();
+  request.sent = simulator_.Now();
+  ++sessions_[index].in_flight;
+  in_flight_.emplace(request.request_id, index);
+  submit_(std::move(request));  // may end it at once (OnEnded re-enters)
 }
 
 bool SessionChains::OnEnded(uint64_t request_id) {
@@ -50,7 +59,7 @@ bool SessionChains::OnEnded(uint64_t request_id) {
   const int64_t index = it->second;
   in_flight_.erase(it);
   Session& session = sessions_.at(index);
-  session.in_flight = false;
+  --session.in_flight;
   session.has_previous = true;
   session.last_end = simulator_.Now();
   --outstanding_;

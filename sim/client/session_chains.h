@@ -35,6 +35,10 @@ class SessionChains : public EventHandler {
   // max(earliest, Now()) when the session has no earlier request.
   void Add(int64_t session, ClientRequest request, TimePoint earliest, Duration think);
 
+  // Sends `request` of `session` now, open loop (a record without think
+  // time): a later closed-loop request of the session waits for it too.
+  void SendNow(int64_t session, ClientRequest request);
+
   // `request_id` ended at Now(). True when it was sent by a chain (its
   // session's next request may then go); false for any other request.
   bool OnEnded(uint64_t request_id);
@@ -53,7 +57,7 @@ class SessionChains : public EventHandler {
   };
   struct Session {
     std::deque<Pending> queue;
-    bool in_flight = false;
+    int64_t in_flight = 0;  // requests sent and not yet ended
     bool timer_armed = false;
     bool has_previous = false;
     TimePoint last_end;
@@ -61,6 +65,8 @@ class SessionChains : public EventHandler {
 
   // Sends the session's next request now, or arms a timer for its time.
   void Dispatch(int64_t session);
+  // Gives `request` its id and sends it now as one of `session`'s.
+  void Send(int64_t session, ClientRequest request);
 
   Simulator& simulator_;
   std::function<uint64_t()> next_id_;

@@ -113,6 +113,11 @@ void TraceReplayClient::ApplyRequest(TraceRequest& request) {
     chains_.Add(out.user, std::move(out), simulator_.Now(), Nanoseconds(*request.think_time_ns));
     return;
   }
+  if (!request.session_id.empty()) {
+    // Open loop, but a later closed-loop request of its session waits for it.
+    chains_.SendNow(out.user, std::move(out));
+    return;
+  }
   out.request_id = next_request_id_++;
   out.sent = simulator_.Now();
   sink_.Submit(std::move(out));
