@@ -144,14 +144,15 @@ EditEvent ParseEdit(const Fields& f) {
 }
 
 TraceRequest ParseRequest(const Fields& f) {
-  f.OnlyThese({"type", "arrival_ns", "session_id", "prompt_tokens", "output_tokens", "token_ids",
-               "block_key_tokens", "block_keys"});
+  f.OnlyThese({"type", "arrival_ns", "session_id", "think_time_ns", "prompt_tokens",
+               "output_tokens", "token_ids", "block_key_tokens", "block_keys"});
   TraceRequest r;
   r.arrival_ns = f.Int("arrival_ns");
   r.session_id = f.StringOr("session_id", "");
   if (f.Has("session_id") && r.session_id.empty()) {
     f.Fail("session_id", "must not be empty when given");
   }
+  if (f.Has("think_time_ns")) r.think_time_ns = f.Int("think_time_ns");
   r.prompt_tokens = f.Int("prompt_tokens");
   r.output_tokens = f.Int("output_tokens");
   if (f.Has("token_ids")) {
@@ -273,6 +274,7 @@ std::string FormatTraceRecordLine(const TraceRecord& record) {
     j["type"] = "request";
     j["arrival_ns"] = r.arrival_ns;
     if (!r.session_id.empty()) j["session_id"] = r.session_id;
+    if (r.think_time_ns) j["think_time_ns"] = *r.think_time_ns;
     j["prompt_tokens"] = r.prompt_tokens;
     j["output_tokens"] = r.output_tokens;
     if (!r.token_ids.empty()) j["token_ids"] = r.token_ids;

@@ -9,19 +9,21 @@
 #include "traces/csv_record_reader.h"
 #include "traces/efim_trace_reader.h"
 #include "traces/mooncake_reader.h"
+#include "traces/sharegpt_reader.h"
 #include "traces/tasktracker_csv_reader.h"
 #include "traces/trace_io.h"
 
 namespace efimsim {
 namespace {
 
-constexpr std::array<std::pair<TraceFormat, std::string_view>, 6> kFormatNames{{
+constexpr std::array<std::pair<TraceFormat, std::string_view>, 7> kFormatNames{{
     {TraceFormat::kAuto, "auto"},
     {TraceFormat::kEfimsim, "efimsim"},
     {TraceFormat::kAzureCsv, "azure-csv"},
     {TraceFormat::kMooncakeJsonl, "mooncake-jsonl"},
     {TraceFormat::kTaskTrackerCsv, "tasktracker-csv"},
     {TraceFormat::kHumanEvalInfilling, "humaneval-infilling"},
+    {TraceFormat::kShareGptJsonl, "sharegpt-jsonl"},
 }};
 
 bool Contains(const std::vector<std::string>& names, std::string_view name) {
@@ -67,6 +69,9 @@ TraceFormat DetectTraceFormat(const std::string& path, int64_t max_line_bytes) {
     if (shape.type == "header") return TraceFormat::kEfimsim;
     if (Contains(shape.keys, "hash_ids")) return TraceFormat::kMooncakeJsonl;
     if (Contains(shape.keys, "canonical_solution")) return TraceFormat::kHumanEvalInfilling;
+    if (Contains(shape.keys, "input_toks") && Contains(shape.keys, "arrival_time_ns")) {
+      return TraceFormat::kShareGptJsonl;
+    }
   } else {
     // Only the header row matters, and it has no quoted newlines.
     CsvRecordReader csv(path, max_line_bytes);
@@ -82,7 +87,8 @@ TraceFormat DetectTraceFormat(const std::string& path, int64_t max_line_bytes) {
   }
   throw InputError(path, lines.line_number(), "",
                    "unrecognized trace format (expected an efimsim trace with a header line, "
-                   "Mooncake JSONL, HumanEval infilling JSONL, Azure LLM CSV or TaskTracker CSV)");
+                   "Mooncake JSONL, HumanEval infilling JSONL, ShareGPT JSONL (LLMServingSim), Azure LLM "
+                   "CSV or TaskTracker CSV)");
 }
 
 std::unique_ptr<TraceReader> OpenTrace(const std::string& path, const TraceReadOptions& options) {
@@ -102,6 +108,8 @@ std::unique_ptr<TraceReader> OpenTrace(const std::string& path, const TraceReadO
     case TraceFormat::kHumanEvalInfilling:
       return std::make_unique<HumanEvalReader>(path, options.humaneval, options.max_line_bytes,
                                                options.long_lines);
+    case TraceFormat::kShareGptJsonl:
+      return std::make_unique<ShareGptReader>(path, options.max_line_bytes, options.long_lines);
     case TraceFormat::kAuto:
       break;
   }

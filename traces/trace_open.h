@@ -22,10 +22,11 @@ enum class TraceFormat {
   kMooncakeJsonl,       // mooncake_reader.h
   kTaskTrackerCsv,      // tasktracker_csv_reader.h
   kHumanEvalInfilling,  // humaneval_reader.h
+  kShareGptJsonl,       // sharegpt_reader.h (LLMServingSim's ShareGPT workloads)
 };
 
 // "auto", "efimsim", "azure-csv", "mooncake-jsonl", "tasktracker-csv",
-// "humaneval-infilling" (for a --trace-format option) and back.
+// "humaneval-infilling", "sharegpt-jsonl" (for a --trace-format option) and back.
 std::string_view TraceFormatName(TraceFormat format);
 std::optional<TraceFormat> ParseTraceFormat(std::string_view name);
 std::vector<std::string> TraceFormatNames();  // every name, "auto" first
@@ -42,6 +43,7 @@ struct TraceReadOptions {
 //   JSON object with "type":"header"            -> kEfimsim
 //   JSON object with "hash_ids"                 -> kMooncakeJsonl
 //   JSON object with "canonical_solution"       -> kHumanEvalInfilling
+//   JSON object with input_toks, arrival_time_ns -> kShareGptJsonl
 //   CSV header with TIMESTAMP, ContextTokens    -> kAzureCsv
 //   CSV header with date and fragment           -> kTaskTrackerCsv
 // The file name is not looked at. Throws InputError(path, line, "", ...)

@@ -93,6 +93,11 @@ std::optional<FieldProblem> ValidateEdit(const EditEvent& e) {
 std::optional<FieldProblem> ValidateRequest(const TraceRequest& r) {
   if (r.arrival_ns < 0) return Problem("arrival_ns", "must be >= 0");
   if (auto late = TimeTooLate("arrival_ns", r.arrival_ns)) return late;
+  if (r.think_time_ns) {
+    if (r.session_id.empty()) return Problem("think_time_ns", "needs a session_id");
+    if (*r.think_time_ns < 0) return Problem("think_time_ns", "must be >= 0");
+    if (auto late = TimeTooLate("think_time_ns", *r.think_time_ns)) return late;
+  }
   if (r.prompt_tokens < 1) return Problem("prompt_tokens", "must be >= 1");
   if (auto many = TooManyTokens("prompt_tokens", r.prompt_tokens)) return many;
   if (r.output_tokens < 0) return Problem("output_tokens", "must be >= 0");

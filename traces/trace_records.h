@@ -66,6 +66,11 @@ struct EditEvent {
 struct TraceRequest {
   int64_t arrival_ns = 0;
   std::string session_id;  // empty: not part of a session (open loop)
+  // Closed loop (needs session_id): the request is sent think_time_ns after
+  // the previous request of its session ends, but not before arrival_ns,
+  // which is then the earliest send time (FORMAT.md). Absent: open loop,
+  // sent at arrival_ns.
+  std::optional<int64_t> think_time_ns;
   int64_t prompt_tokens = 0;  // >= 1
   int64_t output_tokens = 0;  // >= 0
   TokenVector token_ids;      // empty, or exactly prompt_tokens ids

@@ -13,6 +13,7 @@
 
 #include "sim/base/errors.h"
 #include "sim/base/sha256.h"
+#include "traces/sharegpt_reader.h"
 
 namespace efimsim {
 namespace {
@@ -129,42 +130,22 @@ struct WorkloadLine {
   TokenVector ids;
 };
 
+// The workload's lines, each parsed by the ShareGPT importer's line parser
+// (traces/sharegpt_reader.h: the same fields, checks and errors as
+// `--workload trace` on this file), in non-decreasing arrival order.
 std::vector<WorkloadLine> ReadWorkload(const std::string& path, const std::string& bytes) {
   std::vector<WorkloadLine> out;
   for (const auto& [number, text] : Lines(bytes)) {
-    const Json json = ParseJson(text, path, number);
-    const Fields f(json, path, number);
+    ShareGptRow row = ParseShareGptLine(text, path, number);
     WorkloadLine w;
     w.line = number;
-    w.input_toks = f.Int("input_toks");
-    w.output_toks = f.Int("output_toks");
-    w.arrival_ns = f.Int("arrival_time_ns");
-    if (w.input_toks < 1) throw InputError(path, number, "input_toks", "must be at least 1");
-    if (w.output_toks < 1) throw InputError(path, number, "output_toks", "must be at least 1");
-    if (w.arrival_ns < 0) throw InputError(path, number, "arrival_time_ns", "must be >= 0");
+    w.input_toks = row.input_toks;
+    w.output_toks = row.output_toks;
+    w.arrival_ns = row.arrival_time_ns;
     if (!out.empty() && w.arrival_ns < out.back().arrival_ns) {
       throw InputError(path, number, "arrival_time_ns", "earlier than the previous line's");
     }
-    if (!f.Has("input_tok_ids")) {  // lengths only: prompts share nothing (named in the output)
-      out.push_back(std::move(w));
-      continue;
-    }
-    const Json& ids = f.Get("input_tok_ids");
-    if (!ids.is_array()) throw InputError(path, number, "input_tok_ids", "must be an array");
-    if (static_cast<int64_t>(ids.size()) != w.input_toks) {
-      throw InputError(path, number, "input_tok_ids",
-                       "has " + std::to_string(ids.size()) + " ids, input_toks says " +
-                           std::to_string(w.input_toks));
-    }
-    w.ids.reserve(ids.size());
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (!ids[i].is_number_integer() || ids[i].get<int64_t>() < 0 ||
-          ids[i].get<int64_t>() > std::numeric_limits<int32_t>::max()) {
-        throw InputError(path, number, "input_tok_ids[" + std::to_string(i) + "]",
-                         "must be a token id in [0, 2^31)");
-      }
-      w.ids.push_back(static_cast<TokenId>(ids[i].get<int64_t>()));
-    }
+    w.ids = std::move(row.token_ids);  // empty: lengths only, prompts share nothing
     out.push_back(std::move(w));
   }
   if (out.empty()) throw InputError(path, 0, "requests", "the workload has no requests");

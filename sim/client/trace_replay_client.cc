@@ -37,7 +37,10 @@ TraceReplayClient::TraceReplayClient(Simulator& simulator, TraceReader& reader, 
                                      TimePoint stop_sending_at)
     : simulator_(simulator), reader_(reader), sink_(sink), builder_(builder), config_(config),
       trigger_(ParseCompletionTrigger(config.trigger)), trace_name_(std::move(trace_name)),
-      stop_sending_at_(stop_sending_at) {
+      stop_sending_at_(stop_sending_at),
+      chains_(simulator, [this] { return next_request_id_++; },
+              [this](ClientRequest request) { sink_.Submit(std::move(request)); },
+              stop_sending_at) {
   if (config_.debounce_ms < 0 || config_.retry_ms < 0 || config_.adaptive_min_ms < 0 ||
       config_.adaptive_max_ms < config_.adaptive_min_ms) {
     throw UsageError("completion client: debounce, retry and adaptive bounds must be >= 0 "
@@ -79,30 +82,45 @@ void TraceReplayClient::HandleEvent(const Event& event) {
 
 void TraceReplayClient::Apply(TraceRecord record) {
   if (auto* request = std::get_if<TraceRequest>(&record)) {
-    ClientRequest out;
-    out.request_id = next_request_id_++;
-    out.user = -1;
-    if (!request->session_id.empty()) {
-      out.user = user_index_.try_emplace(request->session_id,
-                                         static_cast<int64_t>(user_index_.size())).first->second;
-    }
-    out.prompt = std::move(request->token_ids);
-    out.prompt_length = request->prompt_tokens;
-    out.prompt_block_keys = std::move(request->block_keys);
-    out.block_key_tokens = static_cast<int32_t>(request->block_key_tokens);
-    // A trace's request generates its recorded output length (at least one
-    // token: an engine always samples one). A trace records no cap, so that
-    // length is the cap as well.
-    out.max_tokens = std::max<int64_t>(1, request->output_tokens);
-    out.output_length = out.max_tokens;
-    out.sent = simulator_.Now();
-    ++stats_.request_records;
-    sink_.Submit(std::move(out));
+    ApplyRequest(*request);
   } else if (const auto* start = std::get_if<SessionStart>(&record)) {
     StartSession(*start);
   } else {
     ApplyEdit(std::get<EditEvent>(record));
   }
+}
+
+void TraceReplayClient::ApplyRequest(TraceRequest& request) {
+  ClientRequest out;
+  out.user = -1;
+  if (!request.session_id.empty()) {
+    out.user = user_index_.try_emplace(request.session_id,
+                                       static_cast<int64_t>(user_index_.size())).first->second;
+  }
+  out.prompt = std::move(request.token_ids);
+  out.prompt_length = request.prompt_tokens;
+  out.prompt_block_keys = std::move(request.block_keys);
+  out.block_key_tokens = static_cast<int32_t>(request.block_key_tokens);
+  // A trace's request generates its recorded output length (at least one
+  // token: an engine always samples one). A trace records no cap, so that
+  // length is the cap as well.
+  out.max_tokens = std::max<int64_t>(1, request.output_tokens);
+  out.output_length = out.max_tokens;
+  ++stats_.request_records;
+  if (request.think_time_ns) {
+    // Closed loop: its session's previous request decides when it goes.
+    ++stats_.closed_loop_records;
+    chains_.Add(out.user, std::move(out), simulator_.Now(), Nanoseconds(*request.think_time_ns));
+    return;
+  }
+  if (!request.session_id.empty()) {
+    // Open loop, but a later closed-loop request of its session waits for it.
+    chains_.SendNow(out.user, std::move(out));
+    return;
+  }
+  out.request_id = next_request_id_++;
+  out.sent = simulator_.Now();
+  sink_.Submit(std::move(out));
 }
 
 void TraceReplayClient::StartSession(const SessionStart& start) {
@@ -254,6 +272,7 @@ void TraceReplayClient::Send(uint32_t slot) {
 }
 
 void TraceReplayClient::OnRequestDone(uint64_t request_id) {
+  if (chains_.OnEnded(request_id)) return;  // a closed-loop request record
   const auto it = owner_.find(request_id);
   if (it == owner_.end()) return;  // a request-level record
   const uint32_t slot = it->second;
@@ -270,6 +289,7 @@ void TraceReplayClient::OnRequestDone(uint64_t request_id) {
 
 TraceReplayStats TraceReplayClient::stats() const {
   TraceReplayStats stats = stats_;
+  stats.closed_loop_dropped = chains_.dropped();
   for (const auto& session : sessions_) {
     if (session) stats.efim_rebases += session->prompt_state.rebases;
   }
@@ -290,6 +310,7 @@ void TraceReplayClient::MaybeClose(uint32_t slot) {
 
 void TraceReplayClient::CheckDrained(int64_t /*ended*/) const {
   EFIMSIM_CHECK(requests_in_flight() == 0, "a trace request was never answered");
+  EFIMSIM_CHECK(chains_.outstanding() == 0, "a closed-loop trace request was never sent or answered");
 }
 
 }  // namespace efimsim

@@ -1,6 +1,8 @@
 #pragma once
 // Replays a trace (traces/trace_reader.h) open loop: request records are
-// sent at their arrival times; editing sessions are replayed edit by edit
+// sent at their arrival times (those with think_time_ns closed loop: think
+// time after the previous request of their session ends, not before their
+// arrival time; session_chains.h); editing sessions are replayed edit by edit
 // and turned into completion requests by a client model
 // (completion_trigger.h) that builds text prompts (text_prompt_builder.h).
 //
@@ -19,6 +21,7 @@
 #include "sim/client/client_request.h"
 #include "sim/client/completion_trigger.h"
 #include "sim/client/output_length.h"
+#include "sim/client/session_chains.h"
 #include "sim/client/text_prompt_builder.h"
 #include "sim/core/simulator.h"
 #include "traces/edited_document.h"
@@ -28,6 +31,8 @@ namespace efimsim {
 
 struct TraceReplayStats {
   int64_t request_records = 0;   // request-level records sent as they are
+  int64_t closed_loop_records = 0;  // of which with think_time_ns (session_chains.h)
+  int64_t closed_loop_dropped = 0;  // closed-loop records whose send fell after the stop
   int64_t sessions = 0;
   int64_t edits = 0;             // text-changing edits
   int64_t completion_requests = 0;
@@ -78,6 +83,7 @@ class TraceReplayClient : public Client, public EventHandler {
 
   void PumpNext();
   void Apply(TraceRecord record);
+  void ApplyRequest(TraceRequest& request);
   void StartSession(const SessionStart& start);
   void ApplyEdit(const EditEvent& edit);
   void OnTextChanged(uint32_t slot);
@@ -108,6 +114,7 @@ class TraceReplayClient : public Client, public EventHandler {
   uint64_t next_request_id_ = 0;
   TraceReplayStats stats_;
   const OutputLengthModel* output_length_ = nullptr;
+  SessionChains chains_;  // request records with think_time_ns
 };
 
 }  // namespace efimsim

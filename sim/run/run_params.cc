@@ -7,6 +7,7 @@
 #include "sim/client/completion_trigger.h"
 #include "sim/engine/engines.h"
 #include "sim/run/router.h"
+#include "sim/run/workload.h"
 #include "traces/trace_open.h"
 
 namespace efimsim {
@@ -65,8 +66,9 @@ const ParamTable<ExperimentConfig>& RunParams() {
               LatencyModelNameList()),
        &C::latency_model},
       {Choice("workload", "efim-paper (closed-loop multi-round), trace (--trace FILE, open "
-              "loop), or typing (simulated users typing real files)",
-              {"efim-paper", "trace", "typing"}),
+              "loop), typing (simulated users typing real files), inference-perf "
+              "(shared-prefix data, load stages), or vllm-bench (vLLM bench serve datasets)",
+              WorkloadNames()),
        &C::workload},
       {Choice("documents", "efim-paper documents: text (real code, Llama-3.1 tokenizer), "
               "synthetic (token ids), or auto (text when the tokenizer is present)",
@@ -79,7 +81,8 @@ const ParamTable<ExperimentConfig>& RunParams() {
         "caches"},
        &C::tokenizer_path},
       {{"trace", "", "trace file for --workload trace (efimsim JSONL, Azure CSV, Mooncake "
-        "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz))"},
+        "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz), ShareGPT JSONL in "
+        "LLMServingSim's layout)"},
        &C::trace_path},
       {Choice("trace-format", "the trace file's format; auto detects it from the first line",
               TraceFormatNames()),
@@ -311,6 +314,7 @@ const std::vector<RunParamTable>& AllParamTables() {
     all.push_back(Table(kLatencyGroup, CpuOverheadParams(), +[](X& c) -> auto& { return c.cpu; }));
     all.push_back(Table("CPU KV tier (vLLM offloading connector; vLLM engine only)",
                         CpuKvTierParams(), +[](X& c) -> auto& { return c.cpu_kv; }));
+    for (RunParamTable& table : WorkloadOptionTables()) all.push_back(std::move(table));
     return all;
   }();
   return tables;

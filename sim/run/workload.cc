@@ -13,6 +13,8 @@ const Registry<WorkloadFactory>& Workloads() {
     r.Add("efim-paper", &MakeClosedLoopPaperWorkload);
     r.Add("trace", &MakeTraceWorkload);
     r.Add("typing", &MakeTypingWorkload);
+    r.Add("inference-perf", &MakeInferencePerfWorkload);
+    r.Add("vllm-bench", &MakeVllmBenchWorkload);
     return r;
   }();
   return registry;
@@ -30,5 +32,13 @@ std::unique_ptr<Workload> MakeWorkload(const std::string& name, const WorkloadCo
 }
 
 std::vector<std::string> WorkloadNames() { return Workloads().Names(); }
+
+std::vector<RunParamTable> WorkloadOptionTables() {
+  std::vector<RunParamTable> out;
+  for (auto tables : {&InferencePerfOptionTables, &VllmBenchOptionTables}) {
+    for (RunParamTable& table : tables()) out.push_back(std::move(table));
+  }
+  return out;
+}
 
 }  // namespace efimsim

@@ -15,6 +15,11 @@
 //               (session_workload.cc)
 //   typing      simulated users typing real files (traces/typing_workload.h;
 //               session_workload.cc)
+//   inference-perf  kubernetes-sigs/inference-perf's shared_prefix data
+//               (optionally multi-turn chats) sent by its load stages
+//               (inference_perf_workload.cc)
+//   vllm-bench  vLLM bench serve's random and prefix_repetition datasets at
+//               its request-rate schedule (vllm_bench_workload.cc)
 // Editing sessions (trace, typing) become completion requests through the
 // client model of CompletionClientConfig.
 
@@ -30,6 +35,7 @@
 #include "sim/core/simulator.h"
 #include "sim/metrics/run_info.h"
 #include "sim/run/experiment.h"
+#include "sim/run/run_params.h"
 #include "traces/shared_tokenizer.h"
 #include "traces/trace_reader.h"
 
@@ -73,5 +79,13 @@ std::vector<std::string> WorkloadNames();
 std::unique_ptr<Workload> MakeClosedLoopPaperWorkload(const WorkloadContext& context);
 std::unique_ptr<Workload> MakeTraceWorkload(const WorkloadContext& context);
 std::unique_ptr<Workload> MakeTypingWorkload(const WorkloadContext& context);
+std::unique_ptr<Workload> MakeInferencePerfWorkload(const WorkloadContext& context);
+std::unique_ptr<Workload> MakeVllmBenchWorkload(const WorkloadContext& context);
+
+// The option tables of workloads that have their own (workload_options.h),
+// in registration order; AllParamTables lists them after the shared ones.
+std::vector<RunParamTable> WorkloadOptionTables();
+std::vector<RunParamTable> InferencePerfOptionTables();
+std::vector<RunParamTable> VllmBenchOptionTables();
 
 }  // namespace efimsim

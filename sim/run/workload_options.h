@@ -1,0 +1,81 @@
+#pragma once
+// A workload's own options: each generator workload (inference-perf,
+// vllm-bench) keeps a plain config struct with a ParamTable, and publishes
+// the table bound to that struct inside a run's ExperimentConfig, so
+// --help, parsing, sweep axes and checks list its options beside every
+// other run option (run_params.h, AllParamTables).
+//
+// The struct is held in ExperimentConfig::engine_options, the config's
+// type-erased store of per-component settings (engine_options.h), under
+// the key "workload:<name>": a workload's options then need no field in
+// ExperimentConfig, as an engine's do not.
+//
+// Every row is marked quiet_default, so sweep.csv and run descriptions of
+// runs that do not use the workload keep the bytes they had before it
+// existed; the workload writes its settings into its own "workload"
+// section (Workload::Describe).
+
+#include <cstdio>
+#include <string>
+#include <variant>
+
+#include "sim/base/params.h"
+#include "sim/run/experiment.h"
+#include "sim/run/run_params.h"
+
+namespace efimsim {
+
+// "2", "0.25", "1e+03": a number as a user would write it (%g), for
+// workload descriptions.
+inline std::string ShortNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+// `info` with quiet_default set (for Choice rows).
+inline ParamInfo Quiet(ParamInfo info) {
+  info.quiet_default = true;
+  return info;
+}
+
+// The key of workload `name`'s settings in ExperimentConfig::engine_options.
+inline std::string WorkloadOptionsKey(const std::string& name) { return "workload:" + name; }
+
+// The settings of workload `name` in `config` (its defaults when none set).
+template <class Config>
+const Config& WorkloadOptions(const ExperimentConfig& config, const std::string& name) {
+  return config.engine_options.Get<Config>(WorkloadOptionsKey(name));
+}
+
+// `table`'s rows bound to workload `name`'s Config in a run's config.
+// `table` must outlive the result (tables are function-local statics).
+template <class Config>
+RunParamTable BindWorkloadOptions(const std::string& name, std::string group,
+                                  const ParamTable<Config>& table) {
+  const std::string key = WorkloadOptionsKey(name);
+  RunParamTable out;
+  out.group = std::move(group);
+  for (const Param<Config>& row : table) {
+    const Param<Config>* p = &row;
+    RunParam param;
+    param.info = &row.info;
+    param.set = [p, key](const std::string& text, ExperimentConfig& c) {
+      SetParam(*p, text, c.engine_options.Get<Config>(key));
+    };
+    param.value = [p, key](const ExperimentConfig& c) {
+      return ParamValueText(*p, c.engine_options.Get<Config>(key));
+    };
+    param.setting = [p, key](const ExperimentConfig& c) {
+      const Config& config = c.engine_options.Get<Config>(key);
+      return std::visit([&](auto member) { return SettingValue(config.*member); }, p->field);
+    };
+    param.check = [p, key](const ExperimentConfig& c) {
+      CheckParam(*p, c.engine_options.Get<Config>(key));
+    };
+    out.params.push_back(std::move(param));
+  }
+  return out;
+}
+
+}  // namespace efimsim
