@@ -30,12 +30,12 @@ class CalibratedFallbackLatencyModel : public StepLatencyModel {
  public:
   CalibratedFallbackLatencyModel(const ModelSpec& model, const GpuSpec& gpu,
                                  const CpuOverheadConfig& overhead, int64_t tensor_parallel,
-                                 const FallbackCalibration& calibration)
+                                 const FallbackCalibration& calibration, const std::string& reason)
       : StepLatencyModel(model, tensor_parallel, overhead, DefaultCaptureSizes(),
                          "estimated, not measured (models/README.md)",
                          std::make_unique<CalibratedFallbackOperatorTimer>(
                              ShardModel(model, tensor_parallel), gpu, calibration)),
-        description_(Describe(model, gpu, calibration)) {}
+        description_(reason + Describe(model, gpu, calibration)) {}
 
   std::string Name() const override { return "fallback"; }
   std::string Description() const override { return description_ + OverheadText(); }
@@ -185,16 +185,16 @@ const FallbackCalibration& BuiltinFallbackCalibration() {
 
 std::unique_ptr<LatencyModel> MakeCalibratedFallbackLatencyModel(
     const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
-    int64_t tensor_parallel) {
-  return MakeCalibratedFallbackLatencyModel(model, gpu, overhead, tensor_parallel,
-                                            BuiltinFallbackCalibration());
+    int64_t tensor_parallel, const std::string& reason) {
+  return std::make_unique<CalibratedFallbackLatencyModel>(model, gpu, overhead, tensor_parallel,
+                                                          BuiltinFallbackCalibration(), reason);
 }
 
 std::unique_ptr<LatencyModel> MakeCalibratedFallbackLatencyModel(
     const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
     int64_t tensor_parallel, const FallbackCalibration& calibration) {
   return std::make_unique<CalibratedFallbackLatencyModel>(model, gpu, overhead, tensor_parallel,
-                                                          calibration);
+                                                          calibration, "");
 }
 
 }  // namespace efimsim

@@ -25,7 +25,7 @@
 namespace efimsim {
 
 // |predicted / measured - 1| over the held-out points of a leave-one-GPU-out study.
-struct ErrorSummary {
+struct FallbackErrorSummary {
   int64_t points = 0;
   double median = 0;
   double p90 = 0;
@@ -40,8 +40,8 @@ struct EfficiencyCurve {
   double p = 1;           // sharpness of the soft maximum (1: sum; large: max)
   std::string source;     // "fitted", or why not (elementwise: analytic constants)
   bool fitted = false;    // true when the study below exists
-  ErrorSummary fallback_error;  // pooled leave-one-GPU-out error of this curve
-  ErrorSummary roofline_error;  // the bare roofline's, on the same points
+  FallbackErrorSummary fallback_error;  // pooled leave-one-GPU-out error of this curve
+  FallbackErrorSummary roofline_error;  // the bare roofline's, on the same points
 
   // Seconds of one launch of `flops` FLOPs and `bytes` bytes on ceilings
   // `flops_per_second` and `bytes_per_second` (both > 0).
@@ -117,10 +117,11 @@ class CalibratedFallbackOperatorTimer : public OperatorTimer {
 // The calibrated fallback as a step model: Name() "fallback"; Description()
 // names the GPUs it was fitted on, the ceilings it carries, its
 // leave-one-GPU-out error and says it is approximate. Throws UsageError for
-// a bad tensor_parallel (models/operator_work.h ShardModel).
+// a bad tensor_parallel (models/operator_work.h ShardModel). `reason`, why
+// the fallback was chosen, starts Description().
 std::unique_ptr<LatencyModel> MakeCalibratedFallbackLatencyModel(
     const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
-    int64_t tensor_parallel);
+    int64_t tensor_parallel, const std::string& reason = "");
 // The same with a given calibration instead of the built-in one (tests).
 std::unique_ptr<LatencyModel> MakeCalibratedFallbackLatencyModel(
     const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,

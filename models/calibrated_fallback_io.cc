@@ -28,10 +28,10 @@ std::vector<std::string> StringList(StrictObject& object, const std::string& key
   return out;
 }
 
-ErrorSummary ParseErrorSummary(const json& value, const std::string& origin,
+FallbackErrorSummary ParseErrorSummary(const json& value, const std::string& origin,
                                const std::string& path) {
   StrictObject object(value, origin, path);
-  ErrorSummary summary;
+  FallbackErrorSummary summary;
   summary.points = object.Int("points", 1);
   summary.median = object.Number("median", 0.0);
   summary.p90 = object.Number("p90", 0.0);

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 
+#include "models/calibrated_fallback.h"
 #include "models/kernel_profile.h"
 #include "models/profile_latency_model.h"
 #include "models/roofline_latency_model.h"
@@ -20,21 +21,6 @@ using Factory = std::unique_ptr<LatencyModel> (*)(const ModelSpec&, const GpuSpe
 struct Entry {
   std::string help;
   Factory make;
-};
-
-// The roofline standing in for missing kernels; says so in Description().
-class FallbackRooflineLatencyModel : public RooflineLatencyModel {
- public:
-  FallbackRooflineLatencyModel(const ModelSpec& model, const GpuSpec& gpu,
-                               const CpuOverheadConfig& overhead, int64_t tensor_parallel,
-                               std::string reason)
-      : RooflineLatencyModel(model, gpu, overhead, tensor_parallel), reason_(std::move(reason)) {}
-  std::string Description() const override {
-    return reason_ + RooflineLatencyModel::Description();
-  }
-
- private:
-  std::string reason_;
 };
 
 // A model's profile resolved from a shape profile, kept per process: a
@@ -111,11 +97,11 @@ std::unique_ptr<LatencyModel> MakeProfileOrFallback(const ModelSpec& model, cons
                      gpu.name + ", model " + model.name + ", engine " + options.engine + " (this GPU has: " +
                      (list.empty() ? "none" : list) + ")");
   }
-  return std::make_unique<FallbackRooflineLatencyModel>(
+  return MakeCalibratedFallbackLatencyModel(
       model, gpu, overhead, options.tensor_parallel,
-      (asked_for == "auto" ? "auto: " : "roofline fallback: ") + std::string("no measured kernels for GPU ") +
-          gpu.name + ", model " + model.name + ", engine " + options.engine +
-          " (no built-in tables; give --profile FILE), so the roofline; ");
+      (asked_for == "auto" ? "auto: " : "profile: ") + std::string("no measured kernels for GPU ") + gpu.name +
+          ", model " + model.name + ", engine " + options.engine +
+          " (no built-in tables; give --profile FILE), so the calibrated fallback; ");
 }
 
 const Registry<Entry>& LatencyModels() {
@@ -138,14 +124,15 @@ const Registry<Entry>& LatencyModels() {
     r.Add("profile",
           {"per-operator times from measured kernels (--kernel-source, or the first the GPU has: "
            "the engine's own, efimsim's, the PyTorch reference's, Vidur's; or --profile FILE), "
-           "interpolated, fitted beyond the grid; the roofline, saying so, when none exists",
+           "interpolated, fitted beyond the grid; the calibrated fallback, saying so, when none exists",
            [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
               const LatencyModelOptions& options) {
              return MakeProfileOrFallback(model, gpu, overhead, options, "profile");
            }});
     r.Add("auto",
           {"the default: measured kernels as \"profile\" chooses them when the GPU has any "
-           "(or --profile FILE), the roofline otherwise; outputs name the source used",
+           "(or --profile FILE), the calibrated fallback otherwise (the roofline over efficiencies "
+           "fitted on measured GPUs); outputs name the source used",
            [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
               const LatencyModelOptions& options) {
              return MakeProfileOrFallback(model, gpu, overhead, options, "auto");

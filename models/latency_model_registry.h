@@ -1,16 +1,17 @@
 #pragma once
 // Latency models by name:
 //   "auto":     the default; "profile" when measured kernels exist for the
-//               (GPU, model, engine) (or options.profile_path), "roofline"
-//               otherwise, saying so.
+//               (GPU, model, engine) (or options.profile_path), the
+//               calibrated fallback (models/calibrated_fallback.h) otherwise,
+//               saying so.
 //   "roofline": operators at the GPU's ceilings, uncalibrated.
 //   "profile":  measured kernels from one kernel source (KernelSourceNames):
 //               options.kernel_source, or with "auto" the first the GPU has
 //               of: the serving engine's own kernels (LLMServingSim's vLLM
 //               layer timings of the model, then AIConfigurator's shape
 //               tables of the engine), efimsim's own kernels, the PyTorch
-//               reference, Vidur. When there is none, the roofline, and
-//               Name() is "roofline" and Description() says why.
+//               reference, Vidur. When there is none, the calibrated
+//               fallback, whose Name() is "fallback" and Description() says why.
 //   Model-keyed sources are the built-in models/profiles/<gpu>/<source>/
 //   <model>.json; the shape-keyed one is models/shape_profiles/<gpu>/
 //   aiconfigurator/<engine>.json, priced for the model by models/shape_rule.h.

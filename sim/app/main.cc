@@ -36,8 +36,9 @@ constexpr const char* kUsage =
     "            and GPUs a target load needs, per policy\n"
     "\n"
     "With no command, `efimsim compare` runs the EFIM paper's benchmark\n"
-    "(16 users x 5 rounds, Llama-3.1-8B on one H100; latency model auto: the built-in\n"
-    "kernel profile measured for that GPU and model, the roofline for pairs without one).\n";
+    "(16 users x 5 rounds, Llama-3.1-8B on one H100; latency model auto: the serving engine's\n"
+    "own kernels measured on that GPU (AIConfigurator's vLLM tables), a calibrated fallback\n"
+    "for GPUs without any).\n";
 
 int Dispatch(int argc, const char* const* argv) {
   using namespace efimsim::cli;

@@ -59,10 +59,9 @@ const ParamTable<ExperimentConfig>& RunParams() {
               "every policy)",
               {"fixed", "exponential"}),
        &C::think_time_dist},
-      {Choice("latency-model", "step latency model: auto (the built-in kernel profile of the GPU "
-              "and model, or --profile FILE, when one exists, else the roofline; outputs name "
-              "which), profile (the same, saying 'roofline fallback' when none exists), or "
-              "roofline",
+      {Choice("latency-model", "step latency model: auto (measured kernels of the GPU as "
+              "--kernel-source chooses them, or --profile FILE; else the calibrated fallback; "
+              "outputs name which), profile (the same), or roofline (uncalibrated ceilings)",
               LatencyModelNameList()),
        &C::latency_model},
       {Choice("workload", "efim-paper (closed-loop multi-round), trace (--trace FILE, open "
