@@ -304,6 +304,23 @@ ElementwiseRates ElementwiseRatesFromVidur(const VidurMlpTable& table) {
   return {bytes / seconds / 1e12, Quantile(small_add_us, 0.5), table.origin, table.sha256};
 }
 
+ElementwiseRates CarryElementwiseRates(ElementwiseRates rates, const ReferenceOps& source,
+                                       const std::vector<ReferenceOps>& target) {
+  double target_tbps = 0;
+  for (const ReferenceOps& run : target) target_tbps = std::max(target_tbps, run.copy_tbps);
+  if (!(source.copy_tbps > 0) || !(target_tbps > 0)) {
+    throw InputError(source.origin, 0, "device.ceilings.d2d_copy_tb_s",
+                     "carrying elementwise rates needs both GPUs' measured copy bandwidth");
+  }
+  const double scale = target_tbps / source.copy_tbps;
+  rates.carried = "measured on " + source.device + ", carried to this GPU: bandwidth x " + Str(scale, "%.3f") +
+                  " (measured copy bandwidth " + Str(target_tbps, "%.2f") + " / " + Str(source.copy_tbps, "%.2f") +
+                  " TB/s, " + source.origin + "), small-kernel floor kept";
+  rates.tbps *= scale;
+  rates.carried_by = ProfileSourceFile{source.origin, source.sha256};
+  return rates;
+}
+
 KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, const ModelSpec& model,
                                      const GpuSpec& gpu, const std::optional<ElementwiseRates>& rates,
                                      const std::optional<VidurAllReduceTable>& all_reduce,
@@ -397,7 +414,9 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
   if (rates) {
     source.method += "; elementwise tables modelled from measure.py's unfused ops, each kernel max(" +
                      Str(rates->floor_us, "%.2f") + " us, bytes / " + Str(rates->tbps, "%.2f") +
-                     " TB/s), rates from Vidur's measured kernels on the same GPU (" + rates->origin + ")";
+                     " TB/s), rates from Vidur's measured kernels " +
+                     (rates->carried.empty() ? "on the same GPU (" + rates->origin + ")"
+                                             : "(" + rates->origin + ") " + rates->carried);
   }
   for (const ReferenceOps& run : runs) source.files.push_back(ProfileSourceFile{run.origin, run.sha256});
 
@@ -478,6 +497,7 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
       profile.elementwise.push_back(std::move(table));
     }
     source.files.push_back(ProfileSourceFile{rates->origin, rates->sha256});
+    if (rates->carried_by) source.files.push_back(*rates->carried_by);
   }
   Finish(profile, std::move(source), all_reduce, model, report);
   return profile;

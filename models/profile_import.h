@@ -129,7 +129,20 @@ struct ElementwiseRates {
   double floor_us = 0;   // one small kernel
   std::string origin;    // the Vidur file they came from
   std::string sha256;    // of that file
+  // Empty when Vidur measured the import's own GPU. Otherwise how the rates
+  // were carried to it (CarryElementwiseRates), and the reference run of
+  // Vidur's GPU whose copy bandwidth scaled them.
+  std::string carried;
+  std::optional<ProfileSourceFile> carried_by;
 };
+// Rates measured on another GPU carried to the import's: the bandwidth
+// scaled by the ratio of the two GPUs' device-to-device copy bandwidths as
+// the reference measured them (`target` runs on the import's GPU, `source`
+// a run on the GPU Vidur measured); the small-kernel floor kept (a launch
+// cost; both are the same architecture in the case this serves, H100 to
+// H200, which the caller must judge).
+ElementwiseRates CarryElementwiseRates(ElementwiseRates rates, const ReferenceOps& source,
+                                       const std::vector<ReferenceOps>& target);
 ElementwiseRates ElementwiseRatesFromVidur(const VidurMlpTable& table);
 
 // ---- Imports.

@@ -10,6 +10,7 @@
 #include "models/aiconfigurator_import.h"
 #include "models/llmservingsim_import.h"
 #include "models/profile_import.h"
+#include "models/profile_latency_model.h"
 #include "models/spec_catalog.h"
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
@@ -47,7 +48,8 @@ void AddImportOptions(po::options_description& general) {
        "h100-pytorch-reference/<model>.ops.runN.json), vidur (Vidur's compute/<gpu>/<model>/mlp.csv) "
        "llmservingsim (LLMServingSim's profiler/perf/<HW>/<model>/<variant>/ folder, --dir) or "
        "aiconfigurator (NVIDIA AIConfigurator's <system>/<framework>-<version>/ CSV folder, --dir: "
-       "a shape-keyed profile for every dense model, no --model)")
+       "a shape-keyed profile for every dense model, no --model), or efimsim-kernels (a profile "
+       "efimsim-calibrate measured, --file)")
       ("model", po::value<std::string>(), "built-in model name or path to a model spec JSON (not with "
        "aiconfigurator)")
       ("gpu", po::value<std::string>()->required(), "built-in GPU name or path to a GPU spec JSON")
@@ -57,6 +59,9 @@ void AddImportOptions(po::options_description& general) {
       ("mlp", po::value<std::string>(), "vidur: the mlp.csv file")
       ("attention", po::value<std::string>(),
        "vidur: the attention.csv file, when the source has one (one backend, TP=1 rows used)")
+      ("file", po::value<std::string>(),
+       "efimsim-kernels: a profile efimsim-calibrate wrote on the GPU (../shared/data/gpu/"
+       "efimsim-kernels/<gpu>/<model>.json), checked and committed as it is")
       ("dir", po::value<std::string>(),
        "vidur: a profiling folder (compute/<gpu>/<model>/): its mlp.csv, and its attention.csv when "
        "present; llmservingsim: the bundle folder with meta.yaml and tp1/; aiconfigurator: the "
@@ -68,6 +73,10 @@ void AddImportOptions(po::options_description& general) {
        "pytorch-reference: a Vidur mlp.csv of the same GPU whose measured norm, RoPE, activation and "
        "add kernels give the bandwidth and small-kernel time used to model the reference's unfused "
        "elementwise ops; without it the profile has no elementwise tables (roofline)")
+      ("elementwise-rates-carried-by", po::value<std::string>(),
+       "pytorch-reference: when --elementwise-rates-from is another GPU's Vidur mlp.csv, a reference "
+       "ops JSON measured on that GPU: the rates' bandwidth is scaled by the two runs' measured copy "
+       "bandwidths (the floor kept)")
       ("all-reduce", po::value<std::string>(),
        "a Vidur network all_reduce.csv of the same GPU: all-reduce tables for TP 2/4/8; "
        "aiconfigurator: a custom_allreduce.csv when --dir has none")
@@ -88,7 +97,8 @@ ImportSettings ImportSettingsFrom(const po::variables_map& values, const std::st
   ImportSettings settings;
   settings.command = CommandLine(argc, argv);
   settings.measured_on = values["measured-on"].as<std::string>();
-  if (settings.measured_on.empty() && from != "llmservingsim" && from != "aiconfigurator") {
+  if (settings.measured_on.empty() && from != "llmservingsim" && from != "aiconfigurator" &&
+      from != "efimsim-kernels") {
     throw UsageError("the option '--measured-on' is required but missing");
   }
   settings.interpolation = values["interpolation"].as<std::string>();
@@ -114,6 +124,11 @@ KernelProfile ImportFromReference(const po::variables_map& values, const ModelSp
   std::optional<ElementwiseRates> rates;
   if (values.count("elementwise-rates-from")) {
     rates = ElementwiseRatesFromVidur(LoadVidurMlpCsv(values["elementwise-rates-from"].as<std::string>()));
+    if (values.count("elementwise-rates-carried-by")) {
+      rates = CarryElementwiseRates(*rates, LoadReferenceOps(values["elementwise-rates-carried-by"].as<std::string>()),
+                                    runs);
+      std::fprintf(stderr, "elementwise rates %s\n", rates->carried.c_str());
+    }
     std::fprintf(stderr, "elementwise rates from %s: %.2f TB/s, %.2f us per small kernel\n",
                  rates->origin.c_str(), rates->tbps, rates->floor_us);
   }
@@ -125,8 +140,8 @@ KernelProfile ImportFromReference(const po::variables_map& values, const ModelSp
 KernelProfile ImportFromVidur(const po::variables_map& values, const ModelSpec& model,
                               const GpuSpec& gpu, const std::optional<VidurAllReduceTable>& all_reduce,
                               const ImportSettings& settings, ImportReport& report) {
-  if (values.count("run") || values.count("elementwise-rates-from")) {
-    throw UsageError("--run and --elementwise-rates-from are only for --from pytorch-reference");
+  if (values.count("run") || values.count("elementwise-rates-from") || values.count("elementwise-rates-carried-by")) {
+    throw UsageError("--run and --elementwise-rates-from/-carried-by are only for --from pytorch-reference");
   }
   std::string mlp_path = values.count("mlp") ? values["mlp"].as<std::string>() : "";
   std::string attention_path = values.count("attention") ? values["attention"].as<std::string>() : "";
@@ -187,6 +202,33 @@ int ImportFromAiConfigurator(const po::variables_map& values, const GpuSpec& gpu
   return 0;
 }
 
+// --from efimsim-kernels: efimsim-calibrate's own profile, read, checked
+// against --model and --gpu, and written back as it is (its provenance
+// names the commit and GPU it was measured on).
+KernelProfile ImportFromEfimsimKernels(const po::variables_map& values, const ModelSpec& model,
+                                       const GpuSpec& gpu) {
+  if (values.count("run") || values.count("mlp") || values.count("attention") || values.count("dir") ||
+      values.count("elementwise-rates-from") || values.count("all-reduce")) {
+    throw UsageError("--from efimsim-kernels takes --file only (efimsim-calibrate's profile)");
+  }
+  if (!values.count("file")) throw UsageError("--file: give the profile efimsim-calibrate wrote");
+  const std::string path = values["file"].as<std::string>();
+  KernelProfile profile = LoadKernelProfile(path);
+  if (profile.source) throw InputError(path, 0, "source", "an imported profile, not efimsim-calibrate's");
+  if (profile.gpu != gpu.name) {
+    throw InputError(path, 0, "gpu", "measured on \"" + profile.gpu + "\", not \"" + gpu.name + "\"");
+  }
+  if (profile.model != model.name) {
+    throw InputError(path, 0, "model", "for \"" + profile.model + "\", not \"" + model.name + "\"");
+  }
+  // Usable as it is: the latency model checks every table's shape.
+  ProfileLatencyModel check(model, gpu, CpuOverheadConfig{}, profile);
+  std::fprintf(stderr, "efimsim-calibrate profile of %s on %s (%s, commit %s): shapes checked\n",
+               model.name.c_str(), gpu.name.c_str(), profile.provenance.gpu_name.c_str(),
+               profile.provenance.git_commit.c_str());
+  return profile;
+}
+
 // Prints the import's notes, held-out interpolation study and choice on stderr.
 void PrintImportReport(const ImportReport& report) {
   for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());
@@ -234,8 +276,14 @@ int RunImport(int argc, const char* const* argv) {
     profile = ImportFromVidur(values, model, gpu, all_reduce, settings, report);
   } else if (from == "llmservingsim") {
     profile = ImportFromLlmServingSim(values, model, gpu, settings, report);
+  } else if (from == "efimsim-kernels") {
+    profile = ImportFromEfimsimKernels(values, model, gpu);
+    const std::string out = values["out"].as<std::string>();
+    WriteFileAtomically(out, KernelProfileJson(profile));
+    std::fprintf(stderr, "wrote %s (%s/%s)\n", out.c_str(), profile.gpu.c_str(), profile.model.c_str());
+    return 0;
   } else {
-    throw UsageError("--from: expected pytorch-reference, vidur, llmservingsim or aiconfigurator, got '" +
+    throw UsageError("--from: expected pytorch-reference, vidur, llmservingsim, aiconfigurator or efimsim-kernels, got '" +
                      from + "'");
   }
 

@@ -85,7 +85,7 @@ expect_error_plain "--seq" predict --seq 12x
 expect_error_plain "--timing: unknown value 'wall' (choose one of: gpu, step)" validate-latency --measured x.json --timing wall
 expect_error_plain "--mode: unknown value 'lazy' (choose one of: eager, graph)" predict --seq 1:1 --mode lazy
 expect_error_plain "profile: unknown subcommand 'export'" profile export
-expect_error "--from: expected pytorch-reference, vidur, llmservingsim or aiconfigurator" profile import --from nope --model llama-3.1-8b \
+expect_error "--from: expected pytorch-reference, vidur, llmservingsim, aiconfigurator or efimsim-kernels" profile import --from nope --model llama-3.1-8b \
   --gpu h100-sxm --measured-on x
 expect_error_plain "--kernel-source: unknown value 'nope'" replay --kernel-source nope
 expect_error_plain "--kernel-source pytorch-reference: no built-in tables of it for GPU b200" predict --seq 1:1 \
