@@ -58,6 +58,17 @@ int RunModelsCommand(int argc, const char* const* argv) {
     }
     std::printf("\n");
   }
+  std::printf("\nMeasured kernels per GPU (--kernel-source; auto takes the run engine's own first,\n"
+              "then efimsim-kernels, pytorch-reference, vidur; a GPU without any uses the calibrated "
+              "fallback)\n");
+  for (const std::string& gpu : gpus) {
+    const std::vector<std::string> sources = KernelSourcesOf(gpu);
+    std::string text;
+    for (const std::string& source : sources) text += (text.empty() ? "" : "; ") + source;
+    std::printf("%-14s %s\n", gpu.c_str(), text.empty() ? "none: calibrated fallback" : text.c_str());
+  }
+  std::printf("(aiconfigurator tables are keyed by shape and price every model above; the others "
+              "are the models named)\n");
   std::printf("\nLatency models\n");
   for (const LatencyModelInfo& info : LatencyModelNames()) {
     std::printf("%-12s %s\n", info.name.c_str(), info.help.c_str());
