@@ -221,7 +221,16 @@ void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions
   take("max_num_batched_tokens", e.max_num_batched_tokens, "max-num-batched-tokens",
        config.engine.max_num_batched_tokens);
   take("block_size", e.block_size, "block-tokens", config.engine.block_tokens);
-  take("num_gpu_blocks", e.num_gpu_blocks, "kv-blocks", config.engine.kv_blocks);
+  if (Given(options, "kv-blocks")) {
+    v.mapping.push_back({"num_gpu_blocks", "--kv-blocks " + std::to_string(config.engine.kv_blocks) +
+                                               " (command line" +
+                                               (e.num_gpu_blocks ? "; run: " + std::to_string(*e.num_gpu_blocks) : "") +
+                                               ")"});
+  } else {
+    // vLLM's own spelling: the KV cache holds exactly the run's blocks.
+    take("num_gpu_blocks", e.num_gpu_blocks, "num-gpu-blocks-override", config.engine.num_gpu_blocks_override);
+  }
+  take("max_model_len", e.max_model_len, "max-model-len", config.engine.max_model_len);
   MapCudaGraphsAndHostOverlap(e, options, config, v);
   // Prefix caching: efimsim's fim policy is vLLM with automatic prefix
   // caching on request records; baseline is caching off.
