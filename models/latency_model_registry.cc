@@ -121,6 +121,16 @@ const Registry<Entry>& LatencyModels() {
              return std::make_unique<RooflineLatencyModel>(model, gpu, overhead,
                                                            options.tensor_parallel);
            }});
+    r.Add("fallback",
+          {"the calibrated fallback on any GPU: operators at the roofline of the GPU's datasheet "
+           "ceilings over efficiencies fitted on measured GPUs (docs/fallback.md); approximate",
+           [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
+              const LatencyModelOptions& options) -> std::unique_ptr<LatencyModel> {
+             if (!options.profile_path.empty() || options.kernel_source != "auto") {
+               throw UsageError("--profile, --kernel-source: the fallback uses no measured kernels");
+             }
+             return MakeCalibratedFallbackLatencyModel(model, gpu, overhead, options.tensor_parallel);
+           }});
     r.Add("profile",
           {"per-operator times from measured kernels (--kernel-source, or the first the GPU has: "
            "the engine's own, efimsim's, the PyTorch reference's, Vidur's; or --profile FILE), "

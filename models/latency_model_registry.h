@@ -5,6 +5,8 @@
 //               calibrated fallback (models/calibrated_fallback.h) otherwise,
 //               saying so.
 //   "roofline": operators at the GPU's ceilings, uncalibrated.
+//   "fallback": the calibrated fallback, also where measured kernels exist
+//               (for comparisons).
 //   "profile":  measured kernels from one kernel source (KernelSourceNames):
 //               options.kernel_source, or with "auto" the first the GPU has
 //               of: the serving engine's own kernels (LLMServingSim's vLLM

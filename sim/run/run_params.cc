@@ -61,7 +61,8 @@ const ParamTable<ExperimentConfig>& RunParams() {
        &C::think_time_dist},
       {Choice("latency-model", "step latency model: auto (measured kernels of the GPU as "
               "--kernel-source chooses them, or --profile FILE; else the calibrated fallback; "
-              "outputs name which), profile (the same), or roofline (uncalibrated ceilings)",
+              "outputs name which), profile (the same), fallback (the calibrated fallback even where "
+              "kernels were measured), or roofline (uncalibrated ceilings)",
               LatencyModelNameList()),
        &C::latency_model},
       {Choice("workload", "efim-paper (closed-loop multi-round), trace (--trace FILE, open "

@@ -4,6 +4,11 @@
 
 #include <numeric>
 
+#include "models/embedded_files.h"
+#include "models/latency_model_registry.h"
+#include "models/shape_profile.h"
+#include "models/shape_rule.h"
+#include "models/spec_catalog.h"
 #include "sim/engine/vllm/prefix_cache_manager.h"
 #include "sim/engine/sglang/radix_cache.h"
 #include "sim/core/event_queue.h"
@@ -219,3 +224,35 @@ BENCHMARK(BM_RadixMatchInsert);
 }  // namespace efimsim
 
 BENCHMARK_MAIN();
+
+// Building a latency model from measured kernels (issue 23: "a run must not
+// spend more than a few ms building its latency model"). Parse: one
+// built-in shape profile's JSON (done once per process, then cached).
+// Resolve: pricing llama-3.1-8b's shapes from it (once per GPU, engine,
+// model and TP, then cached). Build: MakeLatencyModel as every run calls it,
+// with both caches warm.
+void BM_ShapeProfileParse(benchmark::State& state) {
+  std::string text;
+  for (const efimsim::EmbeddedFile& f : efimsim::EmbeddedShapeProfiles()) {
+    if (f.name == "h100-sxm/aiconfigurator/vllm_v1") text = std::string(f.text);
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(efimsim::ParseShapeProfile(text, "bench"));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_ShapeProfileParse)->Unit(benchmark::kMillisecond);
+
+void BM_ShapeProfileResolve(benchmark::State& state) {
+  const efimsim::ShapeProfile* shapes =
+      efimsim::FindBuiltinShapeProfile("h100-sxm", "aiconfigurator", "vllm_v1");
+  const efimsim::ModelSpec model = efimsim::LoadModelSpec("llama-3.1-8b");
+  for (auto _ : state) benchmark::DoNotOptimize(efimsim::ResolveShapeProfile(*shapes, model, 1));
+}
+BENCHMARK(BM_ShapeProfileResolve)->Unit(benchmark::kMillisecond);
+
+void BM_LatencyModelBuildCached(benchmark::State& state) {
+  const efimsim::ModelSpec model = efimsim::LoadModelSpec("llama-3.1-8b");
+  const efimsim::GpuSpec gpu = efimsim::LoadGpuSpec("h100-sxm");
+  efimsim::MakeLatencyModel("auto", model, gpu, {});  // fills the caches
+  for (auto _ : state) benchmark::DoNotOptimize(efimsim::MakeLatencyModel("auto", model, gpu, {}));
+}
+BENCHMARK(BM_LatencyModelBuildCached)->Unit(benchmark::kMillisecond);

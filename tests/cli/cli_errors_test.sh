@@ -46,7 +46,7 @@ expect_error "--documents: unknown value 'pdf' (choose one of: auto, synthetic, 
 expect_error "--think-time-dist: unknown value 'gamma' (choose one of: fixed, exponential)" replay --think-time-dist gamma
 expect_error "--router: unknown value 'random' (choose one of: round-robin, least-outstanding, session-affinity)" replay --router random
 expect_error "--trace-format: unknown value 'parquet' (choose one of: auto, efimsim," replay --workload trace --trace x --trace-format parquet
-expect_error "--latency-model: unknown value 'magic' (choose one of: roofline, profile, auto)" capacity --latency-model magic
+expect_error "--latency-model: unknown value 'magic' (choose one of: roofline, fallback, profile, auto)" capacity --latency-model magic
 expect_error "--tp: unknown value '3' (choose one of: 1, 2, 4, 8)" replay --tp 3
 expect_error "--tp: unknown value '3' (choose one of: 1, 2, 4, 8)" sweep --grid tp=1,3
 expect_error "--page-size" replay --engine sglang --page-size 0
