@@ -161,6 +161,23 @@ std::pair<std::string, std::string> EngineOf(const std::string& dir) {
                    dir + "'");
 }
 
+// "AIConfigurator database at commit <c>", from MANIFEST.csv beside
+// systems.csv (the converted files' provenance), or without the commit
+// when there is no such file or row.
+std::string DatabaseCommit(const std::string& systems_csv, const std::string& gemm_csv) {
+  const std::filesystem::path manifest = std::filesystem::path(systems_csv).parent_path() / "MANIFEST.csv";
+  const std::string unknown = "AIConfigurator database (commit not recorded)";
+  if (!std::filesystem::exists(manifest)) return unknown;
+  const std::string text = ReadWholeFile(manifest.string());
+  const CsvColumns csv(text, manifest.string(), kWhat);
+  const std::string relative =
+      std::filesystem::path(gemm_csv).lexically_relative(manifest.parent_path()).generic_string();
+  for (size_t r = 0; r < csv.Rows(); ++r) {
+    if (csv.Text(r, "file") == relative) return "AIConfigurator database at commit " + csv.Text(r, "source_commit");
+  }
+  return unknown;
+}
+
 }  // namespace
 
 AiConfiguratorSystem LoadAiConfiguratorSystem(const std::string& path, const std::string& system) {
@@ -202,7 +219,7 @@ ShapeProfile ImportAiConfigurator(const AiConfiguratorImport& import, const GpuS
   profile.engine = engine;
   profile.command = import.command;
   profile.device = device->second;
-  profile.measured_on = "AIConfigurator database (the version folder " + stack + ")";
+  profile.measured_on = DatabaseCommit(systems_csv, (dir / "gemm.csv").string());
   profile.ceilings = {sys.bf16_flops_per_second, sys.memory_bytes_per_second};
   profile.elementwise = {sys.memory_bytes_per_second, sys.bandwidth_fraction, sys.constant_latency_seconds * 1e6};
   std::string ar_path = import.all_reduce_csv;
