@@ -47,15 +47,18 @@ struct RunProgress {
 
 struct ExperimentConfig {
   std::string policy = "efim";
-  std::string latency_model = "auto";  // a built-in profile when one exists, else the roofline
-  // Tensor parallelism (GPUs per replica; the KV cache is sized per GPU)
-  // and the kernel profile file of the latency model.
+  std::string latency_model = "auto";  // measured kernels (--kernel-source) when the GPU has any, else the calibrated fallback
+  // Tensor parallelism (GPUs per replica; the KV cache is sized per GPU),
+  // and the kernel source or profile file of the latency model.
   LatencyModelOptions latency;
-  std::string workload = "efim-paper";  // efim-paper | trace | typing
+  std::string workload = "efim-paper";  // a registered workload (workload.h)
   EngineConfig engine;
   // Each engine's own settings by engine name (SGLang's under "sglang"),
   // set through its option tables (engines.h); the run never names them.
   EngineOptions engine_options;
+  // Each generator workload's own settings (sim/run/workload_options.h),
+  // keyed by the workload's name; the same type-erased store as engines'.
+  EngineOptions workload_options;
   CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs
   CpuKvTierConfig cpu_kv;           // CPU KV tier per replica; off by default
   PaperWorkloadConfig workload_paper;  // users and seed also drive typing

@@ -5,9 +5,9 @@
 // --help, parsing, sweep axes and checks list its options beside every
 // other run option (run_params.h, AllParamTables).
 //
-// The struct is held in ExperimentConfig::engine_options, the config's
-// type-erased store of per-component settings (engine_options.h), under
-// the key "workload:<name>": a workload's options then need no field in
+// The struct is held in ExperimentConfig::workload_options, a type-erased
+// store of per-component settings (engine_options.h), under the workload's
+// name: a workload's options then need no field of their own in
 // ExperimentConfig, as an engine's do not.
 //
 // Every row is marked quiet_default, so sweep.csv and run descriptions of
@@ -39,13 +39,13 @@ inline ParamInfo Quiet(ParamInfo info) {
   return info;
 }
 
-// The key of workload `name`'s settings in ExperimentConfig::engine_options.
-inline std::string WorkloadOptionsKey(const std::string& name) { return "workload:" + name; }
+// The key of workload `name`'s settings in ExperimentConfig::workload_options.
+inline std::string WorkloadOptionsKey(const std::string& name) { return name; }
 
 // The settings of workload `name` in `config` (its defaults when none set).
 template <class Config>
 const Config& WorkloadOptions(const ExperimentConfig& config, const std::string& name) {
-  return config.engine_options.Get<Config>(WorkloadOptionsKey(name));
+  return config.workload_options.Get<Config>(WorkloadOptionsKey(name));
 }
 
 // `table`'s rows bound to workload `name`'s Config in a run's config.
@@ -61,17 +61,17 @@ RunParamTable BindWorkloadOptions(const std::string& name, std::string group,
     RunParam param;
     param.info = &row.info;
     param.set = [p, key](const std::string& text, ExperimentConfig& c) {
-      SetParam(*p, text, c.engine_options.Get<Config>(key));
+      SetParam(*p, text, c.workload_options.Get<Config>(key));
     };
     param.value = [p, key](const ExperimentConfig& c) {
-      return ParamValueText(*p, c.engine_options.Get<Config>(key));
+      return ParamValueText(*p, c.workload_options.Get<Config>(key));
     };
     param.setting = [p, key](const ExperimentConfig& c) {
-      const Config& config = c.engine_options.Get<Config>(key);
+      const Config& config = c.workload_options.Get<Config>(key);
       return std::visit([&](auto member) { return SettingValue(config.*member); }, p->field);
     };
     param.check = [p, key](const ExperimentConfig& c) {
-      CheckParam(*p, c.engine_options.Get<Config>(key));
+      CheckParam(*p, c.workload_options.Get<Config>(key));
     };
     out.params.push_back(std::move(param));
   }
