@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "models/latency_model_registry.h"
+#include "models/latency_validation.h"
 #include "models/profile_latency_model.h"
 #include "models/roofline_latency_model.h"
 #include "models/spec_catalog.h"
@@ -177,6 +178,41 @@ TEST(ProfileTransfer, AProfileOfAnUnknownModelCannotBeTransferred) {
                                           GraphCpu(), p, 1);
             }),
             "model");
+}
+
+// The prefill+decode summary of `profile_model` (built-in pytorch-reference
+// profile) priced for deepseek-coder-6.7b on `gpu` under auto, against the
+// PyTorch reference's steps measured on `steps_gpu` (docs/accuracy.md,
+// "Leave-one-out"); nullopt when the shared data is absent.
+std::optional<ErrorSummary> LeaveOneOut(const std::string& profile_model, const std::string& gpu,
+                                        const std::string& steps_gpu) {
+  const std::string path = std::string(EFIMSIM_SHARED_DATA_DIR) + "/gpu/" + steps_gpu +
+                           "-pytorch-reference/deepseek-coder-6.7b.steps.json";
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  LatencyModelOptions options;
+  options.profile_path = BuiltinFile(profile_model);
+  const ModelSpec model = LoadModelSpec("deepseek-coder-6.7b");
+  const auto eager = MakeLatencyModel("auto", model, LoadGpuSpec(gpu), CpuOverheadConfig(), options);
+  const auto graph = MakeLatencyModel("auto", model, LoadGpuSpec(gpu), GraphCpu(), options);
+  const ValidationReport report = ValidateLatency(LoadMeasuredSteps(path), *eager, *graph, true, 0, StepTiming::kGpu);
+  for (const ErrorSummary& s : report.summaries) {
+    if (s.kind == "prefill+decode") return s;
+  }
+  return ErrorSummary{};
+}
+
+TEST(LeaveOneOut, DeepseekFromLlamasTablesMeetsItsGoal) {
+  const std::optional<ErrorSummary> s = LeaveOneOut("llama-3.1-8b", "h100-sxm", "h100");
+  if (!s) GTEST_SKIP() << "no shared H100 steps";
+  EXPECT_GE(s->rows, 60);
+  EXPECT_LE(s->median, 0.08);  // measured 4.7% (p90 17.9%)
+}
+
+TEST(LeaveOneOut, DeepseekOnTheH200FromH100TablesMeetsItsGoal) {
+  const std::optional<ErrorSummary> s = LeaveOneOut("deepseek-coder-6.7b", "h200", "h200");
+  if (!s) GTEST_SKIP() << "no shared H200 steps";
+  EXPECT_GE(s->rows, 60);
+  EXPECT_LE(s->median, 0.15);  // measured 8.3% (p90 14.7%)
 }
 
 }  // namespace
