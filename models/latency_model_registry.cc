@@ -7,6 +7,7 @@
 #include "models/calibrated_fallback.h"
 #include "models/kernel_profile.h"
 #include "models/profile_latency_model.h"
+#include "models/profile_transfer.h"
 #include "models/roofline_latency_model.h"
 #include "models/shape_profile.h"
 #include "models/shape_rule.h"
@@ -75,6 +76,12 @@ std::unique_ptr<LatencyModel> MakeProfileOrFallback(const ModelSpec& model, cons
     if (options.kernel_source != "auto") {
       throw UsageError("--kernel-source: not with --profile FILE (the file is the source)");
     }
+    // auto: a profile of another model or GPU is transferred and carried,
+    // saying so; profile: it is refused (the profile's own kernels only).
+    if (asked_for == "auto") {
+      return MakeTransferredProfileModel(model, gpu, overhead, LoadKernelProfile(options.profile_path),
+                                         options.tensor_parallel);
+    }
     return std::make_unique<ProfileLatencyModel>(model, gpu, overhead, LoadKernelProfile(options.profile_path),
                                                  options.tensor_parallel);
   }
@@ -134,15 +141,17 @@ const Registry<Entry>& LatencyModels() {
     r.Add("profile",
           {"per-operator times from measured kernels (--kernel-source, or the first the GPU has: "
            "the engine's own, efimsim's, the PyTorch reference's, Vidur's; or --profile FILE), "
-           "interpolated, fitted beyond the grid; the calibrated fallback, saying so, when none exists",
+           "interpolated, fitted beyond the grid; the calibrated fallback, saying so, when none exists; "
+           "a --profile FILE of another model or GPU is refused",
            [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
               const LatencyModelOptions& options) {
              return MakeProfileOrFallback(model, gpu, overhead, options, "profile");
            }});
     r.Add("auto",
           {"the default: measured kernels as \"profile\" chooses them when the GPU has any "
-           "(or --profile FILE), the calibrated fallback otherwise (the roofline over efficiencies "
-           "fitted on measured GPUs); outputs name the source used",
+           "(or --profile FILE, transferred to another model by the shape rule and carried to another "
+           "GPU by the fallback's ratios), the calibrated fallback otherwise (the roofline over "
+           "efficiencies fitted on measured GPUs); outputs name the source used",
            [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
               const LatencyModelOptions& options) {
              return MakeProfileOrFallback(model, gpu, overhead, options, "auto");

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "models/profile_table.h"
+#include "models/profile_transfer.h"
 #include "models/roofline_fit.h"
 #include "models/roofline_latency_model.h"
 #include "sim/base/errors.h"
@@ -224,15 +225,16 @@ class ProfileOperatorTimer : public OperatorTimer {
   std::optional<FittedTable> all_reduce_;
 };
 
-// Checks the profile against the model and GPU it is used for.
+// Checks the profile against the model and GPU it is used for (the GPU
+// only under kRefuse).
 const KernelProfile& CheckMatches(const KernelProfile& profile, const ModelSpec& model,
-                                  const GpuSpec& gpu) {
+                                  const GpuSpec& gpu, OtherGpuProfile other_gpu) {
   const std::string& origin = profile.origin;
   if (profile.model != model.name) {
     throw InputError(origin, 0, "model",
                      "profile is for model \"" + profile.model + "\", not \"" + model.name + "\"");
   }
-  if (profile.gpu != gpu.name) {
+  if (profile.gpu != gpu.name && other_gpu == OtherGpuProfile::kRefuse) {
     throw InputError(origin, 0, "gpu",
                      "profile is for GPU \"" + profile.gpu + "\", not \"" + gpu.name + "\"");
   }
@@ -295,6 +297,20 @@ CpuOverheadConfig ResolvedOverhead(CpuOverheadConfig overhead, const KernelProfi
   return overhead;
 }
 
+// The operator timer of `profile` on `gpu`: its own, or under kCarry for a
+// profile of another GPU, its own on that GPU carried to `gpu`.
+std::unique_ptr<OperatorTimer> MakeProfileTimer(const ModelSpec& model, const GpuSpec& gpu,
+                                                const KernelProfile& profile, int64_t tensor_parallel,
+                                                OtherGpuProfile other_gpu) {
+  if (profile.gpu == gpu.name || other_gpu == OtherGpuProfile::kRefuse) {
+    return std::make_unique<ProfileOperatorTimer>(model, gpu, profile, tensor_parallel);
+  }
+  const GpuSpec measured_on = ProfileGpuSpec(profile);
+  return CarryTimerToGpu(std::make_unique<ProfileOperatorTimer>(model, measured_on, profile, tensor_parallel),
+                         ShardModel(model, tensor_parallel), measured_on, gpu,
+                         BuiltinFallbackCalibration());
+}
+
 std::string ProfileOverheadSource(const KernelProfile& profile) {
   return profile.cpu_overhead.Measured() ? "from the profile (" + profile.cpu_overhead.source + ")"
                                          : std::string("estimated, not measured (models/README.md)");
@@ -304,13 +320,13 @@ std::string ProfileOverheadSource(const KernelProfile& profile) {
 
 ProfileLatencyModel::ProfileLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverheadConfig overhead,
                                          KernelProfile profile, int64_t tensor_parallel,
-                                         std::string selection)
+                                         std::string selection, OtherGpuProfile other_gpu)
     : StepLatencyModel(
-          model, tensor_parallel, ResolvedOverhead(overhead, CheckMatches(profile, model, gpu)),
+          model, tensor_parallel, ResolvedOverhead(overhead, CheckMatches(profile, model, gpu, other_gpu)),
           profile.cpu_overhead.graph_capture_batch_sizes, ProfileOverheadSource(profile),
-          std::make_unique<ProfileOperatorTimer>(model, gpu, profile, tensor_parallel)),
+          MakeProfileTimer(model, gpu, profile, tensor_parallel, other_gpu)),
       model_(std::move(model)), gpu_(std::move(gpu)), profile_(std::move(profile)),
-      selection_(std::move(selection)) {
+      selection_(std::move(selection)), carried_(profile_.gpu != gpu_.name) {
   missing_tables_ = MissingTables(profile_, model_.mlp == MlpKind::kGated);
 }
 
@@ -334,6 +350,11 @@ std::string ProfileLatencyModel::Description() const {
   }
   if (!modelled.empty()) text += "; modelled, not measured: " + modelled + " (flagged)";
   if (!missing_tables_.empty()) text += "; roofline for untabled " + missing_tables_;
+  if (carried_) {
+    text += "; carried from " + profile_.gpu + " to " + gpu_.name +
+            " by the calibrated fallback's ratios (each operator's time x fallback(" + gpu_.name +
+            ") / fallback(" + profile_.gpu + ") of its work; approximate, flagged)";
+  }
   text += "; TP=" + std::to_string(TensorParallel());
   if (TensorParallel() > 1) {
     const bool table = std::any_of(profile_.all_reduce.begin(), profile_.all_reduce.end(),

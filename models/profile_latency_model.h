@@ -18,6 +18,11 @@
 // CPU overheads: the profile's cpu_overhead figures replace the configured
 // ones only when its source is "measured: ..."; its CUDA-graph capture sizes
 // are always used.
+//
+// Another GPU: refused, or (OtherGpuProfile::kCarry) priced on the GPU it
+// was measured on and carried to the run's by the calibrated fallback's
+// per-operator ratios (models/profile_transfer.h), flagged and said in
+// Description().
 
 #include "models/kernel_profile.h"
 #include "models/step_latency_model.h"
@@ -29,14 +34,23 @@ namespace efimsim {
 // engine's host time).
 ProfileCpuOverhead DefaultProfileCpuOverhead();
 
+// What the model does with a profile measured on another GPU than the run's.
+enum class OtherGpuProfile {
+  kRefuse,  // InputError naming the profile's "gpu" field
+  kCarry,   // carried to the run's GPU (CarryTimerToGpu); the profile's GPU
+            // must be a built-in spec (else InputError naming "gpu")
+};
+
 class ProfileLatencyModel : public StepLatencyModel {
  public:
   // Throws InputError naming the profile and field when the profile is for
-  // another model or GPU or its shapes differ from `model`'s.
+  // another model, or another GPU under kRefuse, or its shapes differ from
+  // `model`'s.
   // `selection`: how the profile was chosen ("kernel source ... (auto: ...)"),
   // the start of Description(); empty for none.
   ProfileLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverheadConfig overhead,
-                      KernelProfile profile, int64_t tensor_parallel = 1, std::string selection = "");
+                      KernelProfile profile, int64_t tensor_parallel = 1, std::string selection = "",
+                      OtherGpuProfile other_gpu = OtherGpuProfile::kRefuse);
 
   std::string Name() const override { return "profile"; }
   std::string Description() const override;
@@ -47,6 +61,7 @@ class ProfileLatencyModel : public StepLatencyModel {
   KernelProfile profile_;
   std::string missing_tables_;  // operators priced by the roofline, for Description()
   std::string selection_;
+  bool carried_ = false;  // measured on profile_.gpu, carried to gpu_
 };
 
 }  // namespace efimsim

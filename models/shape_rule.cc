@@ -57,19 +57,6 @@ double GemmSol(const ShapeCeilings& c, double m, double n, double k) {
                   2.0 * (m * n + m * k + n * k) / c.memory_bytes_per_second);
 }
 
-ShardShapes HeadShapes(const ShapeHeads& h) {
-  ShardShapes s;
-  s.q_heads = h.q_heads;
-  s.kv_heads = h.kv_heads;
-  s.head_dim = h.head_dim;
-  s.dtype_bytes = 2;
-  return s;
-}
-
-double Sol(const ShapeCeilings& c, const OperatorWork& work) {
-  return std::max(work.flops / c.bf16_flops_per_second, work.bytes / c.memory_bytes_per_second);
-}
-
 std::string SitesText(const std::vector<std::string>& names, const std::vector<Site>& sites) {
   std::string text;
   for (const Site& s : sites) {
@@ -134,6 +121,19 @@ std::string HeadsText(const ShapeHeads& h) {
 
 }  // namespace
 
+ShardShapes HeadShapes(const ShapeHeads& h) {
+  ShardShapes s;
+  s.q_heads = h.q_heads;
+  s.kv_heads = h.kv_heads;
+  s.head_dim = h.head_dim;
+  s.dtype_bytes = 2;
+  return s;
+}
+
+double SolSeconds(const ShapeCeilings& c, const OperatorWork& work) {
+  return std::max(work.flops / c.bf16_flops_per_second, work.bytes / c.memory_bytes_per_second);
+}
+
 std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables,
                                        const ShapeCeilings& ceilings, int64_t n, int64_t k,
                                        std::string* note) {
@@ -195,7 +195,7 @@ std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCe
       },
       [&](int64_t site, const Key& key) {
         const ShapeHeads& h = site < 0 ? heads : tables[kept[static_cast<size_t>(site)]].heads;
-        return Sol(ceilings, work(HeadShapes(h), key)) * 1e6;
+        return SolSeconds(ceilings, work(HeadShapes(h), key)) * 1e6;
       });
   std::vector<Point> points;
   for (const auto& [key, us] : result) points.push_back(make(key, us));

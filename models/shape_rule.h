@@ -35,6 +35,7 @@
 
 #include "models/kernel_profile.h"
 #include "models/model_spec.h"
+#include "models/operator_work.h"
 #include "models/shape_profile.h"
 
 namespace efimsim {
@@ -58,6 +59,13 @@ KernelProfile ResolveShapeProfile(const ShapeProfile& profile, const ModelSpec& 
                                   int64_t tensor_parallel, ShapeResolution* resolution = nullptr);
 
 // ---- Pieces of the rule, for the importer's leave-one-out study and tests.
+
+// Shapes holding only the given attention heads (bf16): what the attention
+// work formulas of models/operator_work.h read.
+ShardShapes HeadShapes(const ShapeHeads& heads);
+// Speed of light of `work` at `ceilings`, seconds: max(FLOPs / compute,
+// bytes / bandwidth).
+double SolSeconds(const ShapeCeilings& ceilings, const OperatorWork& work);
 
 // GEMM (n, k) over `m_keys` by the transfer rule from `tables` (which need
 // not hold (n, k)); `note` (if given) says which sites were used.
