@@ -60,7 +60,7 @@ ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
 namespace {
 
 // The rows of AllParamTables() that predict and validate-latency take.
-const char* const kLatencyRows[] = {"model", "gpu", "latency-model"};
+const char* const kLatencyRows[] = {"model", "gpu", "engine", "latency-model"};
 
 ParamInfo ModeInfo(const std::string& help) { return Choice("mode", help, {"eager", "graph"}); }
 
@@ -93,6 +93,7 @@ LatencySetup LatencyFromOptions(const po::variables_map& values) {
   setup.gpu = LoadGpuSpec(config.engine.gpu);
   setup.latency_model = config.latency_model;
   setup.options = config.latency;
+  setup.options.engine = config.engine.name;  // whose kernels --kernel-source auto prefers
   setup.cpu = config.cpu;
   return setup;
 }

@@ -51,8 +51,9 @@ std::vector<po::options_description> ExperimentOptionGroups();
 ExperimentConfig ExperimentFromOptions(const po::variables_map& values);
 
 // predict and validate-latency: the model, the GPU and the latency options
-// of the simulation commands (the same table rows: --model, --gpu,
-// --latency-model, --tp, --profile, host overheads), plus --mode.
+// of the simulation commands (the same table rows: --model, --gpu, --engine
+// (whose kernels auto prefers), --latency-model, --tp, --profile,
+// --kernel-source, host overheads), plus --mode.
 po::options_description LatencyOptionGroup(const std::string& mode_help);
 struct LatencySetup {
   ModelSpec model;
