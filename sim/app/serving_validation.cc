@@ -45,6 +45,7 @@ bool Contains(const std::string& haystack, const std::string& needle) {
 std::string MapGpu(const std::string& device_name) {
   const std::string d = Lower(device_name);
   if (Contains(d, "4090")) return "rtx-4090";
+  if (Contains(d, "rtx pro 6000")) return "rtx-pro-6000";
   if (Contains(d, "h200")) return "h200";
   if (Contains(d, "h20")) return "h20";
   if (Contains(d, "b200")) return "b200";
