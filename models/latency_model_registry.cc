@@ -45,12 +45,11 @@ KernelProfile ResolvedShapeProfile(const ShapeProfile& shapes, const ModelSpec& 
 // The built-in kernels of `source` for the run, if the GPU has them.
 std::optional<KernelProfile> FromSource(const std::string& source, const ModelSpec& model,
                                         const GpuSpec& gpu, const LatencyModelOptions& options) {
-  if (source == "aiconfigurator") {
-    const ShapeProfile* shapes = FindBuiltinShapeProfile(gpu.name, source, options.engine);
-    if (!shapes) return std::nullopt;
-    return ResolvedShapeProfile(*shapes, model, options.tensor_parallel);
-  }
-  return FindBuiltinKernelProfile(gpu.name, source, model.name);
+  // The model's own tables first, then shape tables of the run's engine.
+  if (std::optional<KernelProfile> own = FindBuiltinKernelProfile(gpu.name, source, model.name)) return own;
+  const ShapeProfile* shapes = FindBuiltinShapeProfile(gpu.name, source, options.engine);
+  if (!shapes) return std::nullopt;
+  return ResolvedShapeProfile(*shapes, model, options.tensor_parallel);
 }
 
 // The sources "auto" tries for `engine`, in order: the engine's own first.

@@ -9,6 +9,7 @@
 
 #include "models/aiconfigurator_import.h"
 #include "models/llmservingsim_import.h"
+#include "models/llmservingsim_shapes.h"
 #include "models/profile_import.h"
 #include "models/profile_latency_model.h"
 #include "models/spec_catalog.h"
@@ -67,6 +68,11 @@ void AddImportOptions(po::options_description& general) {
        "present; llmservingsim: the bundle folder with meta.yaml and tp1/; aiconfigurator: the "
        "<system>/<framework>-<version>/ folder with gemm.csv, context_attention.csv, "
        "generation_attention.csv (and custom_allreduce.csv)")
+      ("shapes", po::bool_switch(),
+       "llmservingsim: a shape profile (every dense model) from bundles whose model was profiled "
+       "with overridden shapes (--bundle, repeatable; no --model)")
+      ("bundle", po::value<std::vector<std::string>>()->composing(),
+       "llmservingsim --shapes: a bundle folder (meta.yaml, tp1/); repeat to merge several")
       ("systems", po::value<std::string>(),
        "aiconfigurator: its systems.csv (default: two folders above --dir)")
       ("elementwise-rates-from", po::value<std::string>(),
@@ -202,6 +208,25 @@ int ImportFromAiConfigurator(const po::variables_map& values, const GpuSpec& gpu
   return 0;
 }
 
+// --from llmservingsim --shapes: a shape profile from bundles of models
+// profiled with overridden shapes.
+int ImportLlmServingSimShapeProfile(const po::variables_map& values, const GpuSpec& gpu,
+                                    const ImportSettings& settings) {
+  if (values.count("model") || values.count("dir")) {
+    throw UsageError("--shapes: give --bundle folders (no --model, no --dir): the bundles' shapes are the keys");
+  }
+  if (!values.count("bundle")) throw UsageError("--bundle: give at least one LLMServingSim bundle folder");
+  ImportReport report;
+  const ShapeProfile profile =
+      ImportLlmServingSimShapes(values["bundle"].as<std::vector<std::string>>(), gpu, settings, report);
+  for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());
+  const std::string out = values["out"].as<std::string>();
+  WriteFileAtomically(out, ShapeProfileJson(profile));
+  std::fprintf(stderr, "wrote %s (%s, %s kernels, %zu GEMM shapes)\n", out.c_str(), profile.gpu.c_str(),
+               profile.engine.c_str(), profile.gemm.size());
+  return 0;
+}
+
 // --from efimsim-kernels: efimsim-calibrate's own profile, read, checked
 // against --model and --gpu, and written back as it is (its provenance
 // names the commit and GPU it was measured on).
@@ -262,6 +287,12 @@ int RunImport(int argc, const char* const* argv) {
   const std::string from = values["from"].as<std::string>();
   const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());
   if (from == "aiconfigurator") return ImportFromAiConfigurator(values, gpu, argc, argv);
+  if (from == "llmservingsim" && values["shapes"].as<bool>()) {
+    return ImportLlmServingSimShapeProfile(values, gpu, ImportSettingsFrom(values, from, argc, argv));
+  }
+  if (values["shapes"].as<bool>() || values.count("bundle")) {
+    throw UsageError("--shapes and --bundle are for --from llmservingsim only");
+  }
   if (!values.count("model")) throw UsageError("the option '--model' is required but missing");
   const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
   const ImportSettings settings = ImportSettingsFrom(values, from, argc, argv);

@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "models/kernel_profile.h"
+#include "models/latency_model_registry.h"
+#include "models/llmservingsim_shapes.h"
 #include "models/spec_catalog.h"
 #include "sim/base/errors.h"
 #include "sim/base/sha256.h"
@@ -108,6 +110,53 @@ TEST(LlmServingSimImport, HandMadeBundle) {
   // It reads back.
   const KernelProfile back = ParseKernelProfile(KernelProfileJson(p), "round trip");
   EXPECT_EQ(back.source->kind, "llmservingsim");
+}
+
+TEST(LlmServingSimShapes, BundlesOfOverriddenShapesBecomeAShapeProfile) {
+  Bundle b;
+  std::string meta = kMeta;
+  meta.replace(meta.find("intermediate_size: 14336"), 24, "intermediate_size: 7168");
+  meta.replace(meta.find("num_attention_heads: 32"), 23, "num_attention_heads: 16");
+  meta.replace(meta.find("num_key_value_heads: 8"), 22, "num_key_value_heads: 4");
+  b.Write("meta.yaml", meta);
+  // The model-keyed import refuses it: these are not Llama-3.1-8B's shapes.
+  EXPECT_THROW(Import(b), InputError);
+  // Qwen3's q/k norm rows are left out with a note, not an error.
+  b.Write("tp1/dense.csv", "layer,tokens,time_us\nqk_norm,1,3.5\n" + [] {
+    std::string dense;
+    for (const char* layer : {"layernorm", "qkv_proj", "rotary_emb", "o_proj", "gate_up_proj", "act_fn",
+                              "down_proj", "final_layernorm"}) {
+      for (int t : {1, 2, 4, 8, 2048}) dense += std::string(layer) + "," + std::to_string(t) + "," + std::to_string(2 + t) + ".5\n";
+    }
+    return dense;
+  }());
+  ImportSettings settings;
+  settings.command = "test";
+  settings.interpolation = "linear";
+  ImportReport report;
+  const ShapeProfile p = ImportLlmServingSimShapes({b.dir()}, LoadGpuSpec("rtx-4090"), settings, report);
+  EXPECT_EQ(p.engine, "vllm_v1");
+  EXPECT_EQ(p.source.kind, "llmservingsim");
+  ASSERT_EQ(p.gemm.size(), 5u);
+  bool gate_up = false;
+  for (const ShapeGemmTable& t : p.gemm) gate_up = gate_up || (t.n == 14336 && t.k == 4096);  // 2 x 7168
+  EXPECT_TRUE(gate_up);
+  ASSERT_EQ(p.decode_attention.size(), 1u);
+  EXPECT_EQ(p.decode_attention[0].heads, (ShapeHeads{16, 4, 128}));
+  EXPECT_GT(p.elementwise.constant_us, 0.0);
+  bool noted = false;
+  for (const std::string& n : report.notes) noted = noted || n.find("qk_norm") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // It reads back, and prices the real model (shapes transferred, flagged).
+  const ShapeProfile back = ParseShapeProfile(ShapeProfileJson(p), "round trip");
+  EXPECT_EQ(back.gemm.size(), 5u);
+}
+
+TEST(LlmServingSimShapes, AutoTakesThemOnTheRtxPro6000) {
+  const auto m = MakeLatencyModel("auto", LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("rtx-pro-6000"), {});
+  EXPECT_EQ(m->Description().rfind("kernel source llmservingsim (auto: the vllm_v1 engine's own kernels)", 0), 0u)
+      << m->Description();
+  EXPECT_NE(m->Description().find("shape_profiles/rtx-pro-6000/llmservingsim/vllm_v1.json"), std::string::npos);
 }
 
 TEST(LlmServingSimImport, OtherGpuRefused) {
