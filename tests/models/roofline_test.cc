@@ -44,7 +44,7 @@ TEST(ModelSpec, UnknownNamesAndBadFilesAreClearErrors) {
 TEST(GpuSpec, EveryBuiltinGpuSaysWhetherItsCeilingsWereMeasured) {
   // The GPU list, each with datasheet figures and a stated basis.
   for (const char* name : {"h100-sxm", "h200", "a100-sxm-80g", "a100-pcie-40g", "h100-pcie", "l40s",
-                           "l4", "h20", "b200", "rtx-4090"}) {
+                           "l4", "h20", "b200", "rtx-4090", "rtx-pro-6000"}) {
     const GpuSpec gpu = LoadGpuSpec(name);
     EXPECT_GT(gpu.datasheet_bf16_tflops, gpu.achievable_bf16_tflops) << name;
     EXPECT_GT(gpu.datasheet_hbm_tbps, gpu.achievable_hbm_tbps) << name;
@@ -52,15 +52,16 @@ TEST(GpuSpec, EveryBuiltinGpuSaysWhetherItsCeilingsWereMeasured) {
     EXPECT_GT(gpu.host_link_gbps, 0) << name;
   }
   EXPECT_TRUE(LoadGpuSpec("h100-sxm").achievable_measured);
-  EXPECT_FALSE(LoadGpuSpec("l40s").achievable_measured);
+  EXPECT_TRUE(LoadGpuSpec("l40s").achievable_measured);  // from AIConfigurator's tables
+  EXPECT_FALSE(LoadGpuSpec("l4").achievable_measured);
   // PCIe parts have no NVLink: their GPU link is the PCIe rate.
   EXPECT_LE(LoadGpuSpec("l40s").interconnect_gbps, 64.0);
   EXPECT_LE(LoadGpuSpec("h100-pcie").interconnect_gbps, 64.0);
 }
 
 TEST(GpuSpec, EstimatedCeilingsAreCalledEstimatesInTheRooflineDescription) {
-  const RooflineLatencyModel l40s(LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("l40s"), CpuOverheadConfig{});
-  EXPECT_NE(l40s.Description().find("estimated from the datasheet, not measured"), std::string::npos);
+  const RooflineLatencyModel l4(LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("l4"), CpuOverheadConfig{});
+  EXPECT_NE(l4.Description().find("estimated from the datasheet, not measured"), std::string::npos);
   EXPECT_NE(Model().Description().find("measured ceilings"), std::string::npos);
 }
 
