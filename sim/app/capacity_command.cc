@@ -43,7 +43,7 @@ const ParamTable<CapacityOptions>& CapacityParams() {
       {{"gpus-per-replica", "GPUs", "GPUs one replica occupies, for the GPU count; 0 = --tp", 0},
        &C::gpus_per_replica},
       {Choice("search", "users (closed loop: most users), rate (open loop: highest arrival rate; "
-              "trace and typing), or auto: rate for --workload trace, else users",
+              "trace, vllm-bench and typing), or auto: users for efim-paper and typing, else rate",
               {"auto", "users", "rate"}),
        &C::search},
       {{"target-rate", "the search's unit", "open loop: the rate to serve (requests/s for a trace "
@@ -160,7 +160,7 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   if (!base.timeline_path.empty()) throw UsageError("--timeline: not available in capacity");
   if (values["documents"].defaulted() && base.workload == "efim-paper") base.documents = "synthetic";
   c.open_loop = c.options.search == "rate" ||
-                (c.options.search == "auto" && base.workload == "trace");
+                (c.options.search == "auto" && base.workload != "efim-paper" && base.workload != "typing");
   if (c.open_loop && base.workload == "typing" && base.duration_s == 0) {
     base.duration_s = c.search.typing_window_s;
   }

@@ -153,8 +153,9 @@ void PrintRateReportHeader(const std::vector<Plan>& plans, const ExperimentConfi
                            const RateReportSetup& setup, const std::string& unit) {
   std::cout << "capacity: highest arrival rate (open loop) " << DeploymentText(base)
             << " serves with " << setup.slo_text << " (ms)\n";
-  if (base.workload == "trace" && !plans.empty()) {
-    std::cout << "workload: trace " << base.trace_path << ", recorded rate "
+  if (base.workload != "typing" && !plans.empty()) {
+    std::cout << "workload: " << (base.workload == "trace" ? "trace " + base.trace_path : base.workload)
+              << ", recorded rate "
               << FormatFixed(plans.front().search.recorded_rate_per_s, 3) << " " << unit
               << " (arrivals / time of the last), replayed at --rate-scale k x "
               << FormatFixed(plans.front().search.rate_step, 4)
@@ -204,7 +205,7 @@ int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
   PlanForTargetRate(plans, base, setup);
   WriteRateCapacityCsvs(plans, base, setup);
   PrintRateReportHeader(plans, base, setup, unit);
-  PrintRateTable(plans, base.workload == "trace", unit);
+  PrintRateTable(plans, base.workload != "typing", unit);
   PrintEfimSaving(plans);
   PrintWrote(plans, setup.out_dir, setup.wall_s);
   return 0;

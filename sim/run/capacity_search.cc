@@ -10,7 +10,10 @@
 #include <optional>
 #include <variant>
 
+#include "models/spec_catalog.h"
 #include "sim/base/errors.h"
+#include "sim/client/policy.h"
+#include "sim/run/workload.h"
 
 namespace efimsim {
 namespace {
@@ -274,10 +277,21 @@ struct TraceArrivals {
   int64_t last_ns = 0;
 };
 
-TraceArrivals CountTraceArrivals(const ExperimentConfig& config) {
-  const std::unique_ptr<TraceReader> reader = OpenWorkloadTrace(config);
+// The open-loop arrivals of the run's workload: a trace file's, or those a
+// generator workload would send (Workload::Arrivals); null for closed-loop
+// workloads and typing (which has its own rate axis).
+std::unique_ptr<TraceReader> OpenArrivals(const ExperimentConfig& config) {
+  if (config.workload == "trace") return OpenWorkloadTrace(config);
+  if (config.workload == "typing" || config.workload == "efim-paper") return nullptr;
+  const ModelSpec model = LoadModelSpec(config.engine.model);
+  const std::unique_ptr<Workload> workload =
+      MakeWorkload(config.workload, {config, GetPolicy(config.policy), model, nullptr, nullptr});
+  return workload->Arrivals();
+}
+
+TraceArrivals CountTraceArrivals(TraceReader& reader) {
   TraceArrivals arrivals;
-  while (const std::optional<TraceRecord> record = reader->Next()) {
+  while (const std::optional<TraceRecord> record = reader.Next()) {
     if (const auto* request = std::get_if<TraceRequest>(&*record)) {
       ++arrivals.requests;
       arrivals.last_ns = request->arrival_ns;
@@ -299,9 +313,9 @@ std::string FormatRate(double value) {
 
 CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
                               const CapacitySearchConfig& search) {
-  if (base.workload == "trace") {
-    throw UsageError("--workload: capacity searches over users (efim-paper or typing); a "
-                     "trace's load is fixed by its file");
+  if (base.workload != "efim-paper" && base.workload != "typing") {
+    throw UsageError("--workload " + base.workload + ": capacity searches over users for efim-paper "
+                     "or typing; open-loop workloads search the arrival rate (--search rate)");
   }
   if (search.max_users < 1) throw UsageError("--max-users: must be at least 1");
   if (search.warmup_rounds < 0) throw UsageError("--warmup-rounds: must be >= 0");
@@ -353,14 +367,15 @@ struct RateGrid {
 
 RateGrid MakeRateGrid(const ExperimentConfig& base, const CapacitySearchConfig& search) {
   RateGrid grid;
-  grid.trace = base.workload == "trace";
+  const std::unique_ptr<TraceReader> reader = OpenArrivals(base);
+  grid.trace = reader != nullptr;
   grid.step = search.rate_step;
   if (!grid.trace) {
     if (grid.step == 0) grid.step = 0.01;
     return grid;
   }
   if (grid.step == 0) grid.step = 1.0 / 16;
-  const TraceArrivals arrivals = CountTraceArrivals(base);
+  const TraceArrivals arrivals = CountTraceArrivals(*reader);
   const int64_t count = arrivals.requests + arrivals.sessions;
   if (count == 0 || arrivals.last_ns <= 0) {
     throw InputError(base.trace_path, 0, "",
@@ -391,9 +406,10 @@ std::vector<RequestRecord> AfterWarmupFraction(std::vector<RequestRecord> record
 
 CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
                                   const CapacitySearchConfig& search) {
-  if (base.workload != "trace" && base.workload != "typing") {
-    throw UsageError("--search rate: open-loop capacity needs --workload trace or typing (" +
-                     base.workload + " is closed loop: search users)");
+  if (base.workload != "typing" && !OpenArrivals(base)) {
+    throw UsageError("--search rate: open-loop capacity needs a workload with its own arrival schedule "
+                     "(trace, vllm-bench) or typing (" + base.workload +
+                     "'s requests wait for earlier ones: search users, or give its load in its own options)");
   }
   if (search.max_rate_steps < 1) throw UsageError("--max-rate-steps: must be at least 1");
   if (!(search.rate_step >= 0) || !std::isfinite(search.rate_step)) {

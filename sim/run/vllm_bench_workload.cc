@@ -69,11 +69,20 @@ class VllmBenchWorkload : public Workload {
     const ExperimentConfig& config = context.config;
     if (config.session_rate_per_s != 0) throw UsageError("--session-rate: only for --workload typing");
     options_ = WorkloadOptions<VllmBenchConfig>(config, kName);
-    VllmBenchVocabulary vocabulary{context.model.tokens.text_first, context.model.tokens.text_last,
-                                   context.model.tokens.bos};
-    reader_ = std::make_unique<VllmBenchReader>(
-        options_, vocabulary, static_cast<uint64_t>(config.workload_paper.seed), config.rate_scale);
+    reader_ = NewReader();
   }
+
+  // The requests and their arrivals, as vLLM's benchmark would send them.
+  std::unique_ptr<VllmBenchReader> NewReader() const {
+    const ExperimentConfig& config = context_.config;
+    const VllmBenchVocabulary vocabulary{context_.model.tokens.text_first, context_.model.tokens.text_last,
+                                         context_.model.tokens.bos};
+    return std::make_unique<VllmBenchReader>(options_, vocabulary,
+                                             static_cast<uint64_t>(config.workload_paper.seed),
+                                             config.rate_scale);
+  }
+
+  std::unique_ptr<TraceReader> Arrivals() const override { return NewReader(); }
 
   Client& MakeClient(Simulator& simulator, RequestSink& sink) override {
     const ExperimentConfig& config = context_.config;

@@ -67,6 +67,11 @@ class Workload {
   virtual void DescribeResults(RunInfo& /*info*/) const {}
   // The trace the workload reads, for its skipped-line counts; null if none.
   virtual const TraceReader* trace() const { return nullptr; }
+  // A fresh reader of the workload's open-loop arrivals as this run would
+  // send them (at its --rate-scale), for capacity's arrival-rate search;
+  // null when a workload's arrivals depend on completions (closed loop) or
+  // it has its own rate axis (typing). Default: null.
+  virtual std::unique_ptr<TraceReader> Arrivals() const { return nullptr; }
 };
 
 // The workload registered as `name`; UsageError naming the registered ones
