@@ -203,8 +203,9 @@ void MapGpuAndModel(const ServingRunEngine& e, const ServingValidationOptions& o
 // caching): the run's, unless given on the command line; each one mapped.
 void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions& options,
                        ExperimentConfig& config, ServingValidation& v) {
+  // `zero_means`: what the option's 0 stands for, in the mapping text.
   auto take = [&](const char* vllm_name, const std::optional<int64_t>& value, const char* option,
-                  int64_t& field) {
+                  int64_t& field, const char* zero_means = "derived from GPU memory") {
     if (Given(options, option)) {
       v.mapping.push_back({vllm_name, "--" + std::string(option) + " " + std::to_string(field) +
                                           " (command line" +
@@ -214,8 +215,7 @@ void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions
       v.mapping.push_back({vllm_name, std::to_string(*value) + " -> --" + option});
     } else {
       v.mapping.push_back({vllm_name, "not in the run: efimsim's --" + std::string(option) + " " +
-                                          (field == 0 ? std::string("derived from GPU memory")
-                                                      : std::to_string(field))});
+                                          (field == 0 ? std::string(zero_means) : std::to_string(field))});
     }
   };
   take("max_num_seqs", e.max_num_seqs, "max-num-seqs", config.engine.max_num_seqs);
@@ -231,7 +231,8 @@ void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions
     // vLLM's own spelling: the KV cache holds exactly the run's blocks.
     take("num_gpu_blocks", e.num_gpu_blocks, "num-gpu-blocks-override", config.engine.num_gpu_blocks_override);
   }
-  take("max_model_len", e.max_model_len, "max-model-len", config.engine.max_model_len);
+  take("max_model_len", e.max_model_len, "max-model-len", config.engine.max_model_len,
+       "unset: the model's context length");
   MapCudaGraphsAndHostOverlap(e, options, config, v);
   // Prefix caching: efimsim's fim policy is vLLM with automatic prefix
   // caching on request records; baseline is caching off.
