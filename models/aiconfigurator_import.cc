@@ -180,6 +180,19 @@ std::string DatabaseCommit(const std::string& systems_csv, const std::string& ge
 
 }  // namespace
 
+GraphGemmTimings LoadGraphGemmTimings(const std::string& path) {
+  const SourceCsv file = ReadCsv(path);
+  const CsvColumns csv(file.text, file.path, kWhat);
+  GraphGemmTimings out{file.path, file.sha256, {}};
+  for (size_t r = 0; r < csv.Rows(); ++r) {
+    if (csv.Text(r, "gemm_dtype") != "bfloat16") continue;
+    out.us.emplace(std::tuple(csv.Int(r, "m", 1), csv.Int(r, "n", 1), csv.Int(r, "k", 1)),
+                   csv.Milliseconds(r, "latency") * 1000.0);
+  }
+  if (out.us.empty()) throw InputError(path, 0, "gemm_dtype", "no bfloat16 rows");
+  return out;
+}
+
 AiConfiguratorSystem LoadAiConfiguratorSystem(const std::string& path, const std::string& system) {
   const std::string text = ReadWholeFile(path);
   const CsvColumns csv(text, path, kWhat);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "models/model_spec.h"
+#include "models/profile_import.h"
 #include "models/shape_profile.h"
 
 namespace efimsim {
@@ -55,6 +56,10 @@ struct ShapeRuleStudy {
 // names (vllm -> vllm_v1, sglang -> sglang). `notes` gets what was done.
 ShapeProfile ImportAiConfigurator(const AiConfiguratorImport& import, const GpuSpec& gpu,
                                   std::vector<std::string>& notes);
+
+// The bf16 GEMMs of one AIConfigurator gemm.csv (first row of a repeated
+// key), in microseconds, for the reference importer's dispatch gap.
+GraphGemmTimings LoadGraphGemmTimings(const std::string& path);
 
 // The study over the profile's tables (GEMMs with n, k >= 512).
 std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile);

@@ -304,6 +304,30 @@ ElementwiseRates ElementwiseRatesFromVidur(const VidurMlpTable& table) {
   return {bytes / seconds / 1e12, Quantile(small_add_us, 0.5), table.origin, table.sha256};
 }
 
+// The GEMMs' eager dispatch gap: the median of (reference eager time -
+// graph time) over the (op, M <= 64) points whose shape `graph` measured.
+double GapFromGraphTimings(const GraphGemmTimings& graph,
+                           const std::map<std::pair<std::string, int64_t>, double>& gemm_us,
+                           const ShardShapes& full, ImportReport& report) {
+  std::vector<double> gaps;
+  for (const auto& [key, us] : gemm_us) {
+    if (key.second > 64) continue;
+    const GemmShape shape = GemmShapeOf(full, ReferenceGemmId(key.first));
+    const auto it = graph.us.find(std::tuple(key.second, shape.n, shape.k));
+    if (it != graph.us.end()) gaps.push_back(us - it->second);
+  }
+  if (gaps.size() < 3) {
+    throw InputError(graph.origin, 0, "m",
+                     "measures " + std::to_string(gaps.size()) +
+                         " of the reference's GEMM points at M <= 64: too few to estimate the dispatch gap");
+  }
+  const double gap = std::max(0.0, Quantile(gaps, 0.5));
+  report.notes.push_back("GEMM dispatch gap " + Str(gap, "%.1f") + " us: median of eager reference minus " +
+                         "CUDA-graph time over " + std::to_string(gaps.size()) + " shared points at M <= 64 (" +
+                         graph.origin + ")");
+  return gap;
+}
+
 ElementwiseRates CarryElementwiseRates(ElementwiseRates rates, const ReferenceOps& source,
                                        const std::vector<ReferenceOps>& target) {
   double target_tbps = 0;
@@ -370,13 +394,18 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
                                                  static_cast<double>(std::get<2>(key) - 1)).bytes, us);
     }
   }
-  const double gemm_gap_us = std::max(0.0, Intercept(gemm_xy));
+  const double gemm_gap_us = settings.dispatch_gap_from
+                                 ? GapFromGraphTimings(*settings.dispatch_gap_from, gemm_us, full, report)
+                                 : std::max(0.0, Intercept(gemm_xy));
   const double attention_gap_us = std::max(0.0, Intercept(decode_xy));
   report.notes.push_back("runs combined by the minimum of their medians; median run-to-run spread " +
                          Str(100 * run_noise, "%.1f") + "%");
   report.notes.push_back("eager dispatch gap subtracted: GEMMs " + Str(gemm_gap_us, "%.1f") +
                          " us, attention " + Str(attention_gap_us, "%.1f") +
-                         " us (intercepts of time over bytes at M <= 64 and over decode points)");
+                         " us (" + (settings.dispatch_gap_from ? "GEMMs: eager minus graph timings; attention: the "
+                                                                  "intercept of time over bytes on decode points"
+                                                                : "intercepts of time over bytes at M <= 64 and over "
+                                                                  "decode points") + ")");
 
   // In-graph kernel time: measured minus the gap, never below the roofline.
   const auto kernel_us = [&](double measured_us, double gap_us, const OperatorWork& work) {
@@ -408,7 +437,13 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
   source.method = "GEMM and attention: per point the minimum over " + std::to_string(runs.size()) +
                   " runs of the median of 20 timed eager calls, minus the eager dispatch gap (GEMMs " +
                   Str(gemm_gap_us, "%.1f") + " us, attention " + Str(attention_gap_us, "%.1f") +
-                  " us: intercepts of time over bytes on the memory-bound points), never below the "
+                  " us: " +
+                  (settings.dispatch_gap_from
+                       ? "GEMMs: the median of eager minus CUDA-graph times of the same shapes on the same GPU "
+                         "(" + settings.dispatch_gap_from->origin + "); attention: the intercept of time over "
+                         "bytes on the decode points"
+                       : std::string("intercepts of time over bytes on the memory-bound points")) +
+                  "), never below the "
                   "roofline at the run's measured ceilings (" + Str(tflops, "%.0f") + " TFLOP/s, " +
                   Str(tbps, "%.2f") + " TB/s); decode context = keys - 1";
   if (rates) {
@@ -419,6 +454,9 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
                                              : "(" + rates->origin + ") " + rates->carried);
   }
   for (const ReferenceOps& run : runs) source.files.push_back(ProfileSourceFile{run.origin, run.sha256});
+  if (settings.dispatch_gap_from) {
+    source.files.push_back(ProfileSourceFile{settings.dispatch_gap_from->origin, settings.dispatch_gap_from->sha256});
+  }
 
   for (int g = 0; g < kGemmCount; ++g) {
     const GemmId id = static_cast<GemmId>(g);

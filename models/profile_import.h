@@ -11,6 +11,8 @@
 // Units: the sources' milliseconds become the profile's microseconds here.
 
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <vector>
@@ -147,10 +149,23 @@ ElementwiseRates ElementwiseRatesFromVidur(const VidurMlpTable& table);
 
 // ---- Imports.
 
+// GEMM times of the same GPU measured under CUDA graphs (AIConfigurator's
+// gemm.csv, LoadGraphGemmTimings in aiconfigurator_import.h): microseconds
+// by (m, n, k).
+struct GraphGemmTimings {
+  std::string origin, sha256;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, double> us;
+};
+
 struct ImportSettings {
   std::string command;        // the command line, recorded in the profile
   std::string measured_on;    // when the source was measured (provenance.date_utc)
   std::string interpolation;  // "auto" (the one with the smaller held-out error), "linear", "log-log"
+  // pytorch-reference: when set, the GEMMs' eager dispatch gap is the median
+  // of (reference eager time - graph time) over the shapes both measured at
+  // M <= 64, instead of the intercept of time over bytes (which also takes
+  // away the kernels' own fixed time).
+  std::optional<GraphGemmTimings> dispatch_gap_from;
 };
 
 // Held-out interpolation error: every interior grid point predicted from its

@@ -83,6 +83,10 @@ void AddImportOptions(po::options_description& general) {
        "pytorch-reference: when --elementwise-rates-from is another GPU's Vidur mlp.csv, a reference "
        "ops JSON measured on that GPU: the rates' bandwidth is scaled by the two runs' measured copy "
        "bandwidths (the floor kept)")
+      ("dispatch-gap-from", po::value<std::string>(),
+       "pytorch-reference: an AIConfigurator gemm.csv of the same GPU (GEMMs timed under CUDA "
+       "graphs): the GEMMs' eager dispatch gap becomes the median of eager minus graph times over "
+       "the shapes both measured, instead of the intercept of time over bytes")
       ("all-reduce", po::value<std::string>(),
        "a Vidur network all_reduce.csv of the same GPU: all-reduce tables for TP 2/4/8; "
        "aiconfigurator: a custom_allreduce.csv when --dir has none")
@@ -108,6 +112,10 @@ ImportSettings ImportSettingsFrom(const po::variables_map& values, const std::st
     throw UsageError("the option '--measured-on' is required but missing");
   }
   settings.interpolation = values["interpolation"].as<std::string>();
+  if (values.count("dispatch-gap-from")) {
+    if (from != "pytorch-reference") throw UsageError("--dispatch-gap-from: only for --from pytorch-reference");
+    settings.dispatch_gap_from = LoadGraphGemmTimings(values["dispatch-gap-from"].as<std::string>());
+  }
   if (settings.interpolation != "auto" && settings.interpolation != "linear" &&
       settings.interpolation != "log-log") {
     throw UsageError("--interpolation: expected auto, linear or log-log, got '" +

@@ -123,6 +123,35 @@ TEST(ReferenceImport, CombinesRunsByTheirMinimumAndSubtractsTheDispatchGap) {
   EXPECT_FALSE(report.interpolation.empty());
 }
 
+TEST(ReferenceImport, DispatchGapFromGraphTimingsIsTheMedianEagerMinusGraphDifference) {
+  // Graph timings of every reference GEMM point at M <= 64, each 4 us under
+  // the eager time: the gap is 4 us (not the 10 us intercept), and the
+  // graph file is named among the sources.
+  const std::vector<ReferenceOps> runs = {ParseReferenceOps(ReferenceJson(1.0), "run1.json")};
+  const ShardShapes s = ShardModel(LoadModelSpec(kModel), 1);
+  GraphGemmTimings graph{"gemm.csv", std::string(64, 'a'), {}};
+  for (const ReferenceGemmRow& row : runs[0].gemm) {
+    if (row.m > 64) continue;
+    graph.us[{row.m, row.n, row.k}] = row.median_ms * 1000.0 - 4.0;
+  }
+  ImportSettings settings = Settings();
+  settings.dispatch_gap_from = graph;
+  ImportReport report;
+  const KernelProfile profile = ImportReferenceProfile(runs, LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"),
+                                                       std::nullopt, std::nullopt, settings, report);
+  const GemmTable& qkv = profile.gemm[0];
+  ASSERT_EQ(qkv.name, "qkv_proj");
+  // Eager time = 10 us + bytes / 2e6; less the 4 us gap.
+  EXPECT_NEAR(qkv.points[0].time_us, 6.0 + GemmWork(s, GemmId::kQkvProj, static_cast<double>(qkv.points[0].key)).bytes / 2e6,
+              1e-6);
+  EXPECT_EQ(profile.source->files.back().path, "gemm.csv");
+  // Too few shared points: refused, naming the graph file.
+  settings.dispatch_gap_from->us.clear();
+  EXPECT_THROW(ImportReferenceProfile(runs, LoadModelSpec(kModel), LoadGpuSpec("h100-sxm"), std::nullopt,
+                                      std::nullopt, settings, report),
+               InputError);
+}
+
 TEST(ReferenceImport, ProvenanceNamesEveryFileByItsChecksum) {
   ImportReport report;
   const KernelProfile profile = ImportTwoRuns(std::nullopt, report);
