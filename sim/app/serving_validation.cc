@@ -41,6 +41,23 @@ bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// vLLM V1's API-server batch limits when none are given
+// (vllm/engine/arg_utils.py): 8192 tokens and 1024 sequences on GPUs of
+// >= 70 GiB other than the A100, else 2048 and 256. (Newer releases add a
+// middle tier, 4096 and 512 at 40-70 GiB; a run from one should record its
+// limits.)
+struct VllmBatchDefaults {
+  int64_t max_num_batched_tokens = 2048;
+  int64_t max_num_seqs = 256;
+  std::string why;
+};
+VllmBatchDefaults VllmApiServerBatchDefaults(const GpuSpec& gpu) {
+  const double gib = static_cast<double>(gpu.memory_bytes) / (1024.0 * 1024 * 1024);
+  const bool a100 = gpu.name.rfind("a100", 0) == 0;
+  if (gib >= 70 && !a100) return {8192, 1024, gpu.name + " (>= 70 GiB)"};
+  return {2048, 256, gpu.name + (a100 ? " (an A100)" : " (< 70 GiB)")};
+}
+
 // vLLM's device name (torch.cuda.get_device_name) -> efimsim's GPU catalogue.
 std::string MapGpu(const std::string& device_name) {
   const std::string d = Lower(device_name);
@@ -204,8 +221,10 @@ void MapGpuAndModel(const ServingRunEngine& e, const ServingValidationOptions& o
 void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions& options,
                        ExperimentConfig& config, ServingValidation& v) {
   // `zero_means`: what the option's 0 stands for, in the mapping text.
+  // `source`: whose value stands when the run has none ("efimsim's").
   auto take = [&](const char* vllm_name, const std::optional<int64_t>& value, const char* option,
-                  int64_t& field, const char* zero_means = "derived from GPU memory") {
+                  int64_t& field, std::string zero_means = "", std::string source = "efimsim's") {
+    if (zero_means.empty()) zero_means = "derived from GPU memory";
     if (Given(options, option)) {
       v.mapping.push_back({vllm_name, "--" + std::string(option) + " " + std::to_string(field) +
                                           " (command line" +
@@ -214,13 +233,21 @@ void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions
       field = *value;
       v.mapping.push_back({vllm_name, std::to_string(*value) + " -> --" + option});
     } else {
-      v.mapping.push_back({vllm_name, "not in the run: efimsim's --" + std::string(option) + " " +
+      v.mapping.push_back({vllm_name, "not in the run: " + source + " --" + std::string(option) + " " +
                                           (field == 0 ? std::string(zero_means) : std::to_string(field))});
     }
   };
-  take("max_num_seqs", e.max_num_seqs, "max-num-seqs", config.engine.max_num_seqs);
+  // Batch limits the run does not record: vLLM's API-server defaults for
+  // the GPU, not efimsim's (the paper's) 2048 / 256.
+  const VllmBatchDefaults batch = VllmApiServerBatchDefaults(LoadGpuSpec(config.engine.gpu));
+  if (!e.max_num_seqs && !Given(options, "max-num-seqs")) config.engine.max_num_seqs = batch.max_num_seqs;
+  if (!e.max_num_batched_tokens && !Given(options, "max-num-batched-tokens")) {
+    config.engine.max_num_batched_tokens = batch.max_num_batched_tokens;
+  }
+  const std::string batch_default = "vLLM's API-server default on " + batch.why + ":";
+  take("max_num_seqs", e.max_num_seqs, "max-num-seqs", config.engine.max_num_seqs, "", batch_default);
   take("max_num_batched_tokens", e.max_num_batched_tokens, "max-num-batched-tokens",
-       config.engine.max_num_batched_tokens);
+       config.engine.max_num_batched_tokens, "", batch_default);
   take("block_size", e.block_size, "block-tokens", config.engine.block_tokens);
   if (Given(options, "kv-blocks")) {
     v.mapping.push_back({"num_gpu_blocks", "--kv-blocks " + std::to_string(config.engine.kv_blocks) +
