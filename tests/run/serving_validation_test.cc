@@ -211,6 +211,22 @@ TEST(ServingValidation, VllmBenchResultReplays) {
   EXPECT_TRUE(named_ids);
 }
 
+TEST(ServingValidation, UnrecordedBatchLimitsAreVllmsApiServerDefaultsForTheGpu) {
+  const ServingRun run = ReadServingRun({kDir + "/vllm_bench_result.json"}, "");
+  const auto mapped = [&](const std::string& gpu, const std::string& field) {
+    ServingValidationOptions options;
+    options.gpu = gpu;
+    for (const auto& [run_field, efimsim] : ValidateServing(run, options).mapping) {
+      if (run_field == field) return efimsim;
+    }
+    return std::string();
+  };
+  EXPECT_NE(mapped("h100-sxm", "max_num_batched_tokens").find("--max-num-batched-tokens 8192"), std::string::npos);
+  EXPECT_NE(mapped("h100-sxm", "max_num_seqs").find("--max-num-seqs 1024"), std::string::npos);
+  EXPECT_NE(mapped("a100-sxm-80g", "max_num_seqs").find("--max-num-seqs 256"), std::string::npos);
+  EXPECT_NE(mapped("rtx-4090", "max_num_batched_tokens").find("--max-num-batched-tokens 2048"), std::string::npos);
+}
+
 TEST(ServingValidation, UnknownGpuNeedsTheOption) {
   ServingRun run = ReadServingRun({kDir + "/vllm_bench_result.json"}, "");
   EXPECT_THROW(ValidateServing(run, ServingValidationOptions{}), UsageError);
