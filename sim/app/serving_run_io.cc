@@ -178,7 +178,8 @@ std::optional<T> Typed(const Fields& meta, std::initializer_list<const char*> pa
   const Json* at = &meta.json();
   std::string name;
   for (const char* key : path) {
-    name += (name.empty() ? "" : ".") + std::string(key);
+    if (!name.empty()) name += '.';  // piecewise: g++ 12's -Wrestrict misfires on "." + string&&
+    name += key;
     if (!at->is_object() || !at->contains(key)) return std::nullopt;
     at = &at->at(key);
   }

@@ -100,7 +100,10 @@ bool Given(const ServingValidationOptions& options, const std::string& name) {
 
 std::string Sizes(const std::vector<int64_t>& sizes) {
   std::string text;
-  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? "," : "") + std::to_string(sizes[i]);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) text += ',';  // piecewise: g++ 12's -Wrestrict misfires on "," + string&&
+    text += std::to_string(sizes[i]);
+  }
   return text;
 }
 

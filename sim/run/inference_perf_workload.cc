@@ -163,7 +163,13 @@ class InferencePerfWorkload : public Workload {
                        (options_.enable_multi_turn_chat ? ", multi-turn chat" : "") + "; " +
                        options_.load_type + " load, stages";
     for (const LoadStage& stage : stages_) {
-      text += " " + ShortNumber(stage.rate) + "/s x " + ShortNumber(stage.duration_s) + " s";
+      // Appended piece by piece: g++ 12 warns (-Wrestrict, a false positive)
+      // on "literal" + std::string&& here.
+      text += ' ';
+      text += ShortNumber(stage.rate);
+      text += "/s x ";
+      text += ShortNumber(stage.duration_s);
+      text += " s";
     }
     return text;
   }
