@@ -37,17 +37,9 @@ HumanEvalReader::HumanEvalReader(const std::string& path, HumanEvalImportOptions
 
 bool HumanEvalReader::LoadTask(Lane& lane, int64_t lane_index) {
   if (file_done_) return false;
-  while (true) {
-    const LineRead read = lines_.Read(line_);
-    if (read == LineRead::kEndOfFile) {
-      file_done_ = true;
-      return false;
-    }
-    if (read == LineRead::kTooLong) {
-      NoteSkippedLine(lines_.line_number(), "a task");
-      continue;
-    }
-    if (line_.find_first_not_of(" \t\r") != std::string::npos) break;
+  if (!ReadNonBlankLine(lines_, line_, "a task")) {
+    file_done_ = true;
+    return false;
   }
   const int64_t line = lines_.line_number();
   const HumanEvalTask task = ParseHumanEvalLine(line_, lines_.path(), line);

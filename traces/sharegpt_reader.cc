@@ -14,15 +14,7 @@ ShareGptReader::ShareGptReader(const std::string& path, int64_t max_line_bytes,
 }
 
 std::optional<TraceRecord> ShareGptReader::ReadNext() {
-  while (true) {
-    const LineRead read = lines_.Read(line_);
-    if (read == LineRead::kEndOfFile) return std::nullopt;
-    if (read == LineRead::kTooLong) {
-      NoteSkippedLine(lines_.line_number(), "a request");
-      continue;
-    }
-    if (line_.find_first_not_of(" \t\r") != std::string::npos) break;
-  }
+  if (!ReadNonBlankLine(lines_, line_, "a request")) return std::nullopt;
   const std::string& file = lines_.path();
   const int64_t line = lines_.line_number();
   ShareGptRow row = ParseShareGptLine(line_, file, line);

@@ -77,6 +77,21 @@ class TraceReader {
   // The next record of the source (see Next).
   virtual std::optional<TraceRecord> ReadNext() = 0;
 
+  // Reads the next non-blank line of `lines` into `line`, skipping (and
+  // counting) lines too long to read, each of which held `what`; false at
+  // the end of the file.
+  bool ReadNonBlankLine(LineReader& lines, std::string& line, const std::string& what) {
+    while (true) {
+      const LineRead read = lines.Read(line);
+      if (read == LineRead::kEndOfFile) return false;
+      if (read == LineRead::kTooLong) {
+        NoteSkippedLine(lines.line_number(), what);
+        continue;
+      }
+      if (line.find_first_not_of(" \t\r") != std::string::npos) return true;
+    }
+  }
+
   // Counts the skipped line `line`, which held `what`.
   void NoteSkippedLine(int64_t line, const std::string& what) {
     if (skipped_.lines++ == 0) {
