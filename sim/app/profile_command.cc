@@ -26,8 +26,9 @@ constexpr const char* kProfileUsage =
     "usage: efimsim profile <subcommand> [options]\n"
     "\n"
     "subcommands:\n"
-    "  import   write a kernel profile from measurements made outside efimsim (the PyTorch\n"
-    "           reference of ../shared/data/gpu, or Vidur's profiling CSVs), with provenance\n";
+    "  import   write a kernel profile from GPU measurements (--from aiconfigurator: a shape\n"
+    "           profile for every model; llmservingsim, efimsim-kernels, pytorch-reference,\n"
+    "           vidur), with provenance and the held-out studies\n";
 
 // The command line as typed, for the profile's "command" field.
 std::string CommandLine(int argc, const char* const* argv) {
@@ -281,13 +282,14 @@ int RunImport(int argc, const char* const* argv) {
   AddImportOptions(general);
   po::variables_map values;
   if (!ParseCommandLine("profile import",
-                        "Writes a kernel profile for a named model and GPU from measurements made "
-                        "outside efimsim.\nShapes are checked, never stretched: a source whose "
-                        "shapes are not the model's is refused.\nTables the source lacks stay "
-                        "missing (the roofline prices them, flagged). The profile names\nits files "
-                        "with their SHA-256, the measuring stack, and that these are not efimsim's "
-                        "kernels.\nPrints the held-out interpolation study and what was done on "
-                        "stderr.",
+                        "Writes a kernel profile for a named model and GPU from GPU measurements,\n"
+                        "or (--from aiconfigurator, or llmservingsim --shapes) a shape profile that "
+                        "prices every model.\nShapes are checked, never stretched: a model-keyed "
+                        "source whose shapes are not the model's is refused.\nTables the source "
+                        "lacks stay missing (the roofline prices them, flagged). The profile names\n"
+                        "its files with their SHA-256 and the measuring stack. Prints the held-out "
+                        "study\n(interpolation, or the shape rule's leave-one-out) and what was "
+                        "done on stderr.",
                         general, argc, argv, values)) {
     return 0;
   }
