@@ -301,7 +301,12 @@ ElementwiseRates ElementwiseRatesFromVidur(const VidurMlpTable& table) {
     throw InputError(table.origin, 0, "",
                      "needs TP=1 rows at >= 512 and <= 64 tokens to derive elementwise rates");
   }
-  return {bytes / seconds / 1e12, Quantile(small_add_us, 0.5), table.origin, table.sha256};
+  ElementwiseRates rates;
+  rates.tbps = bytes / seconds / 1e12;
+  rates.floor_us = Quantile(small_add_us, 0.5);
+  rates.origin = table.origin;
+  rates.sha256 = table.sha256;
+  return rates;
 }
 
 // The GEMMs' eager dispatch gap: the median of (reference eager time -

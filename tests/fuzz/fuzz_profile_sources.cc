@@ -60,12 +60,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   static const ModelSpec model = LoadModelSpec("qwen2.5-coder-1.5b");
   static const GpuSpec gpu = LoadGpuSpec("h100-sxm");
-  const ImportSettings settings{"fuzz", "fuzz", "auto"};
+  ImportSettings settings;
+  settings.command = "fuzz";
+  settings.measured_on = "fuzz";
+  settings.interpolation = "auto";
   ImportReport report;
   try {
     if (reader == 0) {
       const std::vector<ReferenceOps> runs = {ParseReferenceOps(text, "ops.json")};
-      const ElementwiseRates rates{1.5, 2.0, "rates.csv", std::string(64, '0')};
+      ElementwiseRates rates;
+      rates.tbps = 1.5;
+      rates.floor_us = 2.0;
+      rates.origin = "rates.csv";
+      rates.sha256 = std::string(64, '0');
       CheckProfile(ImportReferenceProfile(runs, model, gpu, rates, std::nullopt, settings, report), model, gpu);
     } else if (reader == 1) {
       const VidurMlpTable mlp = ParseVidurMlpCsv(text, "mlp.csv");

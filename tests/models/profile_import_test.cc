@@ -75,7 +75,22 @@ std::string ReferenceJson(double scale, const std::string& device = "NVIDIA H100
       "ops": {"gemm": [)" + gemm + R"(], "attention": [)" + attention + "]}}";
 }
 
-ImportSettings Settings() { return {"efimsim profile import (test)", "2026-11-22", "auto"}; }
+ImportSettings Settings() {
+  ImportSettings settings;
+  settings.command = "efimsim profile import (test)";
+  settings.measured_on = "2026-11-22";
+  settings.interpolation = "auto";
+  return settings;
+}
+
+ElementwiseRates Rates(double tbps, double floor_us) {
+  ElementwiseRates rates;
+  rates.tbps = tbps;
+  rates.floor_us = floor_us;
+  rates.origin = "rates.csv";
+  rates.sha256 = std::string(64, '0');
+  return rates;
+}
 
 KernelProfile ImportTwoRuns(const std::optional<ElementwiseRates>& rates, ImportReport& report) {
   const std::vector<ReferenceOps> runs = {ParseReferenceOps(ReferenceJson(1.0), "run1.json"),
@@ -195,7 +210,7 @@ TEST(ReferenceImport, WithoutElementwiseRatesTheTablesStayMissing) {
 
 TEST(ReferenceImport, ModelledElementwiseTablesAreFlaggedInPredictions) {
   ImportReport report;
-  const ElementwiseRates rates{2.0, 2.0, "rates.csv", std::string(64, '0')};
+  const ElementwiseRates rates = Rates(2.0, 2.0);
   const KernelProfile profile = ImportTwoRuns(rates, report);
   ASSERT_EQ(profile.elementwise.size(), 5u);
   for (const ElementwiseTable& table : profile.elementwise) EXPECT_TRUE(table.Modelled()) << table.name;
@@ -271,7 +286,10 @@ const char* kVidurHeader =
 
 std::string VidurRow(int index, int64_t tokens, int64_t tp, double ms, int64_t embd = 1536) {
   std::string row = std::to_string(index);
-  for (int i = 0; i < 9; ++i) row += "," + Number(ms * (i + 1));
+  for (int i = 0; i < 9; ++i) {
+    row += ',';  // piecewise: g++ 12's -Wrestrict misfires on "," + string&&
+    row += Number(ms * (i + 1));
+  }
   return row + ",12,2," + std::to_string(embd) + ",8960,151936,True," + std::to_string(tokens) + "," +
          std::to_string(tp) + "\n";
 }

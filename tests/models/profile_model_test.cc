@@ -272,7 +272,9 @@ TEST(StepGraph, ThresholdedEvaluateGivesTheSameShortfallAsTheExactPath) {
           << "threshold " << threshold;
       EXPECT_EQ(path.seconds_by_op, exact.seconds_by_op);
       EXPECT_EQ(path.count_by_op, exact.count_by_op);
-      if (threshold > exact.seconds) EXPECT_EQ(path.seconds, exact.seconds);
+      if (threshold > exact.seconds) {
+        EXPECT_EQ(path.seconds, exact.seconds);
+      }
     }
     // Far below the path, the estimate is what comes back: close, not exact.
     EXPECT_NEAR(graph.Evaluate(seconds, 0.0).seconds, exact.seconds, 1e-12 * exact.seconds);

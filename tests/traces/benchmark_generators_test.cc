@@ -142,7 +142,9 @@ TEST(SharedPrefixData, GroupsShareExactlyTheirSystemPrompt) {
     ASSERT_EQ(data.prompt(i).size(), 50u);
     const TokenVector head(data.prompt(i).begin(), data.prompt(i).begin() + 40);
     auto [it, fresh] = system_prompt.emplace(data.group(i), head);
-    if (!fresh) EXPECT_EQ(it->second, head) << "prompt " << i;
+    if (!fresh) {
+      EXPECT_EQ(it->second, head) << "prompt " << i;
+    }
     ++members[data.group(i)];
   }
   EXPECT_EQ(members, (std::map<int64_t, int>{{0, 4}, {1, 4}, {2, 4}}));
