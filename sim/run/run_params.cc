@@ -80,6 +80,13 @@ const ParamTable<ExperimentConfig>& RunParams() {
       {{"tokenizer", "", "Hugging Face tokenizer.json; empty: the one scripts/fetch-tokenizer "
         "caches"},
        &C::tokenizer_path},
+  };
+  return table;
+}
+
+const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
+  using C = ExperimentConfig;
+  static const ParamTable<C> table = {
       {{"trace", "", "trace file for --workload trace (efimsim JSONL, Azure CSV, Mooncake "
         "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz), ShareGPT JSONL in "
         "LLMServingSim's layout)"},
@@ -302,6 +309,7 @@ const std::vector<RunParamTable>& AllParamTables() {
     std::vector<RunParamTable> all = {
         Table("Workload", WorkloadParams(), +[](X& c) -> auto& { return c.workload_paper; }),
         Table("Workload", RunParams(), +[](X& c) -> auto& { return c; }),
+        Table("Workload", TraceAndClusterParams(), +[](X& c) -> auto& { return c; }),
         Table("Completion client (trace and typing workloads)", CompletionParams(),
               +[](X& c) -> auto& { return c.completion; }),
         Table("Completion client (trace and typing workloads)", TypingParams(),

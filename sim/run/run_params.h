@@ -23,7 +23,8 @@ namespace efimsim {
 // (vLLM's CPU tier) and each engine's own tables from its registry entry
 // (EngineEntry::option_tables, bound to ExperimentConfig::engine_options).
 const ParamTable<PaperWorkloadConfig>& WorkloadParams();
-const ParamTable<ExperimentConfig>& RunParams();  // max tokens, documents, trace, ...
+const ParamTable<ExperimentConfig>& RunParams();  // max tokens, pauses, latency model, documents
+const ParamTable<ExperimentConfig>& TraceAndClusterParams();  // trace, replicas, rate, timeline, ...
 const ParamTable<CompletionClientConfig>& CompletionParams();
 const ParamTable<TypingBehavior>& TypingParams();
 const ParamTable<TypingWorkloadConfig>& TypingPopulationParams();
