@@ -148,6 +148,11 @@ LlmServingSimCsv ParseLlmServingSimCsv(const std::string& text, const std::strin
   return csv;
 }
 
+LlmServingSimMeta LoadLlmServingSimMeta(const std::string& dir) {
+  const std::string path = dir + "/meta.yaml";
+  return ParseLlmServingSimMeta(ReadFileBytes(path), path);
+}
+
 LlmServingSimMeta ParseLlmServingSimMeta(const std::string& text, const std::string& origin) {
   LlmServingSimMeta meta;
   meta.origin = origin;
@@ -193,8 +198,7 @@ LlmServingSimMeta ParseLlmServingSimMeta(const std::string& text, const std::str
 KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec& model,
                                          const GpuSpec& gpu, const ImportSettings& settings,
                                          ImportReport& report) {
-  const std::string meta_path = dir + "/meta.yaml";
-  const LlmServingSimMeta meta = ParseLlmServingSimMeta(ReadFileBytes(meta_path), meta_path);
+  const LlmServingSimMeta meta = LoadLlmServingSimMeta(dir);
   CheckGpu(meta, gpu);
   const auto require = [&](const char* field, int64_t source, int64_t spec, const char* what) {
     if (source != 0) RequireModelShape(meta.origin, 0, field, "LLMServingSim profiled", what, source, spec, model);

@@ -48,6 +48,8 @@ struct LlmServingSimMeta {
           block_size = 0, measurement_iterations = 0;
 };
 LlmServingSimMeta ParseLlmServingSimMeta(const std::string& text, const std::string& origin);
+// DIR/meta.yaml of a bundle, read and parsed (InputError naming the file).
+LlmServingSimMeta LoadLlmServingSimMeta(const std::string& dir);
 
 // Reads DIR/meta.yaml and DIR/tp1/*.csv and imports them for `model` on
 // `gpu` (the meta's GPU name must be the spec's; the meta's shapes the

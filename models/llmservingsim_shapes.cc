@@ -2,8 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
 
 #include "models/llmservingsim_import.h"
 #include "models/operator_work.h"
@@ -13,14 +12,6 @@
 
 namespace efimsim {
 namespace {
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The catalogue model a Hugging Face id names ("meta-llama/Llama-3.1-8B"
 // -> llama-3.1-8b), with the shapes the meta says were profiled.
@@ -121,8 +112,7 @@ ShapeProfile ImportLlmServingSimShapes(const std::vector<std::string>& bundles, 
   ShapeProfile out;
   std::vector<std::pair<double, double>> elementwise;
   for (size_t i = 0; i < bundles.size(); ++i) {
-    const std::string meta_path = bundles[i] + "/meta.yaml";
-    const LlmServingSimMeta meta = ParseLlmServingSimMeta(ReadText(meta_path), meta_path);
+    const LlmServingSimMeta meta = LoadLlmServingSimMeta(bundles[i]);
     const ModelSpec profiled = ProfiledModel(meta);
     const KernelProfile profile = ImportLlmServingSimProfile(bundles[i], profiled, gpu, settings, report);
     const ShapeProfile shapes = ShapeProfileFromKernelProfile(profile, profiled, gpu);
