@@ -29,13 +29,8 @@ std::string FormatRateScale(double scale) {
 class SessionWorkload : public Workload {
  public:
   Client& MakeClient(Simulator& simulator, RequestSink& sink) override {
-    const ExperimentConfig& config = context_.config;
-    CompletionClientConfig completion = config.completion;
-    completion.max_output_tokens = config.max_output_tokens;
-    const TimePoint stop = config.duration_s > 0 ? TimePoint{FromSeconds(config.duration_s)}
-                                                 : TimePoint::max();
-    client_ = std::make_unique<TraceReplayClient>(simulator, *reader_, sink, text_builder_.get(),
-                                                  completion, trace_name_, stop);
+    client_ = MakeTraceReplayClient(context_.config, simulator, *reader_, sink, text_builder_.get(),
+                                    trace_name_);
     client_->set_output_length(context_.output_length);
     if (!text_builder_) {
       // A trace's first editing session loads the tokenizer; without one

@@ -85,13 +85,7 @@ class VllmBenchWorkload : public Workload {
   std::unique_ptr<TraceReader> Arrivals() const override { return NewReader(); }
 
   Client& MakeClient(Simulator& simulator, RequestSink& sink) override {
-    const ExperimentConfig& config = context_.config;
-    CompletionClientConfig completion = config.completion;
-    completion.max_output_tokens = config.max_output_tokens;
-    const TimePoint stop = config.duration_s > 0 ? TimePoint{FromSeconds(config.duration_s)}
-                                                 : TimePoint::max();
-    client_ = std::make_unique<TraceReplayClient>(simulator, *reader_, sink, nullptr, completion,
-                                                  kName, stop);
+    client_ = MakeTraceReplayClient(context_.config, simulator, *reader_, sink, nullptr, kName);
     return *client_;
   }
 

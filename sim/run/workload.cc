@@ -22,6 +22,18 @@ const Registry<WorkloadFactory>& Workloads() {
 
 }  // namespace
 
+std::unique_ptr<TraceReplayClient> MakeTraceReplayClient(const ExperimentConfig& config,
+                                                         Simulator& simulator, TraceReader& reader,
+                                                         RequestSink& sink,
+                                                         const TextPromptBuilder* builder,
+                                                         const std::string& name) {
+  CompletionClientConfig completion = config.completion;
+  completion.max_output_tokens = config.max_output_tokens;
+  const TimePoint stop = config.duration_s > 0 ? TimePoint{FromSeconds(config.duration_s)}
+                                               : TimePoint::max();
+  return std::make_unique<TraceReplayClient>(simulator, reader, sink, builder, completion, name, stop);
+}
+
 std::unique_ptr<Workload> MakeWorkload(const std::string& name, const WorkloadContext& context) {
   const WorkloadFactory* factory = Workloads().Find(name);
   if (factory == nullptr) {

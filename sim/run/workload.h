@@ -31,6 +31,7 @@
 #include "models/model_spec.h"
 #include "sim/client/client.h"
 #include "sim/client/client_request.h"
+#include "sim/client/trace_replay_client.h"
 #include "sim/client/policy.h"
 #include "sim/core/simulator.h"
 #include "sim/metrics/run_info.h"
@@ -79,6 +80,16 @@ class Workload {
 std::unique_ptr<Workload> MakeWorkload(const std::string& name, const WorkloadContext& context);
 // Registered names, in registration order.
 std::vector<std::string> WorkloadNames();
+
+// The trace-replay client of an open-loop workload reading `reader`, named
+// `name` in outputs: the run's completion-client settings with its
+// --max-tokens, sending nothing after --duration-s (when > 0). `builder`
+// turns edits into text prompts; null for token-id records.
+std::unique_ptr<TraceReplayClient> MakeTraceReplayClient(const ExperimentConfig& config,
+                                                         Simulator& simulator, TraceReader& reader,
+                                                         RequestSink& sink,
+                                                         const TextPromptBuilder* builder,
+                                                         const std::string& name);
 
 // The factories behind the registry (one per workload file).
 std::unique_ptr<Workload> MakeClosedLoopPaperWorkload(const WorkloadContext& context);
