@@ -3,6 +3,8 @@
 // requests end when the test says.
 #include <gtest/gtest.h>
 
+#include "tests/traces/listed_trace.h"
+
 #include <deque>
 #include <map>
 
@@ -12,23 +14,7 @@
 namespace efimsim {
 namespace {
 
-class VectorTrace : public TraceReader {
- public:
-  explicit VectorTrace(std::vector<TraceRecord> records) : records_(records.begin(), records.end()) {}
-  const TraceHeader& header() const override { return header_; }
-
- protected:
-  std::optional<TraceRecord> ReadNext() override {
-    if (records_.empty()) return std::nullopt;
-    TraceRecord r = std::move(records_.front());
-    records_.pop_front();
-    return r;
-  }
-
- private:
-  TraceHeader header_;
-  std::deque<TraceRecord> records_;
-};
+using test::ListedTrace;
 
 // Ends every request `service` after it arrives, telling `client`.
 class TimedSink : public RequestSink, public EventHandler {
@@ -67,7 +53,7 @@ int64_t SentNs(const ClientRequest& r) { return ToNanoseconds(r.sent); }
 TEST(ClosedLoopRecords, ThinkTimeIsMeasuredFromThePreviousRequestsEnd) {
   Simulator simulator;
   TimedSink sink(simulator, Nanoseconds(300000000));  // every request takes 300 ms
-  VectorTrace trace({Record(0, "a", std::nullopt), Record(0, "a", 1000), Record(0, "a", 1000),
+  ListedTrace trace({Record(0, "a", std::nullopt), Record(0, "a", 1000), Record(0, "a", 1000),
                      Record(100, "b", std::nullopt), Record(2000, "b", 0)});
   CompletionClientConfig config;
   TraceReplayClient client(simulator, trace, sink, nullptr, config, "t");
@@ -88,7 +74,7 @@ TEST(ClosedLoopRecords, ThinkTimeIsMeasuredFromThePreviousRequestsEnd) {
 TEST(ClosedLoopRecords, NothingIsSentAfterTheStop) {
   Simulator simulator;
   TimedSink sink(simulator, Nanoseconds(300000000));
-  VectorTrace trace({Record(0, "a", std::nullopt), Record(0, "a", 1000), Record(0, "a", 1000)});
+  ListedTrace trace({Record(0, "a", std::nullopt), Record(0, "a", 1000), Record(0, "a", 1000)});
   TraceReplayClient client(simulator, trace, sink, nullptr, CompletionClientConfig{}, "t",
                            TimePoint{Nanoseconds(2000000000)});
   sink.client = &client;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/traces/listed_trace.h"
+
 #include <deque>
 
 #include "sim/base/errors.h"
@@ -11,21 +13,7 @@
 namespace efimsim {
 namespace {
 
-class VectorTrace : public TraceReader {
- public:
-  explicit VectorTrace(std::vector<TraceRecord> records) : records_(records.begin(), records.end()) {}
-  const TraceHeader& header() const override { return header_; }
-  std::optional<TraceRecord> ReadNext() override {
-    if (records_.empty()) return std::nullopt;
-    TraceRecord r = std::move(records_.front());
-    records_.pop_front();
-    return r;
-  }
-
- private:
-  TraceHeader header_;
-  std::deque<TraceRecord> records_;
-};
+using test::ListedTrace;
 
 class RecordingSink : public RequestSink {
  public:
@@ -87,7 +75,7 @@ class TraceReplayClientTest : public ::testing::Test {
 
   void Run(std::vector<TraceRecord> records, CompletionClientConfig config,
            TimePoint stop = TimePoint::max()) {
-    trace_ = std::make_unique<VectorTrace>(std::move(records));
+    trace_ = std::make_unique<ListedTrace>(std::move(records));
     client_ = std::make_unique<TraceReplayClient>(simulator_, *trace_, sink_, builder_.get(),
                                                   config, "test-trace", stop);
     client_->Start();
@@ -98,7 +86,7 @@ class TraceReplayClientTest : public ::testing::Test {
   std::unique_ptr<TextPromptBuilder> builder_;
   Simulator simulator_;
   RecordingSink sink_;
-  std::unique_ptr<VectorTrace> trace_;
+  std::unique_ptr<ListedTrace> trace_;
   std::unique_ptr<TraceReplayClient> client_;
 };
 
@@ -135,7 +123,7 @@ TEST_F(TraceReplayClientTest, SingleInFlightWaitsForTheResponseThenRetries) {
   CompletionClientConfig config;
   config.trigger = "single-in-flight";
   config.retry_ms = 50;
-  trace_ = std::make_unique<VectorTrace>(Typing());
+  trace_ = std::make_unique<ListedTrace>(Typing());
   client_ = std::make_unique<TraceReplayClient>(simulator_, *trace_, sink_, builder_.get(), config,
                                                 "test-trace");
   client_->Start();
@@ -164,7 +152,7 @@ TEST_F(TraceReplayClientTest, EfimPromptsOfASessionExtendEachOther) {
     void Cancel(uint64_t) override {}
   } keep;
   keep.prompts = &prompts;
-  VectorTrace trace(Typing());
+  ListedTrace trace(Typing());
   TraceReplayClient client(simulator_, trace, keep, builder_.get(), config, "t");
   client.Start();
   simulator_.Run();

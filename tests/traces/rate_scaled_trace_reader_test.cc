@@ -10,25 +10,12 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/traces/listed_trace.h"
+
 namespace efimsim {
 namespace {
 
-// A trace given as records, in time order.
-class ListedTrace : public TraceReader {
- public:
-  explicit ListedTrace(std::vector<TraceRecord> records) : left_(records.begin(), records.end()) {}
-  const TraceHeader& header() const override { return header_; }
-  std::optional<TraceRecord> ReadNext() override {
-    if (left_.empty()) return std::nullopt;
-    TraceRecord next = std::move(left_.front());
-    left_.pop_front();
-    return next;
-  }
-
- private:
-  TraceHeader header_;
-  std::deque<TraceRecord> left_;
-};
+using test::ListedTrace;
 
 TraceRequest Request(int64_t arrival_ns) {
   TraceRequest r;
