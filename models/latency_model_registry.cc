@@ -52,11 +52,13 @@ std::optional<KernelProfile> FromSource(const std::string& source, const ModelSp
   return ResolvedShapeProfile(*shapes, model, options.tensor_parallel);
 }
 
-// The sources "auto" tries for `engine`, in order: the engine's own first.
+// The sources "auto" tries for `engine`: KernelSourceNames() in order,
+// less LLMServingSim's vLLM layers for any engine but vLLM's.
 std::vector<std::string> AutoOrder(const std::string& engine) {
   std::vector<std::string> order;
-  if (engine == "vllm_v1") order.push_back("llmservingsim");
-  order.insert(order.end(), {"aiconfigurator", "efimsim-kernels", "pytorch-reference", "vidur"});
+  for (const std::string& source : KernelSourceNames()) {
+    if (source != "llmservingsim" || engine == "vllm_v1") order.push_back(source);
+  }
   return order;
 }
 

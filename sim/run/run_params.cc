@@ -19,6 +19,13 @@ std::vector<std::string> LatencyModelNameList() {
   return names;
 }
 
+// "auto", then every kernel source in the order auto tries them.
+std::vector<std::string> KernelSourceChoices() {
+  std::vector<std::string> choices = {"auto"};
+  for (const std::string& source : KernelSourceNames()) choices.push_back(source);
+  return choices;
+}
+
 }  // namespace
 
 const ParamTable<PaperWorkloadConfig>& WorkloadParams() {
@@ -223,7 +230,7 @@ const ParamTable<LatencyModelOptions>& LatencyParams() {
         "kernels where the GPU has them: LLMServingSim's vLLM layers, AIConfigurator's vLLM or "
         "SGLang tables; then efimsim's own, the PyTorch reference, Vidur) or one source by name; "
         "`efimsim models` lists what each GPU has", -kParamNoLimit, kParamNoLimit,
-        {"auto", "llmservingsim", "aiconfigurator", "efimsim-kernels", "pytorch-reference", "vidur"},
+        KernelSourceChoices(),
         /*quiet_default=*/true},
        &C::kernel_source},
   };
