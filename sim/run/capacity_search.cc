@@ -365,27 +365,29 @@ struct RateGrid {
   }
 };
 
-RateGrid MakeRateGrid(const ExperimentConfig& base, const CapacitySearchConfig& search) {
+// `arrivals`: the workload's open-loop arrivals (OpenArrivals), read here to
+// its end; null for typing, whose grid is its session rate.
+RateGrid MakeRateGrid(const ExperimentConfig& base, const CapacitySearchConfig& search,
+                      TraceReader* arrivals) {
   RateGrid grid;
-  const std::unique_ptr<TraceReader> reader = OpenArrivals(base);
-  grid.trace = reader != nullptr;
+  grid.trace = arrivals != nullptr;
   grid.step = search.rate_step;
   if (!grid.trace) {
     if (grid.step == 0) grid.step = 0.01;
     return grid;
   }
   if (grid.step == 0) grid.step = 1.0 / 16;
-  const TraceArrivals arrivals = CountTraceArrivals(*reader);
-  const int64_t count = arrivals.requests + arrivals.sessions;
-  if (count == 0 || arrivals.last_ns <= 0) {
+  const TraceArrivals counted = CountTraceArrivals(*arrivals);
+  const int64_t count = counted.requests + counted.sessions;
+  if (count == 0 || counted.last_ns <= 0) {
     throw InputError(base.trace_path, 0, "",
                      "open-loop capacity needs arrivals spread over time (found " +
                          std::to_string(count) + " arrivals, the last at " +
-                         std::to_string(arrivals.last_ns) + " ns)");
+                         std::to_string(counted.last_ns) + " ns)");
   }
-  grid.recorded_rate = static_cast<double>(count) / (static_cast<double>(arrivals.last_ns) * 1e-9);
-  grid.unit = arrivals.sessions == 0   ? "requests/s"
-              : arrivals.requests == 0 ? "sessions/s"
+  grid.recorded_rate = static_cast<double>(count) / (static_cast<double>(counted.last_ns) * 1e-9);
+  grid.unit = counted.sessions == 0   ? "requests/s"
+              : counted.requests == 0 ? "sessions/s"
                                        : "arrivals/s";
   return grid;
 }
@@ -406,7 +408,8 @@ std::vector<RequestRecord> AfterWarmupFraction(std::vector<RequestRecord> record
 
 CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
                                   const CapacitySearchConfig& search) {
-  if (base.workload != "typing" && !OpenArrivals(base)) {
+  const std::unique_ptr<TraceReader> arrivals = base.workload == "typing" ? nullptr : OpenArrivals(base);
+  if (base.workload != "typing" && !arrivals) {
     throw UsageError("--search rate: open-loop capacity needs a workload with its own arrival schedule "
                      "(trace, vllm-bench) or typing (" + base.workload +
                      "'s requests wait for earlier ones: search users, or give its load in its own options)");
@@ -418,7 +421,7 @@ CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vecto
   if (!(search.warmup_fraction >= 0 && search.warmup_fraction < 1)) {
     throw UsageError("--warmup-fraction: must be in [0, 1)");
   }
-  const RateGrid grid = MakeRateGrid(base, search);
+  const RateGrid grid = MakeRateGrid(base, search, arrivals.get());
   const double window_s = base.duration_s > 0 ? base.duration_s : search.typing_window_s;
   LoadAxis axis;
   axis.max_steps = search.max_rate_steps;
