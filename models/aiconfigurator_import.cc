@@ -150,11 +150,15 @@ void ReadAllReduce(const SourceCsv& file, const std::string& device, ShapeProfil
                   " TP sizes from " + file.path);
 }
 
-// "vllm-0.24.0" -> ("vllm_v1", "vLLM 0.24.0").
-std::pair<std::string, std::string> EngineOf(const std::string& dir) {
-  const std::string leaf = std::filesystem::path(dir).lexically_normal().filename().string().empty()
-                               ? std::filesystem::path(dir).lexically_normal().parent_path().filename().string()
-                               : std::filesystem::path(dir).lexically_normal().filename().string();
+// The --dir folder, normalised, without a trailing separator.
+std::filesystem::path FolderOf(const std::string& dir) {
+  std::filesystem::path folder = std::filesystem::path(dir).lexically_normal();
+  return folder.filename().empty() ? folder.parent_path() : folder;
+}
+
+// <system>/vllm-0.24.0 -> ("vllm_v1", "vLLM 0.24.0").
+std::pair<std::string, std::string> EngineOf(const std::filesystem::path& folder, const std::string& dir) {
+  const std::string leaf = folder.filename().string();
   if (leaf.rfind("vllm-", 0) == 0) return {"vllm_v1", "vLLM " + leaf.substr(5)};
   if (leaf.rfind("sglang-", 0) == 0) return {"sglang", "SGLang " + leaf.substr(7)};
   throw UsageError("--dir: expected an AIConfigurator <system>/vllm-<version> or sglang-<version> folder, got '" +
@@ -220,12 +224,12 @@ ShapeProfile ImportAiConfigurator(const AiConfiguratorImport& import, const GpuS
     throw UsageError("--gpu: AIConfigurator's database has no efimsim GPU named '" + gpu.name +
                      "' (it covers h100-sxm, h200, b200, a100-sxm-80g, l40s)");
   }
-  const std::filesystem::path dir = std::filesystem::path(import.dir).lexically_normal();
-  const auto [engine, stack] = EngineOf(import.dir);
-  const std::string system = (dir.filename().empty() ? dir.parent_path() : dir).parent_path().filename().string();
-  const std::string systems_csv =
-      import.systems_csv.empty() ? ((dir.filename().empty() ? dir.parent_path() : dir).parent_path().parent_path() / "systems.csv").string()
-                                 : import.systems_csv;
+  const std::filesystem::path dir = FolderOf(import.dir);  // <system>/<framework>-<version>
+  const auto [engine, stack] = EngineOf(dir, import.dir);
+  const std::string system = dir.parent_path().filename().string();
+  const std::string systems_csv = import.systems_csv.empty()
+                                      ? (dir.parent_path().parent_path() / "systems.csv").string()
+                                      : import.systems_csv;
   const AiConfiguratorSystem sys = LoadAiConfiguratorSystem(systems_csv, system);
   ShapeProfile profile;
   profile.gpu = gpu.name;
