@@ -51,33 +51,6 @@ const std::vector<Row>& Rows() {
   return rows;
 }
 
-// Shown only when a run had a CPU KV tier, so reports without one keep
-// their bytes.
-const std::vector<Row>& CpuKvRows() {
-  static const std::vector<Row> rows = {
-      {"first-admission hit rate",
-       [](const RunSummary& s) { return Percent(s.first_admission_hit_rate); }},
-      {"CPU tier tokens loaded",
-       [](const RunSummary& s) { return std::to_string(s.engine.cpu_kv_loaded_tokens); }},
-      {"CPU tier GiB loaded",
-       [](const RunSummary& s) {
-         return FormatFixed(static_cast<double>(s.engine.cpu_kv_loaded_bytes) / (1 << 30), 2);
-       }},
-      {"CPU tier GiB stored",
-       [](const RunSummary& s) {
-         return FormatFixed(static_cast<double>(s.engine.cpu_kv_stored_bytes) / (1 << 30), 2);
-       }},
-      {"mean CPU tier load (ms)",
-       [](const RunSummary& s) { return FormatFixed(s.engine.cpu_kv_mean_load_ms(), 2); }},
-      {"evicted (GPU tok / CPU blk)",
-       [](const RunSummary& s) {
-         return std::to_string(s.engine.evicted_tokens) + "/" +
-                std::to_string(s.engine.cpu_kv_evictions);
-       }},
-  };
-  return rows;
-}
-
 std::string Pad(const std::string& text, size_t width, bool right) {
   if (text.size() >= width) return text;
   const std::string fill(width - text.size(), ' ');
@@ -122,14 +95,7 @@ std::string RenderRunHeader(const ExperimentResult& result) {
            " ms per request added to TTFT and E2E (--client-overhead-ms: API server, tokenizer, "
            "network; not simulated)\n";
   }
-  const std::string cpu_kv_gib = SettingText(info, "cpu_kv_tier", "cpu_kv_gib");
-  if (!cpu_kv_gib.empty()) {
-    out += "CPU KV tier:   " + cpu_kv_gib + " GiB per replica, loads at " +
-           SettingText(info, "cpu_kv_tier", "offload_gbps") + " GB/s (" +
-           SettingText(info, "cpu_kv_tier", "offload_gbps_source") + ") + " +
-           SettingText(info, "cpu_kv_tier", "offload_latency_us") +
-           " us per transfer; vLLM offloading connector semantics (sim/README.md)\n";
-  }
+  if (entry != nullptr && entry->part_headline != nullptr) out += entry->part_headline(info);
   const std::string warning = SettingText(info, "warnings", "rejected_requests");
   if (!warning.empty()) out += "WARNING:       rejected requests: " + warning + "\n";
   const std::string skipped = SettingText(info, "warnings", "trace_lines_skipped");
@@ -143,17 +109,24 @@ std::string RenderComparisonTable(const std::vector<PolicyResult>& results) {
   std::string out = Pad("metric", kLabelWidth, false);
   for (const PolicyResult& r : results) out += Pad(r.policy, kColumnWidth, true);
   out += "\n";
-  auto add_rows = [&](const std::vector<Row>& rows) {
-    for (const Row& row : rows) {
-      out += Pad(row.label, kLabelWidth, false);
-      for (const PolicyResult& r : results) out += Pad(row.value(r.result.summary), kColumnWidth, true);
-      out += "\n";
-    }
+  auto add_row = [&](const std::string& label, const auto& value) {
+    out += Pad(label, kLabelWidth, false);
+    for (const PolicyResult& r : results) out += Pad(value(r.result.summary), kColumnWidth, true);
+    out += "\n";
   };
-  add_rows(Rows());
-  bool cpu_tier = false;
-  for (const PolicyResult& r : results) cpu_tier |= r.result.summary.engine.cpu_kv_blocks_total > 0;
-  if (cpu_tier) add_rows(CpuKvRows());
+  for (const Row& row : Rows()) add_row(row.label, row.value);
+  // The rows of an engine's optional parts, when a run of that engine used one.
+  for (const std::string& name : Engines().Names()) {
+    const EngineEntry& engine = Engines().Get(name);
+    if (engine.report_rows == nullptr) continue;
+    bool used = false;
+    for (const PolicyResult& r : results) {
+      used |= SettingText(r.result.info, "engine", "name") == name &&
+              !r.result.summary.engine.parts.empty();
+    }
+    if (!used) continue;
+    for (const EngineReportRow& row : engine.report_rows()) add_row(row.label, row.value);
+  }
   return out;
 }
 

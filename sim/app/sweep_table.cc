@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/base/errors.h"
+#include "sim/engine/engines.h"
 #include "sim/metrics/output_writers.h"
 
 namespace efimsim::cli {
@@ -92,18 +93,25 @@ const std::vector<Metric>& Metrics() {
        [](const ExperimentResult& r) { return I(r.summary.engine.decode_tokens_computed); }},
       {"steps", [](const ExperimentResult& r) { return I(r.summary.engine.steps); }},
       {"events", [](const ExperimentResult& r) { return I(r.summary.engine.events); }},
-      // CPU KV tier (0 without one).
-      {"cpu_kv_loaded_tokens",
-       [](const ExperimentResult& r) { return I(r.summary.engine.cpu_kv_loaded_tokens); }},
-      {"cpu_kv_loaded_bytes",
-       [](const ExperimentResult& r) { return I(r.summary.engine.cpu_kv_loaded_bytes); }},
-      {"cpu_kv_loads", [](const ExperimentResult& r) { return I(r.summary.engine.cpu_kv_loads); }},
-      {"cpu_kv_evictions",
-       [](const ExperimentResult& r) { return I(r.summary.engine.cpu_kv_evictions); }},
   };
   return metrics;
 }
 #undef EFIMSIM_DIST
+
+// The engines' part counters sweep.csv lists for every run (0 where a run
+// lacks them), in registry order, after the shared metrics.
+const std::vector<std::string>& PartCounterColumns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> out;
+    for (const std::string& name : Engines().Names()) {
+      const EngineEntry& engine = Engines().Get(name);
+      if (engine.sweep_counters == nullptr) continue;
+      for (const std::string& counter : engine.sweep_counters()) out.push_back(counter);
+    }
+    return out;
+  }();
+  return columns;
+}
 
 std::vector<std::string> Lines(const std::string& content) {
   std::vector<std::string> lines;
@@ -142,6 +150,10 @@ std::string SweepCsvHeader(const std::vector<OptionSetting>& options) {
     out += ',';
     out += metric.name;
   }
+  for (const std::string& counter : PartCounterColumns()) {
+    out += ',';
+    out += counter;
+  }
   return out + "\n";
 }
 
@@ -156,6 +168,10 @@ std::string SweepCsvRow(int64_t run_index, int64_t grid_size,
   for (const Metric& metric : Metrics()) {
     out += ',';
     out += CsvField(metric.value(result));
+  }
+  for (const std::string& counter : PartCounterColumns()) {
+    out += ',';
+    out += I(result.summary.engine.part(counter));
   }
   return out + "\n";
 }

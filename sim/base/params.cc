@@ -60,6 +60,11 @@ ParamInfo Choice(std::string name, std::string help, std::vector<std::string> al
   return info;
 }
 
+ParamInfo ScopedTo(std::string selector, std::vector<std::string> parts, ParamInfo info) {
+  info.scope = ParamScope{std::move(selector), std::move(parts)};
+  return info;
+}
+
 void CheckAllowedValue(const ParamInfo& info, const std::string& text) {
   if (info.allowed.empty()) return;
   std::string names;

@@ -19,6 +19,17 @@ namespace efimsim {
 
 inline constexpr double kParamNoLimit = std::numeric_limits<double>::infinity();
 
+// Which part of a run reads an option. `selector` is the option that
+// chooses the part ("engine", "workload") and `parts` the names that read
+// it; an empty selector means every run reads it. A run that sets the
+// option away from its default while its selector names another part is
+// refused (run_params.h, CheckRunParams), so no option is silently ignored.
+struct ParamScope {
+  std::string selector;
+  std::vector<std::string> parts;
+  bool applies_to_every_run() const { return selector.empty(); }
+};
+
 struct ParamInfo {
   std::string name;  // CLI spelling, e.g. "max-num-batched-tokens"
   std::string unit;  // "tokens", "ms", "GiB", "" for none
@@ -33,7 +44,13 @@ struct ParamInfo {
   // while it keeps its default, so runs that do not use an option added
   // later write the bytes they wrote before it existed.
   bool quiet_default = false;
+  // The parts that read the option; empty: every run, or the table's scope
+  // where a bound table gives one (bound_params.h).
+  ParamScope scope = {};
 };
+
+// `info` read only by the parts `parts` chosen by option `selector`.
+ParamInfo ScopedTo(std::string selector, std::vector<std::string> parts, ParamInfo info);
 
 // A text field with a fixed set of values.
 ParamInfo Choice(std::string name, std::string help, std::vector<std::string> allowed);

@@ -3,7 +3,7 @@
 // (model, GPU, KV memory) with vLLM v1's scheduler limits. Plain fields
 // with defaults; the unit is in the name. EngineParams() documents each one
 // and drives --help and validation. An engine's own settings are its
-// EngineOptions (engine_options.h).
+// own tables in a run's engine OptionStore (engines.h).
 
 #include <cstdint>
 #include <string>

@@ -8,9 +8,9 @@
 #include <variant>
 #include <vector>
 
-namespace efimsim {
+#include "sim/base/setting_value.h"
 
-using SettingValue = std::variant<int64_t, double, bool, std::string>;
+namespace efimsim {
 
 struct Setting {
   std::string key;

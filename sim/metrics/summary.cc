@@ -18,16 +18,17 @@ void EngineCounters::Add(const EngineCounters& replica) {
   rejected_requests += replica.rejected_requests;
   prefill_tokens_computed += replica.prefill_tokens_computed;
   decode_tokens_computed += replica.decode_tokens_computed;
-  cpu_kv_blocks_total = std::max(cpu_kv_blocks_total, replica.cpu_kv_blocks_total);
-  cpu_kv_lookups += replica.cpu_kv_lookups;
-  cpu_kv_hit_blocks += replica.cpu_kv_hit_blocks;
-  cpu_kv_loads += replica.cpu_kv_loads;
-  cpu_kv_loaded_tokens += replica.cpu_kv_loaded_tokens;
-  cpu_kv_loaded_bytes += replica.cpu_kv_loaded_bytes;
-  cpu_kv_stored_blocks += replica.cpu_kv_stored_blocks;
-  cpu_kv_stored_bytes += replica.cpu_kv_stored_bytes;
-  cpu_kv_evictions += replica.cpu_kv_evictions;
-  cpu_kv_load_time_ns += replica.cpu_kv_load_time_ns;
+  for (const PartCounter& counter : replica.parts) {
+    auto it = std::find_if(parts.begin(), parts.end(),
+                           [&](const PartCounter& mine) { return mine.name == counter.name; });
+    if (it == parts.end()) {
+      parts.push_back(counter);
+    } else if (counter.combine == PartCounter::Combine::kMax) {
+      it->value = std::max(it->value, counter.value);
+    } else {
+      it->value += counter.value;
+    }
+  }
   kv_blocks_total = std::max(kv_blocks_total, replica.kv_blocks_total);
   const double usage = replica.kv_blocks_total > 0
                            ? static_cast<double>(replica.kv_blocks_peak_used) /
@@ -38,6 +39,13 @@ void EngineCounters::Add(const EngineCounters& replica) {
                                 static_cast<double>(kv_blocks_total)
                           : 0.0;
   if (usage > best) kv_blocks_peak_used = replica.kv_blocks_peak_used;
+}
+
+int64_t EngineCounters::part(const std::string& name) const {
+  for (const PartCounter& counter : parts) {
+    if (counter.name == name) return counter.value;
+  }
+  return 0;
 }
 
 double PercentileOfSorted(std::span<const double> sorted, double q) {

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sim/metrics/request_record.h"
+#include "sim/metrics/run_info.h"
 
 namespace efimsim {
 
@@ -23,6 +25,18 @@ struct Distribution {
 Distribution Summarize(std::vector<double> values);
 // Linear-interpolation percentile of sorted values, q in [0, 100].
 double PercentileOfSorted(std::span<const double> sorted, double q);
+
+// A counter of an engine's optional part, by a name the engine gives it
+// (unique in a run), with how a cluster combines its replicas' values.
+struct PartCounter {
+  enum class Combine : uint8_t {
+    kSum,  // events and amounts (loads, bytes)
+    kMax,  // sizes of one replica (a tier's capacity)
+  };
+  std::string name;
+  int64_t value = 0;
+  Combine combine = Combine::kSum;
+};
 
 // Engine-side counters the records cannot tell.
 struct EngineCounters {
@@ -41,30 +55,19 @@ struct EngineCounters {
   int64_t rejected_requests = 0;
   int64_t prefill_tokens_computed = 0;  // prompt positions computed (recomputes included)
   int64_t decode_tokens_computed = 0;   // generated-token positions computed
-  // CPU KV tier (sim/engine/vllm/cpu_kv_tier.h); all 0 without one.
-  int64_t cpu_kv_blocks_total = 0;      // one replica's tier; 0: no tier
-  int64_t cpu_kv_lookups = 0;
-  int64_t cpu_kv_hit_blocks = 0;        // found by lookups (a request may look up again)
-  int64_t cpu_kv_loads = 0;             // load transfers started
-  int64_t cpu_kv_loaded_tokens = 0;
-  int64_t cpu_kv_loaded_bytes = 0;
-  int64_t cpu_kv_stored_blocks = 0;
-  int64_t cpu_kv_stored_bytes = 0;
-  int64_t cpu_kv_evictions = 0;
-  int64_t cpu_kv_load_time_ns = 0;      // sum over loads, link queueing included
+  // Counters of an engine's optional parts (vLLM's CPU KV tier), named by
+  // the engine; empty for a run without such parts.
+  std::vector<PartCounter> parts;
 
   // Adds one replica's counters into a cluster's: sums, except the KV
-  // figures, which stay those of one replica (pool and tier sizes) and of
-  // the fullest replica (peak), so peak_kv_usage stays a fraction of one
-  // GPU's cache. A field added above must be added here.
+  // figures, which stay those of one replica (pool size) and of the fullest
+  // replica (peak), so peak_kv_usage stays a fraction of one GPU's cache;
+  // part counters combine as each says. A field added above must be added
+  // here.
   void Add(const EngineCounters& replica);
 
-  // Mean CPU KV load time (link queueing included), ms; 0 without loads.
-  double cpu_kv_mean_load_ms() const {
-    return cpu_kv_loads > 0 ? static_cast<double>(cpu_kv_load_time_ns) /
-                                  static_cast<double>(cpu_kv_loads) / 1e6
-                            : 0.0;
-  }
+  // The part counter `name`, 0 when the run has none.
+  int64_t part(const std::string& name) const;
 };
 
 struct RunSummary {
@@ -87,6 +90,9 @@ struct RunSummary {
   int64_t trace_lines_skipped = 0;
   int64_t trace_records_dropped = 0;
   EngineCounters engine;
+  // Sections the engine's optional parts add under summary.json's
+  // "results" (EngineEntry::summarize_parts), in order; empty without.
+  std::vector<RunInfoSection> part_results;
   // Host wall-clock seconds of the run (set-up through the last event), or
   // absent. The only figure of a run that is not a function of its inputs.
   std::optional<double> wall_s;

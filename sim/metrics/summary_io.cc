@@ -20,29 +20,13 @@ ordered_json DistributionJson(const Distribution& d) {
   return out;
 }
 
-// Only for a run with a CPU KV tier, so that runs without one keep their
-// bytes. Hit rates are over prefix_cache_queries (tokens looked up).
-void AddCpuKvTierResults(const RunSummary& s, ordered_json& results) {
-  const EngineCounters& e = s.engine;
-  const double queries = static_cast<double>(e.prefix_cache_query_tokens);
-  ordered_json tier;
-  tier["blocks_total"] = e.cpu_kv_blocks_total;
-  tier["lookups"] = e.cpu_kv_lookups;
-  tier["hit_blocks"] = e.cpu_kv_hit_blocks;
-  tier["loads"] = e.cpu_kv_loads;
-  tier["loaded_tokens"] = e.cpu_kv_loaded_tokens;
-  tier["loaded_bytes"] = e.cpu_kv_loaded_bytes;
-  tier["stored_blocks"] = e.cpu_kv_stored_blocks;
-  tier["stored_bytes"] = e.cpu_kv_stored_bytes;
-  tier["cpu_evictions"] = e.cpu_kv_evictions;
-  tier["gpu_evicted_tokens"] = e.evicted_tokens;
-  tier["mean_load_ms"] = e.cpu_kv_mean_load_ms();
-  tier["cpu_hit_rate"] = queries > 0 ? static_cast<double>(e.cpu_kv_loaded_tokens) / queries : 0.0;
-  tier["gpu_plus_cpu_hit_rate"] =
-      queries > 0
-          ? static_cast<double>(e.prefix_cache_hit_tokens + e.cpu_kv_loaded_tokens) / queries
-          : 0.0;
-  results["cpu_kv_tier"] = tier;
+// A section of typed settings as a JSON object, keys in order.
+ordered_json SectionJson(const RunInfoSection& section) {
+  ordered_json object = ordered_json::object();
+  for (const Setting& setting : section.settings) {
+    std::visit([&](const auto& value) { object[setting.key] = value; }, setting.value);
+  }
+  return object;
 }
 
 }  // namespace
@@ -50,13 +34,7 @@ void AddCpuKvTierResults(const RunSummary& s, ordered_json& results) {
 std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
   ordered_json root;
   root["schema_version"] = kSummarySchemaVersion;
-  for (const RunInfoSection& section : info.sections) {
-    ordered_json object = ordered_json::object();
-    for (const Setting& setting : section.settings) {
-      std::visit([&](const auto& value) { object[setting.key] = value; }, setting.value);
-    }
-    root[section.name] = object;
-  }
+  for (const RunInfoSection& section : info.sections) root[section.name] = SectionJson(section);
   ordered_json results;
   results["requests_completed"] = s.requests_completed;
   results["requests_cancelled"] = s.requests_cancelled;
@@ -86,7 +64,8 @@ std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
   results["kv_evicted_tokens"] = s.engine.evicted_tokens;
   results["prefill_tokens_computed"] = s.engine.prefill_tokens_computed;
   results["decode_tokens_computed"] = s.engine.decode_tokens_computed;
-  if (s.engine.cpu_kv_blocks_total > 0) AddCpuKvTierResults(s, results);
+  // Only runs whose engine used an optional part have these, so others keep their bytes.
+  for (const RunInfoSection& section : s.part_results) results[section.name] = SectionJson(section);
   root["results"] = results;
   ordered_json simulator;
   simulator["events"] = s.engine.events;

@@ -90,8 +90,8 @@ struct RunParts {
                                                             output_length.get()})
                                : nullptr),
         engine(Engines().Get(c.engine.name)),
-        engine_context{c.engine, c.engine_options, c.cpu_kv, model, gpu, capacity, policy.prefix_caching} {
-    engine.validate(engine_context);
+        engine_context{c.engine, c.engine_options, model, gpu, capacity, policy.prefix_caching} {
+    if (engine.validate != nullptr) engine.validate(engine_context);
   }
   RunParts(const RunParts&) = delete;
   RunParts& operator=(const RunParts&) = delete;
@@ -250,6 +250,9 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   }
   counters.events = static_cast<int64_t>(simulator.events_handled());
   result.summary = observer.summary.Build(counters);
+  if (parts.engine.summarize_parts != nullptr) {
+    parts.engine.summarize_parts(result.summary, result.summary.part_results);
+  }
   if (config.record_wall_time) {
     result.summary.wall_s = std::chrono::duration<double>(Clock::now() - wall_start).count();
   }

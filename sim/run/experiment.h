@@ -26,9 +26,8 @@
 #include "sim/metrics/request_record_sink.h"
 #include "sim/metrics/run_info.h"
 #include "sim/metrics/summary.h"
-#include "sim/engine/vllm/cpu_kv_tier_config.h"
+#include "sim/base/option_store.h"
 #include "sim/engine/engine_config.h"
-#include "sim/engine/engine_options.h"
 #include "traces/line_reader.h"
 #include "traces/paper_workload.h"
 #include "traces/shared_tokenizer.h"
@@ -53,14 +52,14 @@ struct ExperimentConfig {
   LatencyModelOptions latency;
   std::string workload = "efim-paper";  // a registered workload (workload.h)
   EngineConfig engine;
-  // Each engine's own settings by engine name (SGLang's under "sglang"),
-  // set through its option tables (engines.h); the run never names them.
-  EngineOptions engine_options;
+  // Each engine's own settings and those of its optional parts (SGLang's
+  // under "sglang", vLLM's CPU KV tier), set through the engine's option
+  // tables (engines.h); the run never names them.
+  OptionStore engine_options;
   // Each generator workload's own settings (sim/run/workload_options.h),
-  // keyed by the workload's name; the same type-erased store as engines'.
-  EngineOptions workload_options;
+  // keyed by the workload's name.
+  OptionStore workload_options;
   CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs
-  CpuKvTierConfig cpu_kv;           // CPU KV tier per replica; off by default
   PaperWorkloadConfig workload_paper;  // users and seed also drive typing
   std::string documents = "auto";   // efim-paper: auto | synthetic | text
   std::string corpus_dir;           // text documents and typing sources; "": Python stdlib

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "sim/client/completion_trigger.h"
 #include "sim/engine/engines.h"
@@ -31,12 +32,16 @@ std::vector<std::string> KernelSourceChoices() {
 const ParamTable<PaperWorkloadConfig>& WorkloadParams() {
   using C = PaperWorkloadConfig;
   static const ParamTable<C> table = {
-      {{"users", "users", "users (efim-paper: one document each; typing: typists)", 1}, &C::users},
-      {{"rounds", "rounds", "efim-paper: requests per user (the paper's R)", 1}, &C::rounds},
+      {ScopedTo("workload", {"efim-paper", "typing"},
+                {"users", "users", "users (efim-paper: one document each; typing: typists)", 1}), &C::users},
+      {ScopedTo("workload", {"efim-paper"},
+                {"rounds", "rounds", "efim-paper: requests per user (the paper's R)", 1}), &C::rounds},
       {{"seed", "", "seed of every random stream (documents, ...)", 0}, &C::seed},
-      {{"doc-min-tokens", "tokens", "efim-paper documents are longer than this (exclusive)", 1},
+      {ScopedTo("workload", {"efim-paper"},
+                {"doc-min-tokens", "tokens", "efim-paper documents are longer than this (exclusive)", 1}),
        &C::doc_min_tokens},
-      {{"doc-max-tokens", "tokens", "efim-paper documents are shorter than this (exclusive)", 3},
+      {ScopedTo("workload", {"efim-paper"},
+                {"doc-max-tokens", "tokens", "efim-paper documents are shorter than this (exclusive)", 3}),
        &C::doc_max_tokens},
   };
   return table;
@@ -57,14 +62,16 @@ const ParamTable<ExperimentConfig>& RunParams() {
         "'fixed:128 efim=eos:p=0.05'; the same request gets the same length under every "
         "policy with the same model; trace request records keep their recorded lengths"},
        &C::output_length},
-      {{"think-time-ms", "ms", "pause between a response's end and the user's next request "
-        "(efim-paper; with --think-time-dist exponential, its mean)", 0},
+      {ScopedTo("workload", {"efim-paper"},
+                {"think-time-ms", "ms", "pause between a response's end and the user's next request "
+        "(efim-paper; with --think-time-dist exponential, its mean)", 0}),
        &C::think_time_ms},
-      {Choice("think-time-dist", "efim-paper pauses: fixed (every pause --think-time-ms; all "
+      {ScopedTo("workload", {"efim-paper"},
+                Choice("think-time-dist", "efim-paper pauses: fixed (every pause --think-time-ms; all "
               "users start at t = 0 and stay in step) or exponential (each pause, the first "
               "included, drawn with mean --think-time-ms per user and round, the same under "
               "every policy)",
-              {"fixed", "exponential"}),
+              {"fixed", "exponential"})),
        &C::think_time_dist},
       {Choice("latency-model", "step latency model: auto (measured kernels of the GPU as "
               "--kernel-source chooses them, or --profile FILE; else the calibrated fallback; "
@@ -77,12 +84,14 @@ const ParamTable<ExperimentConfig>& RunParams() {
               "(shared-prefix data, load stages), or vllm-bench (vLLM bench serve datasets)",
               WorkloadNames()),
        &C::workload},
-      {Choice("documents", "efim-paper documents: text (real code, Llama-3.1 tokenizer), "
+      {ScopedTo("workload", {"efim-paper"},
+                Choice("documents", "efim-paper documents: text (real code, Llama-3.1 tokenizer), "
               "synthetic (token ids), or auto (text when the tokenizer is present)",
-              {"auto", "synthetic", "text"}),
+              {"auto", "synthetic", "text"})),
        &C::documents},
-      {{"corpus-dir", "", "source files for text documents and typing; empty: the Python "
-        "standard library"},
+      {ScopedTo("workload", {"efim-paper", "typing"},
+                {"corpus-dir", "", "source files for text documents and typing; empty: the Python "
+        "standard library"}),
        &C::corpus_dir},
       {{"tokenizer", "", "Hugging Face tokenizer.json; empty: the one scripts/fetch-tokenizer "
         "caches"},
@@ -94,18 +103,22 @@ const ParamTable<ExperimentConfig>& RunParams() {
 const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
   using C = ExperimentConfig;
   static const ParamTable<C> table = {
-      {{"trace", "", "trace file for --workload trace (efimsim JSONL, Azure CSV, Mooncake "
+      {ScopedTo("workload", {"trace"},
+                {"trace", "", "trace file for --workload trace (efimsim JSONL, Azure CSV, Mooncake "
         "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz), ShareGPT JSONL in "
-        "LLMServingSim's layout)"},
+        "LLMServingSim's layout)"}),
        &C::trace_path},
-      {Choice("trace-format", "the trace file's format; auto detects it from the first line",
-              TraceFormatNames()),
+      {ScopedTo("workload", {"trace"},
+                Choice("trace-format", "the trace file's format; auto detects it from the first line",
+              TraceFormatNames())),
        &C::trace_format},
-      {{"max-line-bytes", "bytes", "trace: the longest line (or CSV record) read; a longer one "
+      {ScopedTo("workload", {"trace"},
+                {"max-line-bytes", "bytes", "trace: the longest line (or CSV record) read; a longer one "
         "is skipped and counted in summary.json (trace_lines_skipped), with the records that "
-        "depended on it (trace_records_dropped)", 1},
+        "depended on it (trace_records_dropped)", 1}),
        &C::max_line_bytes},
-      {{"duration-s", "s", "trace, typing: send nothing after this simulated time; 0 = all", 0},
+      {ScopedTo("workload", {"trace", "typing", "inference-perf", "vllm-bench"},
+                {"duration-s", "s", "trace, typing: send nothing after this simulated time; 0 = all", 0}),
        &C::duration_s},
       {{"replicas", "replicas", "identical engine replicas behind the router (a cluster)", 1, 4096},
        &C::replicas},
@@ -121,13 +134,15 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
         "(simulator.wall_s); =false writes null, so that two runs' summary.json compare byte "
         "for byte"},
        &C::record_wall_time},
-      {{"rate-scale", "x", "trace: open-loop load: arrival times (request records, session "
+      {ScopedTo("workload", {"trace", "inference-perf", "vllm-bench"},
+                {"rate-scale", "x", "trace: open-loop load: arrival times (request records, session "
         "starts) divided by this, so 2 = twice the recorded rate; edits keep their offsets "
-        "within a session", 1e-9},
+        "within a session", 1e-9}),
        &C::rate_scale},
-      {{"session-rate", "sessions/s", "typing: > 0 = an open population: --sessions editing "
+      {ScopedTo("workload", {"typing"},
+                {"session-rate", "sessions/s", "typing: > 0 = an open population: --sessions editing "
         "sessions arriving as a Poisson process at this rate, each a user who types one file and "
-        "leaves; 0 = closed (--users)", 0},
+        "leaves; 0 = closed (--users)", 0}),
        &C::session_rate_per_s},
       {{"client-overhead-ms", "ms",
         "per request: API server, tokenizer and network time outside the engine, added to every "
@@ -142,21 +157,29 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
 const ParamTable<CompletionClientConfig>& CompletionParams() {
   using C = CompletionClientConfig;
   static const ParamTable<C> table = {
-      {Choice("trigger", "when an editing session sends a request: every-edit, debounce "
+      {ScopedTo("workload", {"trace", "typing"},
+                Choice("trigger", "when an editing session sends a request: every-edit, debounce "
               "(Continue), adaptive-debounce (Tabby), single-in-flight (llama.vim)",
-              CompletionTriggerNames()),
+              CompletionTriggerNames())),
        &C::trigger},
-      {{"debounce-ms", "ms", "debounce: wait after the last edit", 0}, &C::debounce_ms},
-      {{"adaptive-min-ms", "ms", "adaptive-debounce: shortest wait", 0}, &C::adaptive_min_ms},
-      {{"adaptive-max-ms", "ms", "adaptive-debounce: longest wait", 0}, &C::adaptive_max_ms},
-      {{"retry-ms", "ms", "single-in-flight: resend this long after a response if typed meanwhile",
-        0},
+      {ScopedTo("workload", {"trace", "typing"},
+                {"debounce-ms", "ms", "debounce: wait after the last edit", 0}), &C::debounce_ms},
+      {ScopedTo("workload", {"trace", "typing"},
+                {"adaptive-min-ms", "ms", "adaptive-debounce: shortest wait", 0}), &C::adaptive_min_ms},
+      {ScopedTo("workload", {"trace", "typing"},
+                {"adaptive-max-ms", "ms", "adaptive-debounce: longest wait", 0}), &C::adaptive_max_ms},
+      {ScopedTo("workload", {"trace", "typing"},
+                {"retry-ms", "ms", "single-in-flight: resend this long after a response if typed meanwhile",
+        0}),
        &C::retry_ms},
-      {{"cancel-stale", "", "abort a session's in-flight request when sending a newer one"},
+      {ScopedTo("workload", {"trace", "typing"},
+                {"cancel-stale", "", "abort a session's in-flight request when sending a newer one"}),
        &C::cancel_stale},
-      {{"context-lines-before", "lines", "prefix window: lines above the cursor's; -1 = all", -1},
+      {ScopedTo("workload", {"trace", "typing"},
+                {"context-lines-before", "lines", "prefix window: lines above the cursor's; -1 = all", -1}),
        &C::context_lines_before},
-      {{"context-lines-after", "lines", "suffix window: lines below the cursor's; -1 = all", -1},
+      {ScopedTo("workload", {"trace", "typing"},
+                {"context-lines-after", "lines", "suffix window: lines below the cursor's; -1 = all", -1}),
        &C::context_lines_after},
   };
   return table;
@@ -165,18 +188,25 @@ const ParamTable<CompletionClientConfig>& CompletionParams() {
 const ParamTable<TypingBehavior>& TypingParams() {
   using C = TypingBehavior;
   static const ParamTable<C> table = {
-      {{"chars-per-second", "chars/s", "typing: mean typing speed", 0.01}, &C::chars_per_second},
-      {{"pause-probability", "", "typing: chance of a pause per keystroke", 0, 1},
+      {ScopedTo("workload", {"typing"},
+                {"chars-per-second", "chars/s", "typing: mean typing speed", 0.01}), &C::chars_per_second},
+      {ScopedTo("workload", {"typing"},
+                {"pause-probability", "", "typing: chance of a pause per keystroke", 0, 1}),
        &C::pause_probability},
-      {{"pause-mean-s", "s", "typing: mean pause", 0}, &C::pause_mean_s},
-      {{"typo-probability", "", "typing: chance of a typo (typed, then deleted) per keystroke", 0,
-        1},
+      {ScopedTo("workload", {"typing"},
+                {"pause-mean-s", "s", "typing: mean pause", 0}), &C::pause_mean_s},
+      {ScopedTo("workload", {"typing"},
+                {"typo-probability", "", "typing: chance of a typo (typed, then deleted) per keystroke", 0,
+        1}),
        &C::typo_probability},
-      {{"jump-probability", "", "typing: chance of a cursor jump per keystroke", 0, 1},
+      {ScopedTo("workload", {"typing"},
+                {"jump-probability", "", "typing: chance of a cursor jump per keystroke", 0, 1}),
        &C::jump_probability},
-      {{"accept-probability", "", "typing: chance a completion is accepted at a line start", 0, 1},
+      {ScopedTo("workload", {"typing"},
+                {"accept-probability", "", "typing: chance a completion is accepted at a line start", 0, 1}),
        &C::accept_probability},
-      {{"chars-per-session", "chars", "typing: characters each session types", 1},
+      {ScopedTo("workload", {"typing"},
+                {"chars-per-session", "chars", "typing: characters each session types", 1}),
        &C::chars_per_session},
   };
   return table;
@@ -185,11 +215,14 @@ const ParamTable<TypingBehavior>& TypingParams() {
 const ParamTable<TypingWorkloadConfig>& TypingPopulationParams() {
   using C = TypingWorkloadConfig;
   static const ParamTable<C> table = {
-      {{"sessions-per-user", "sessions", "typing: files each user types, one after another", 1},
+      {ScopedTo("workload", {"typing"},
+                {"sessions-per-user", "sessions", "typing: files each user types, one after another", 1}),
        &C::sessions_per_user},
-      {{"think-time-mean-s", "s", "typing: mean pause before each session (exponential)", 0},
+      {ScopedTo("workload", {"typing"},
+                {"think-time-mean-s", "s", "typing: mean pause before each session (exponential)", 0}),
        &C::think_time_mean_s},
-      {{"sessions", "sessions", "typing with --session-rate: sessions in the run", 1},
+      {ScopedTo("workload", {"typing"},
+                {"sessions", "sessions", "typing with --session-rate: sessions in the run", 1}),
        &C::sessions},
   };
   return table;
@@ -239,68 +272,29 @@ const ParamTable<LatencyModelOptions>& LatencyParams() {
 
 namespace {
 
-// Binds `table`, whose fields live in part(config), into RunParams.
-template <class Part>
-void Bind(const ParamTable<Part>& table, Part& (*part)(ExperimentConfig&),
-          std::vector<RunParam>& out) {
-  for (const Param<Part>& param : table) {
-    const Param<Part>* p = &param;  // tables are static: the rows outlive the binding
-    RunParam bound;
-    bound.info = &p->info;
-    bound.set = [p, part](const std::string& text, ExperimentConfig& config) {
-      SetParam(*p, text, part(config));
-    };
-    bound.value = [p, part](const ExperimentConfig& config) {
-      return ParamValueText(*p, part(const_cast<ExperimentConfig&>(config)));
-    };
-    bound.setting = [p, part](const ExperimentConfig& config) {
-      return std::visit(
-          [&](auto member) { return SettingValue(part(const_cast<ExperimentConfig&>(config)).*member); },
-          p->field);
-    };
-    bound.check = [p, part](const ExperimentConfig& config) {
-      CheckParam(*p, part(const_cast<ExperimentConfig&>(config)));
-    };
-    out.push_back(std::move(bound));
-  }
-}
-
+// `table`, whose fields live in part(config), bound into the run's config.
 template <class Part>
 RunParamTable Table(std::string group, const ParamTable<Part>& table,
                     Part& (*part)(ExperimentConfig&)) {
-  RunParamTable out;
-  out.group = std::move(group);
-  Bind(table, part, out.params);
-  return out;
+  PartAccess<ExperimentConfig, Part> access{
+      part, [part](const ExperimentConfig& c) -> const Part& {
+        return part(const_cast<ExperimentConfig&>(c));  // a member access: reads only
+      }};
+  return BindParamTable(std::move(group), table, std::move(access));
 }
 
-// The engines' own tables (EngineEntry::option_tables), in registry order,
-// bound to ExperimentConfig::engine_options.
-std::vector<RunParamTable> EngineOptionTables() {
+// The engines' own tables (EngineEntry::option_tables, or part_option_tables
+// with `parts`), in registry order, lifted into ExperimentConfig::engine_options.
+std::vector<RunParamTable> EngineOptionTables(bool parts) {
+  const PartAccess<ExperimentConfig, OptionStore> store{
+      [](ExperimentConfig& c) -> OptionStore& { return c.engine_options; },
+      [](const ExperimentConfig& c) -> const OptionStore& { return c.engine_options; }};
   std::vector<RunParamTable> out;
   for (const std::string& name : Engines().Names()) {
     const EngineEntry& entry = Engines().Get(name);
-    if (entry.option_tables == nullptr) continue;
-    for (EngineOptionTable& table : entry.option_tables()) {
-      RunParamTable bound;
-      bound.group = table.group;
-      for (EngineOptionParam& row : table.params) {
-        RunParam param;
-        param.info = row.info;
-        param.set = [set = row.set](const std::string& text, ExperimentConfig& c) {
-          set(text, c.engine_options);
-        };
-        param.value = [value = row.value](const ExperimentConfig& c) {
-          return value(c.engine_options);
-        };
-        param.setting = [setting = row.setting](const ExperimentConfig& c) {
-          return setting(c.engine_options);
-        };
-        param.check = [check = row.check](const ExperimentConfig& c) { check(c.engine_options); };
-        bound.params.push_back(std::move(param));
-      }
-      out.push_back(std::move(bound));
-    }
+    const auto tables = parts ? entry.part_option_tables : entry.option_tables;
+    if (tables == nullptr) continue;
+    for (const EngineOptionTable& table : tables()) out.push_back(LiftParamTable(table, store));
   }
   return out;
 }
@@ -324,11 +318,10 @@ const std::vector<RunParamTable>& AllParamTables() {
         Table("Completion client (trace and typing workloads)", TypingPopulationParams(),
               +[](X& c) -> auto& { return c.typing; }),
         Table("Engine (vLLM v1)", EngineParams(), +[](X& c) -> auto& { return c.engine; })};
-    for (RunParamTable& table : EngineOptionTables()) all.push_back(std::move(table));
+    for (RunParamTable& table : EngineOptionTables(false)) all.push_back(std::move(table));
     all.push_back(Table(kLatencyGroup, LatencyParams(), +[](X& c) -> auto& { return c.latency; }));
     all.push_back(Table(kLatencyGroup, CpuOverheadParams(), +[](X& c) -> auto& { return c.cpu; }));
-    all.push_back(Table("CPU KV tier (vLLM offloading connector; vLLM engine only)",
-                        CpuKvTierParams(), +[](X& c) -> auto& { return c.cpu_kv; }));
+    for (RunParamTable& table : EngineOptionTables(true)) all.push_back(std::move(table));
     for (RunParamTable& table : WorkloadOptionTables()) all.push_back(std::move(table));
     return all;
   }();
@@ -344,9 +337,38 @@ const RunParam* FindRunParam(const std::string& name) {
   return nullptr;
 }
 
+std::string SelectedPart(const ExperimentConfig& config, const std::string& selector) {
+  if (selector == "engine") return config.engine.name;
+  if (selector == "workload") return config.workload;
+  throw InternalError("option scope: unknown selector '" + selector + "'");
+}
+
+namespace {
+
+// UsageError when `param` is set away from its default in a run whose part
+// does not read it.
+void CheckScope(const RunParam& param, const ExperimentConfig& config) {
+  static const ExperimentConfig defaults;
+  if (param.scope.applies_to_every_run()) return;
+  const std::string selected = SelectedPart(config, param.scope.selector);
+  const auto& parts = param.scope.parts;
+  if (std::find(parts.begin(), parts.end(), selected) != parts.end()) return;
+  if (param.value(config) == param.value(defaults)) return;
+  std::string names;
+  for (const std::string& part : parts) names += (names.empty() ? "" : " or ") + part;
+  throw UsageError("--" + param.info->name + ": applies to --" + param.scope.selector + " " +
+                   names + " only, but this run has --" + param.scope.selector + " " + selected +
+                   " (it would be ignored); leave it out or change --" + param.scope.selector);
+}
+
+}  // namespace
+
 void CheckRunParams(const ExperimentConfig& config) {
   for (const RunParamTable& table : AllParamTables()) {
-    for (const RunParam& param : table.params) param.check(config);
+    for (const RunParam& param : table.params) {
+      param.check(config);
+      CheckScope(param, config);
+    }
   }
 }
 

@@ -13,15 +13,18 @@
 #include <vector>
 
 #include "models/latency_model_registry.h"
+#include "sim/base/bound_params.h"
 #include "sim/base/params.h"
 #include "sim/run/experiment.h"
 
 namespace efimsim {
 
 // Parameter tables of the run's parts not owned by an engine. The engines'
-// are EngineParams (shared, with vLLM's limits and --engine), CpuKvTierParams
-// (vLLM's CPU tier) and each engine's own tables from its registry entry
-// (EngineEntry::option_tables, bound to ExperimentConfig::engine_options).
+// are EngineParams (shared, with vLLM's limits and --engine) and each
+// engine's own tables and its parts' from its registry entry
+// (EngineEntry::option_tables and part_option_tables, bound to
+// ExperimentConfig::engine_options). Rows read by some workloads only are
+// scoped to them (ParamScope).
 const ParamTable<PaperWorkloadConfig>& WorkloadParams();
 const ParamTable<ExperimentConfig>& RunParams();  // max tokens, pauses, latency model, documents
 const ParamTable<ExperimentConfig>& TraceAndClusterParams();  // trace, replicas, rate, timeline, ...
@@ -33,26 +36,10 @@ const ParamTable<TypingWorkloadConfig>& TypingPopulationParams();
 const ParamTable<LatencyModelOptions>& LatencyParams();
 const ParamTable<CpuOverheadConfig>& CpuOverheadParams();
 
-// One option bound to its field inside an ExperimentConfig.
-struct RunParam {
-  const ParamInfo* info = nullptr;
-  // Parses `text` into the field (UsageError naming the option when bad).
-  std::function<void(const std::string& text, ExperimentConfig& config)> set;
-  // The field's value as text (ParamValueText), and typed, as the run
-  // description (RunInfo) writes it.
-  std::function<std::string(const ExperimentConfig& config)> value;
-  std::function<SettingValue(const ExperimentConfig& config)> setting;
-  // UsageError naming the option when the field's value is outside its
-  // range or allowed values (for configs built in code, not parsed).
-  std::function<void(const ExperimentConfig& config)> check;
-};
-
-// One table, with the --help group it is listed under (consecutive tables
-// may share a group).
-struct RunParamTable {
-  std::string group;
-  std::vector<RunParam> params;
-};
+// One option bound to its field inside an ExperimentConfig, and a table of
+// them with its --help group (sim/base/bound_params.h: the one binder).
+using RunParam = BoundParam<ExperimentConfig>;
+using RunParamTable = BoundParamTable<ExperimentConfig>;
 
 // Every option of the simulation commands, in --help order (which is also
 // the order of sweep.csv's option columns).
@@ -62,8 +49,14 @@ const std::vector<RunParamTable>& AllParamTables();
 const RunParam* FindRunParam(const std::string& name);
 
 // Throws UsageError("--name: ...") for the first option whose value in
-// `config` is out of range or not one of its allowed values.
+// `config` is out of range or not one of its allowed values, or that is set
+// away from its default while the run uses another part than the ones that
+// read it (--cpu-kv-gib under --engine sglang, --trace without --workload
+// trace): an option is never silently ignored.
 void CheckRunParams(const ExperimentConfig& config);
+
+// The name of the part `selector` ("engine", "workload") chooses in `config`.
+std::string SelectedPart(const ExperimentConfig& config, const std::string& selector);
 
 // The options of `group` with ParamInfo::quiet_default set that `config`
 // sets to another value than the default, as settings keyed by their

@@ -6,7 +6,7 @@
 // other run option (run_params.h, AllParamTables).
 //
 // The struct is held in ExperimentConfig::workload_options, a type-erased
-// store of per-component settings (engine_options.h), under the workload's
+// store of per-component settings (sim/base/option_store.h), under the workload's
 // name: a workload's options then need no field of their own in
 // ExperimentConfig, as an engine's do not.
 //
@@ -17,8 +17,8 @@
 
 #include <cstdio>
 #include <string>
-#include <variant>
 
+#include "sim/base/bound_params.h"
 #include "sim/base/params.h"
 #include "sim/run/experiment.h"
 #include "sim/run/run_params.h"
@@ -48,34 +48,19 @@ const Config& WorkloadOptions(const ExperimentConfig& config, const std::string&
   return config.workload_options.Get<Config>(WorkloadOptionsKey(name));
 }
 
-// `table`'s rows bound to workload `name`'s Config in a run's config.
+// `table`'s rows bound to workload `name`'s Config in a run's config,
+// scoped to that workload (set under another --workload: a usage error).
 // `table` must outlive the result (tables are function-local statics).
 template <class Config>
 RunParamTable BindWorkloadOptions(const std::string& name, std::string group,
                                   const ParamTable<Config>& table) {
   const std::string key = WorkloadOptionsKey(name);
-  RunParamTable out;
-  out.group = std::move(group);
-  for (const Param<Config>& row : table) {
-    const Param<Config>* p = &row;
-    RunParam param;
-    param.info = &row.info;
-    param.set = [p, key](const std::string& text, ExperimentConfig& c) {
-      SetParam(*p, text, c.workload_options.Get<Config>(key));
-    };
-    param.value = [p, key](const ExperimentConfig& c) {
-      return ParamValueText(*p, c.workload_options.Get<Config>(key));
-    };
-    param.setting = [p, key](const ExperimentConfig& c) {
-      const Config& config = c.workload_options.Get<Config>(key);
-      return std::visit([&](auto member) { return SettingValue(config.*member); }, p->field);
-    };
-    param.check = [p, key](const ExperimentConfig& c) {
-      CheckParam(*p, c.workload_options.Get<Config>(key));
-    };
-    out.params.push_back(std::move(param));
-  }
-  return out;
+  PartAccess<ExperimentConfig, Config> access{
+      [key](ExperimentConfig& c) -> Config& { return c.workload_options.Get<Config>(key); },
+      [key](const ExperimentConfig& c) -> const Config& {
+        return c.workload_options.Get<Config>(key);
+      }};
+  return BindParamTable(std::move(group), table, std::move(access), ParamScope{"workload", {name}});
 }
 
 }  // namespace efimsim

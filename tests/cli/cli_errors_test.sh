@@ -57,8 +57,15 @@ expect_error "--slo: unknown metric 'bogus'" capacity --slo bogus=1
 expect_error "--trigger: unknown value 'nope' (choose one of: every-edit, debounce, adaptive-debounce, single-in-flight)" replay --workload typing --trigger nope
 expect_error "/nonexistent" replay --workload trace --trace /nonexistent
 expect_error "--rate-scale" replay --workload trace --trace /nonexistent --rate-scale 0
-expect_error "--rate-scale: only for --workload trace" replay --rate-scale 2
-expect_error "--session-rate: only for --workload typing" replay --session-rate 1
+# An option of a part the run does not use is refused, naming both (never ignored).
+expect_error "--rate-scale: applies to --workload trace or inference-perf or vllm-bench only, but this run has --workload efim-paper" replay --rate-scale 2
+expect_error "--session-rate: applies to --workload typing only, but this run has --workload efim-paper" replay --session-rate 1
+expect_error "--trace: applies to --workload trace only, but this run has --workload efim-paper" replay --trace foo.jsonl
+expect_error "--documents: applies to --workload efim-paper only, but this run has --workload typing" replay --workload typing --documents synthetic
+expect_error "--max-num-seqs: applies to --engine vllm_v1 only, but this run has --engine sglang" replay --engine sglang --max-num-seqs 8
+expect_error "--cpu-kv-gib: applies to --engine vllm_v1 only, but this run has --engine sglang" replay --engine sglang --cpu-kv-gib 1
+expect_error "--page-size: applies to --engine sglang only, but this run has --engine vllm_v1" replay --page-size 16
+expect_error "--stages: applies to --workload inference-perf only, but this run has --workload vllm-bench" replay --workload vllm-bench --stages 2:10
 expect_error "--search: unknown value 'bogus' (choose one of: auto, users, rate)" capacity --search bogus
 expect_error "--target-rate" capacity --target-rate 0
 

@@ -44,7 +44,7 @@ declare -A OVERRIDES=(
   ["trace traces/data/azure-llm-code-2023.csv --policy fim --timeline"]="--duration-s 20"
   ["sweep --grid users=1,2,4"]="--rounds 2 --grid users=1,2 --jobs 1"
   ["sweep --grid users=8,16,32,64 --policies fim,efim --shard"]="--documents synthetic --rounds 2 --grid users=2,4,6,8 --jobs 1"
-  ["capacity --workload typing --search rate"]="--documents synthetic --duration-s 20 --max-rate-steps 8 --jobs 1"
+  ["capacity --workload typing --search rate"]="--duration-s 20 --max-rate-steps 8 --jobs 1"
   ["capacity --slo"]="--documents synthetic --rounds 2 --max-users 16 --policies fim,efim --jobs 1"
   ["build/efimsim capacity"]="--documents synthetic --rounds 2 --max-users 16 --policies fim,efim --jobs 1"
 )

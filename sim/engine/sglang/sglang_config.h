@@ -1,6 +1,6 @@
 #pragma once
 // The settings of the SGLang engine (SGLang 0.5.3 server arguments, spelled
-// as SGLang spells them), held in a run's EngineOptions under "sglang".
+// as SGLang spells them), held in a run's engine OptionStore under "sglang".
 // Plain fields with defaults; SglangParams() documents each one (with the
 // allowed values of --schedule-policy) and drives --help, sweeps and
 // validation through the engine's registry entry.

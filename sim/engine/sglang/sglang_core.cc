@@ -144,7 +144,7 @@ void SglangCore::CheckInvariants(const LiveRequests& live) const {
 namespace {
 
 // SGLang's limits with its hardware-derived defaults resolved.
-// The SGLang settings of a run (EngineOptions under this engine's name).
+// The SGLang settings of a run (the engine OptionStore under this engine's name).
 const SglangConfig& Settings(const EngineContext& context) {
   return context.options.Get<SglangConfig>("sglang");
 }
@@ -163,13 +163,6 @@ SglangLimits ResolveSglangLimits(const EngineContext& context) {
   limits.lpm = config.schedule_policy == "lpm";
   limits.schedule_conservativeness = config.schedule_conservativeness;
   return limits;
-}
-
-void ValidateSglang(const EngineContext& context) {
-  if (context.cpu_kv.cpu_kv_gib > 0) {
-    throw UsageError("--cpu-kv-gib: the CPU KV tier models vLLM's offloading connector and "
-                     "applies to --engine vllm_v1 only (SGLang's host cache is not modelled)");
-  }
 }
 
 std::unique_ptr<EngineCore> MakeSglangCore(const EngineContext& context) {
@@ -216,9 +209,9 @@ EngineEntry SglangEngine() {
   EngineEntry entry;
   entry.option_tables = [] {
     return std::vector<EngineOptionTable>{
-        BindEngineOptions("sglang", "SGLang engine (--engine sglang)", SglangParams())};
+        BindParamTable("SGLang engine (--engine sglang)", SglangParams(),
+                       StoredPart<SglangConfig>("sglang"), ParamScope{"engine", {"sglang"}})};
   };
-  entry.validate = ValidateSglang;
   entry.make = MakeSglangCore;
   entry.describe = DescribeSglang;
   entry.headline = SglangHeadline;

@@ -21,6 +21,21 @@ const ParamTable<CpuKvTierConfig>& CpuKvTierParams() {
   return table;
 }
 
+namespace {
+// The tier's key in the engine OptionStore.
+const char* const kCpuKvTierKey = "vllm_v1.cpu_kv_tier";
+}  // namespace
+
+const CpuKvTierConfig& CpuKvTierSettings(const OptionStore& options) {
+  return options.Get<CpuKvTierConfig>(kCpuKvTierKey);
+}
+
+BoundParamTable<OptionStore> CpuKvTierOptionTable() {
+  return BindParamTable("CPU KV tier (vLLM offloading connector; vLLM engine only)",
+                        CpuKvTierParams(), StoredPart<CpuKvTierConfig>(kCpuKvTierKey),
+                        ParamScope{"engine", {"vllm_v1"}});
+}
+
 HostLinkDefault DefaultHostLink(const GpuSpec& gpu) {
   // The spec's host link is a theoretical per-direction rate (datasheet).
   // Pinned-memory host -> GPU copies reach about 25/32 of it: ~50 of 64 GB/s

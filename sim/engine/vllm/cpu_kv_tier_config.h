@@ -8,6 +8,8 @@
 #include <string>
 
 #include "models/model_spec.h"
+#include "sim/base/bound_params.h"
+#include "sim/base/option_store.h"
 #include "sim/base/params.h"
 #include "sim/base/time.h"
 
@@ -20,6 +22,12 @@ struct CpuKvTierConfig {
 };
 
 const ParamTable<CpuKvTierConfig>& CpuKvTierParams();
+
+// The tier's settings in a run's engine OptionStore (defaults: off), and
+// its table bound there, scoped to --engine vllm_v1: the vLLM engine's part
+// tables (EngineEntry::part_option_tables).
+const CpuKvTierConfig& CpuKvTierSettings(const OptionStore& options);
+BoundParamTable<OptionStore> CpuKvTierOptionTable();
 
 // The host link's achievable host -> GPU rate in GB/s assumed for a GPU,
 // with where it comes from: a share of the spec's `host_link_gbps` (see the

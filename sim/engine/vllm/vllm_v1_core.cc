@@ -8,6 +8,8 @@
 
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
+#include "sim/engine/vllm/cpu_kv_tier_config.h"
+#include "sim/engine/vllm/cpu_kv_tier_outputs.h"
 
 namespace efimsim {
 
@@ -134,19 +136,7 @@ EngineCounters VllmV1Core::Counters() const {
   c.preemptions = scheduler_.preemptions();
   c.evicted_tokens = cache_.pool().evictions() * config_.block_tokens;
   c.kv_blocks_total = cache_.pool().num_blocks();
-  if (cpu_tier_ != nullptr) {
-    const CpuKvTierStats& t = cpu_tier_->stats();
-    c.cpu_kv_blocks_total = cpu_tier_->capacity_blocks();
-    c.cpu_kv_lookups = t.lookups;
-    c.cpu_kv_hit_blocks = t.hit_blocks;
-    c.cpu_kv_loads = t.loads;
-    c.cpu_kv_loaded_tokens = t.loaded_blocks * config_.block_tokens;
-    c.cpu_kv_loaded_bytes = t.loaded_blocks * cpu_tier_->bytes_per_block();
-    c.cpu_kv_stored_blocks = t.stored_blocks;
-    c.cpu_kv_stored_bytes = t.stored_blocks * cpu_tier_->bytes_per_block();
-    c.cpu_kv_evictions = t.evictions;
-    c.cpu_kv_load_time_ns = ToNanoseconds(t.load_time);
-  }
+  if (cpu_tier_ != nullptr) AppendCpuKvTierCounters(*cpu_tier_, config_.block_tokens, c.parts);
   return c;
 }
 
@@ -200,7 +190,7 @@ struct CpuKvTierSetup {
 };
 
 CpuKvTierSetup SetUpCpuKvTier(const EngineContext& context) {
-  const CpuKvTierConfig& config = context.cpu_kv;
+  const CpuKvTierConfig& config = CpuKvTierSettings(context.options);
   CpuKvTierSetup setup;
   const HostLinkDefault link = DefaultHostLink(context.gpu);
   if (config.cpu_kv_gib > 0 && config.offload_gbps <= 0 && link.gbps <= 0) {
@@ -233,7 +223,7 @@ std::unique_ptr<EngineCore> MakeVllmV1Core(const EngineContext& context) {
   config.cpu_kv_blocks = tier.blocks;
   config.kv_bytes_per_block = tier.kv_bytes_per_block;
   config.offload_bytes_per_s = tier.offload_gbps * 1e9;
-  config.offload_latency = FromSeconds(context.cpu_kv.offload_latency_us * 1e-6);
+  config.offload_latency = FromSeconds(CpuKvTierSettings(context.options).offload_latency_us * 1e-6);
   return std::make_unique<VllmV1Core>(config);
 }
 
@@ -254,10 +244,10 @@ void DescribeCpuKvTier(const EngineContext& context, RunInfo& info) {
                            "hit, asynchronous loads (the request waits, others run); "
                            "sim/README.md \"CPU KV tier\"")});
   t.push_back({"active", context.prefix_caching});
-  t.push_back({"cpu_kv_gib", context.cpu_kv.cpu_kv_gib});
+  t.push_back({"cpu_kv_gib", CpuKvTierSettings(context.options).cpu_kv_gib});
   t.push_back({"offload_gbps", setup.offload_gbps});
   t.push_back({"offload_gbps_source", setup.offload_source});
-  t.push_back({"offload_latency_us", context.cpu_kv.offload_latency_us});
+  t.push_back({"offload_latency_us", CpuKvTierSettings(context.options).offload_latency_us});
   t.push_back({"store_transfers", std::string("not charged: GPU -> host copies assumed hidden "
                                               "behind steps (counted in bytes only)")});
 }
@@ -273,11 +263,18 @@ std::string VllmV1Headline(const RunInfo& info) {
 
 EngineEntry VllmV1Engine() {
   EngineEntry entry;
+  entry.part_option_tables = [] {
+    return std::vector<EngineOptionTable>{CpuKvTierOptionTable()};
+  };
   entry.validate = [](const EngineContext& context) { SetUpCpuKvTier(context); };
   entry.make = MakeVllmV1Core;
   entry.describe = DescribeVllmV1;
   entry.describe_parts = DescribeCpuKvTier;
   entry.headline = VllmV1Headline;
+  entry.summarize_parts = SummarizeCpuKvTier;
+  entry.sweep_counters = CpuKvTierSweepCounters;
+  entry.report_rows = CpuKvTierReportRows;
+  entry.part_headline = CpuKvTierHeadline;
   return entry;
 }
 
