@@ -16,6 +16,8 @@
 #include "sim/app/thread_pool.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
+#include "sim/run/run_params.h"
+#include "sim/run/workload.h"
 #include "sim/metrics/output_writers.h"
 #include "sim/run/capacity_search.h"
 
@@ -158,10 +160,14 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
                       ? std::string("--gpus-per-replica")
                       : "TP " + std::to_string(base.latency.tensor_parallel);
   if (!base.timeline_path.empty()) throw UsageError("--timeline: not available in capacity");
-  if (values["documents"].defaulted() && base.workload == "efim-paper") base.documents = "synthetic";
-  c.open_loop = c.options.search == "rate" ||
-                (c.options.search == "auto" && base.workload != "efim-paper" && base.workload != "typing");
-  if (c.open_loop && base.workload == "typing" && base.duration_s == 0) {
+  // Synthetic documents by default where the workload reads --documents: a
+  // search runs the workload dozens of times.
+  if (values["documents"].defaulted() && OptionApplies(base, "documents")) {
+    base.documents = "synthetic";
+  }
+  const WorkloadCapacityAxes axes = CapacityAxes(base.workload);
+  c.open_loop = c.options.search == "rate" || (c.options.search == "auto" && !axes.users);
+  if (c.open_loop && axes.rate == WorkloadCapacityAxes::Rate::kSessions && base.duration_s == 0) {
     base.duration_s = c.search.typing_window_s;
   }
   base.interrupt = InstallInterruptHandler();

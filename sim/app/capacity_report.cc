@@ -6,6 +6,7 @@
 
 #include "sim/base/atomic_file.h"
 #include "sim/metrics/output_writers.h"
+#include "sim/run/workload.h"
 
 namespace efimsim::cli {
 
@@ -153,15 +154,18 @@ void PrintRateReportHeader(const std::vector<Plan>& plans, const ExperimentConfi
                            const RateReportSetup& setup, const std::string& unit) {
   std::cout << "capacity: highest arrival rate (open loop) " << DeploymentText(base)
             << " serves with " << setup.slo_text << " (ms)\n";
-  if (base.workload != "typing" && !plans.empty()) {
-    std::cout << "workload: " << (base.workload == "trace" ? "trace " + base.trace_path : base.workload)
+  const bool sessions =
+      CapacityAxes(base.workload).rate == WorkloadCapacityAxes::Rate::kSessions;
+  if (!sessions && !plans.empty()) {
+    std::cout << "workload: "
+              << (base.trace_path.empty() ? base.workload : "trace " + base.trace_path)
               << ", recorded rate "
               << FormatFixed(plans.front().search.recorded_rate_per_s, 3) << " " << unit
               << " (arrivals / time of the last), replayed at --rate-scale k x "
               << FormatFixed(plans.front().search.rate_step, 4)
               << "; sessions keep their internal timing\n";
   } else {
-    std::cout << "workload: typing, open population: sessions arrive (Poisson) over "
+    std::cout << "workload: " << base.workload << ", open population: sessions arrive (Poisson) over "
               << FormatFixed(base.duration_s, 0)
               << " s at --session-rate k x "
               << FormatFixed(plans.empty() ? 0.0 : plans.front().search.rate_step, 4)
@@ -205,7 +209,8 @@ int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
   PlanForTargetRate(plans, base, setup);
   WriteRateCapacityCsvs(plans, base, setup);
   PrintRateReportHeader(plans, base, setup, unit);
-  PrintRateTable(plans, base.workload != "typing", unit);
+  PrintRateTable(plans,
+                 CapacityAxes(base.workload).rate == WorkloadCapacityAxes::Rate::kArrivals, unit);
   PrintEfimSaving(plans);
   PrintWrote(plans, setup.out_dir, setup.wall_s);
   return 0;

@@ -277,15 +277,16 @@ struct TraceArrivals {
   int64_t last_ns = 0;
 };
 
-// The open-loop arrivals of the run's workload: a trace file's, or those a
-// generator workload would send (Workload::Arrivals); null for closed-loop
-// workloads and typing (which has its own rate axis).
+// The open-loop arrivals of the run's workload as recorded or generated
+// (Workload::Arrivals at --rate-scale 1: the search scales them itself);
+// null unless its capacity axis is Rate::kArrivals.
 std::unique_ptr<TraceReader> OpenArrivals(const ExperimentConfig& config) {
-  if (config.workload == "trace") return OpenWorkloadTrace(config);
-  if (config.workload == "typing" || config.workload == "efim-paper") return nullptr;
-  const ModelSpec model = LoadModelSpec(config.engine.model);
-  const std::unique_ptr<Workload> workload =
-      MakeWorkload(config.workload, {config, GetPolicy(config.policy), model, nullptr, nullptr});
+  if (CapacityAxes(config.workload).rate != WorkloadCapacityAxes::Rate::kArrivals) return nullptr;
+  ExperimentConfig recorded = config;
+  recorded.rate_scale = 1;
+  const ModelSpec model = LoadModelSpec(recorded.engine.model);
+  const std::unique_ptr<Workload> workload = MakeWorkload(
+      recorded.workload, {recorded, GetPolicy(recorded.policy), model, nullptr, nullptr});
   return workload->Arrivals();
 }
 
@@ -313,15 +314,17 @@ std::string FormatRate(double value) {
 
 CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
                               const CapacitySearchConfig& search) {
-  if (base.workload != "efim-paper" && base.workload != "typing") {
-    throw UsageError("--workload " + base.workload + ": capacity searches over users for efim-paper "
-                     "or typing; open-loop workloads search the arrival rate (--search rate)");
+  const WorkloadCapacityAxes axes = CapacityAxes(base.workload);
+  if (!axes.users) {
+    throw UsageError("--workload " + base.workload + ": capacity searches over users for " +
+                     WorkloadsWithAxis([](const WorkloadCapacityAxes& a) { return a.users; }) +
+                     "; open-loop workloads search the arrival rate (--search rate)");
   }
   if (search.max_users < 1) throw UsageError("--max-users: must be at least 1");
   if (search.warmup_rounds < 0) throw UsageError("--warmup-rounds: must be >= 0");
   // Every round left out would leave nothing to judge (the search then fell
   // back to judging every request, the cold burst included: a wrong answer).
-  if (base.workload == "efim-paper" && search.warmup_rounds >= base.workload_paper.rounds) {
+  if (axes.rounds && search.warmup_rounds >= base.workload_paper.rounds) {
     throw UsageError("--warmup-rounds: " + std::to_string(search.warmup_rounds) +
                      " leaves none of the " + std::to_string(base.workload_paper.rounds) +
                      " --rounds to judge; give fewer warm-up rounds or more rounds");
@@ -408,12 +411,18 @@ std::vector<RequestRecord> AfterWarmupFraction(std::vector<RequestRecord> record
 
 CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vector<Slo>& slos,
                                   const CapacitySearchConfig& search) {
-  const std::unique_ptr<TraceReader> arrivals = base.workload == "typing" ? nullptr : OpenArrivals(base);
-  if (base.workload != "typing" && !arrivals) {
-    throw UsageError("--search rate: open-loop capacity needs a workload with its own arrival schedule "
-                     "(trace, vllm-bench) or typing (" + base.workload +
-                     "'s requests wait for earlier ones: search users, or give its load in its own options)");
+  using Rate = WorkloadCapacityAxes::Rate;
+  const Rate rate = CapacityAxes(base.workload).rate;
+  if (rate == Rate::kNone) {
+    throw UsageError(
+        "--search rate: open-loop capacity needs a workload with its own arrival schedule (" +
+        WorkloadsWithAxis([](const WorkloadCapacityAxes& a) { return a.rate == Rate::kArrivals; }) +
+        ") or an open population of sessions (" +
+        WorkloadsWithAxis([](const WorkloadCapacityAxes& a) { return a.rate == Rate::kSessions; }) +
+        ") (" + base.workload +
+        "'s requests wait for earlier ones: search users, or give its load in its own options)");
   }
+  const std::unique_ptr<TraceReader> arrivals = OpenArrivals(base);
   if (search.max_rate_steps < 1) throw UsageError("--max-rate-steps: must be at least 1");
   if (!(search.rate_step >= 0) || !std::isfinite(search.rate_step)) {
     throw UsageError("--rate-step: must be >= 0 (0 = auto)");

@@ -19,13 +19,6 @@ namespace {
 class ClosedLoopPaperWorkload : public Workload {
  public:
   explicit ClosedLoopPaperWorkload(const WorkloadContext& context) : context_(context) {
-    if (context.config.rate_scale != 1) {
-      throw UsageError("--rate-scale: only for --workload trace (typing's open population takes "
-                       "--session-rate)");
-    }
-    if (context.config.session_rate_per_s != 0) {
-      throw UsageError("--session-rate: only for --workload typing");
-    }
     if (context.output_length != nullptr && context.output_length->needs_line_context()) {
       throw UsageError("--output-length: eol needs editing sessions (--workload typing or "
                        "trace), not efim-paper");

@@ -114,9 +114,6 @@ class InferencePerfWorkload : public Workload {
         data_(DataConfig(options_), context.model.tokens.text_first,
               context.model.tokens.text_last,
               static_cast<uint64_t>(context.config.workload_paper.seed)) {
-    if (context.config.session_rate_per_s != 0) {
-      throw UsageError("--session-rate: only for --workload typing");
-    }
     stages_ = ParseStages(options_.stages);
     for (LoadStage& stage : stages_) stage.rate *= context.config.rate_scale;
   }

@@ -345,15 +345,20 @@ std::string SelectedPart(const ExperimentConfig& config, const std::string& sele
 
 namespace {
 
+bool InScope(const RunParam& param, const ExperimentConfig& config) {
+  if (param.scope.applies_to_every_run()) return true;
+  const auto& parts = param.scope.parts;
+  return std::find(parts.begin(), parts.end(), SelectedPart(config, param.scope.selector)) !=
+         parts.end();
+}
+
 // UsageError when `param` is set away from its default in a run whose part
 // does not read it.
 void CheckScope(const RunParam& param, const ExperimentConfig& config) {
   static const ExperimentConfig defaults;
-  if (param.scope.applies_to_every_run()) return;
+  if (InScope(param, config) || param.value(config) == param.value(defaults)) return;
   const std::string selected = SelectedPart(config, param.scope.selector);
   const auto& parts = param.scope.parts;
-  if (std::find(parts.begin(), parts.end(), selected) != parts.end()) return;
-  if (param.value(config) == param.value(defaults)) return;
   std::string names;
   for (const std::string& part : parts) names += (names.empty() ? "" : " or ") + part;
   throw UsageError("--" + param.info->name + ": applies to --" + param.scope.selector + " " +
@@ -362,6 +367,12 @@ void CheckScope(const RunParam& param, const ExperimentConfig& config) {
 }
 
 }  // namespace
+
+bool OptionApplies(const ExperimentConfig& config, const std::string& name) {
+  const RunParam* param = FindRunParam(name);
+  EFIMSIM_CHECK(param != nullptr, "no run option --" + name);
+  return InScope(*param, config);
+}
 
 void CheckRunParams(const ExperimentConfig& config) {
   for (const RunParamTable& table : AllParamTables()) {

@@ -55,6 +55,10 @@ const RunParam* FindRunParam(const std::string& name);
 // trace): an option is never silently ignored.
 void CheckRunParams(const ExperimentConfig& config);
 
+// True when option `name` is read by the run `config` describes (its scope
+// names the run's engine or workload, or every run).
+bool OptionApplies(const ExperimentConfig& config, const std::string& name);
+
 // The name of the part `selector` ("engine", "workload") chooses in `config`.
 std::string SelectedPart(const ExperimentConfig& config, const std::string& selector);
 

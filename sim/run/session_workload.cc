@@ -98,9 +98,6 @@ class TraceWorkload : public SessionWorkload {
  public:
   explicit TraceWorkload(const WorkloadContext& context) : SessionWorkload(context) {
     const ExperimentConfig& config = context.config;
-    if (config.session_rate_per_s != 0) {
-      throw UsageError("--session-rate: only for --workload typing");
-    }
     reader_ = OpenWorkloadTrace(config);
     name_ = "trace";
     trace_name_ = config.trace_path;
@@ -110,6 +107,14 @@ class TraceWorkload : public SessionWorkload {
       description_ += ", arrivals at " + FormatRateScale(config.rate_scale) + "x the recorded rate";
     }
     documents_ = "as recorded in the trace";
+  }
+
+  // A fresh reader of the trace at the run's --rate-scale.
+  std::unique_ptr<TraceReader> Arrivals() const override {
+    const ExperimentConfig& config = context_.config;
+    std::unique_ptr<TraceReader> reader = OpenWorkloadTrace(config);
+    if (config.rate_scale == 1) return reader;
+    return std::make_unique<RateScaledTraceReader>(std::move(reader), config.rate_scale);
   }
 
  private:
@@ -126,10 +131,6 @@ class TypingSessionWorkload : public SessionWorkload {
  public:
   explicit TypingSessionWorkload(const WorkloadContext& context) : SessionWorkload(context) {
     const ExperimentConfig& config = context.config;
-    if (config.rate_scale != 1) {
-      throw UsageError("--rate-scale: only for --workload trace (typing's open population takes "
-                       "--session-rate)");
-    }
     TypingWorkloadConfig typing = config.typing;
     typing.users = config.workload_paper.users;
     typing.seed = static_cast<uint64_t>(config.workload_paper.seed);

@@ -67,7 +67,6 @@ class VllmBenchWorkload : public Workload {
  public:
   explicit VllmBenchWorkload(const WorkloadContext& context) : context_(context) {
     const ExperimentConfig& config = context.config;
-    if (config.session_rate_per_s != 0) throw UsageError("--session-rate: only for --workload typing");
     options_ = WorkloadOptions<VllmBenchConfig>(config, kName);
     reader_ = NewReader();
   }

@@ -5,22 +5,43 @@
 namespace efimsim {
 namespace {
 
-using WorkloadFactory = std::unique_ptr<Workload> (*)(const WorkloadContext&);
+struct WorkloadEntry {
+  std::unique_ptr<Workload> (*make)(const WorkloadContext&) = nullptr;
+  WorkloadCapacityAxes capacity;
+};
 
-const Registry<WorkloadFactory>& Workloads() {
-  static const Registry<WorkloadFactory> registry = [] {
-    Registry<WorkloadFactory> r("workload");
-    r.Add("efim-paper", &MakeClosedLoopPaperWorkload);
-    r.Add("trace", &MakeTraceWorkload);
-    r.Add("typing", &MakeTypingWorkload);
-    r.Add("inference-perf", &MakeInferencePerfWorkload);
-    r.Add("vllm-bench", &MakeVllmBenchWorkload);
+const Registry<WorkloadEntry>& Workloads() {
+  using Rate = WorkloadCapacityAxes::Rate;
+  static const Registry<WorkloadEntry> registry = [] {
+    Registry<WorkloadEntry> r("workload");
+    r.Add("efim-paper", {&MakeClosedLoopPaperWorkload, {true, true, Rate::kNone}});
+    r.Add("trace", {&MakeTraceWorkload, {false, false, Rate::kArrivals}});
+    r.Add("typing", {&MakeTypingWorkload, {true, false, Rate::kSessions}});
+    // Its load stages wait on completions: no arrival schedule to scale.
+    r.Add("inference-perf", {&MakeInferencePerfWorkload, {false, false, Rate::kNone}});
+    r.Add("vllm-bench", {&MakeVllmBenchWorkload, {false, false, Rate::kArrivals}});
     return r;
   }();
   return registry;
 }
 
 }  // namespace
+
+WorkloadCapacityAxes CapacityAxes(const std::string& name) {
+  return Workloads().Get(name).capacity;
+}
+
+std::string WorkloadsWithAxis(bool (*has)(const WorkloadCapacityAxes& axes)) {
+  std::vector<std::string> names;
+  for (const std::string& name : Workloads().Names()) {
+    if (has(Workloads().Get(name).capacity)) names.push_back(name);
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  return out;
+}
 
 std::unique_ptr<TraceReplayClient> MakeTraceReplayClient(const ExperimentConfig& config,
                                                          Simulator& simulator, TraceReader& reader,
@@ -35,12 +56,12 @@ std::unique_ptr<TraceReplayClient> MakeTraceReplayClient(const ExperimentConfig&
 }
 
 std::unique_ptr<Workload> MakeWorkload(const std::string& name, const WorkloadContext& context) {
-  const WorkloadFactory* factory = Workloads().Find(name);
-  if (factory == nullptr) {
+  const WorkloadEntry* entry = Workloads().Find(name);
+  if (entry == nullptr) {
     throw UsageError("--workload: unknown workload '" + name + "' (choose one of: " +
                      Workloads().JoinedNames() + ")");
   }
-  return (*factory)(context);
+  return entry->make(context);
 }
 
 std::vector<std::string> WorkloadNames() { return Workloads().Names(); }

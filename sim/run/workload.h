@@ -69,11 +69,31 @@ class Workload {
   // The trace the workload reads, for its skipped-line counts; null if none.
   virtual const TraceReader* trace() const { return nullptr; }
   // A fresh reader of the workload's open-loop arrivals as this run would
-  // send them (at its --rate-scale), for capacity's arrival-rate search;
-  // null when a workload's arrivals depend on completions (closed loop) or
-  // it has its own rate axis (typing). Default: null.
+  // send them (at its --rate-scale), for capacity's arrival-rate search:
+  // implemented by the workloads whose capacity axis is Rate::kArrivals.
+  // Default: null.
   virtual std::unique_ptr<TraceReader> Arrivals() const { return nullptr; }
 };
+
+// What `capacity` can vary for a workload, declared in its registry entry
+// (workload.cc), so that capacity never compares workload names.
+struct WorkloadCapacityAxes {
+  // Closed loop: the search sets --users. `rounds`: users send --rounds
+  // rounds, so --warmup-rounds must leave at least one to judge.
+  bool users = false;
+  bool rounds = false;
+  // Open loop: kArrivals scales the workload's own arrival schedule
+  // (Workload::Arrivals, by --rate-scale); kSessions sets the arrival rate
+  // of an open population of sessions (--session-rate).
+  enum class Rate : uint8_t { kNone, kArrivals, kSessions };
+  Rate rate = Rate::kNone;
+};
+
+// The axes of the workload registered as `name` (UsageError when none is).
+WorkloadCapacityAxes CapacityAxes(const std::string& name);
+// "a, b or c": the registered workloads whose axes satisfy `has`, for
+// messages that say which workloads a search serves.
+std::string WorkloadsWithAxis(bool (*has)(const WorkloadCapacityAxes& axes));
 
 // The workload registered as `name`; UsageError naming the registered ones
 // when none is. Workload-specific settings are checked here (UsageError).

@@ -9,7 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include "models/spec_catalog.h"
 #include "sim/base/errors.h"
+#include "sim/client/policy.h"
+#include "sim/run/workload.h"
 #include "traces/rate_scaled_trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -246,6 +249,46 @@ TEST_F(OpenLoopTrace, RateSearchNeedsAnOpenLoopWorkload) {
   EXPECT_THROW(SearchRateCapacity(Paper("efim"), {}, search), UsageError);
   search.warmup_fraction = 1;
   EXPECT_THROW(SearchRateCapacity(TraceRun(Write(3, 1000)), {}, search), UsageError);
+}
+
+TEST_F(OpenLoopTrace, TraceWorkloadGivesItsArrivalsAtTheRunsRateScale) {
+  ExperimentConfig config = TraceRun(Write(3, 1'000'000'000));
+  config.rate_scale = 2;
+  const ModelSpec model = LoadModelSpec(config.engine.model);
+  const std::unique_ptr<Workload> workload =
+      MakeWorkload("trace", {config, GetPolicy(config.policy), model, nullptr, nullptr});
+  const std::unique_ptr<TraceReader> arrivals = workload->Arrivals();
+  ASSERT_NE(arrivals, nullptr);
+  std::vector<int64_t> times;
+  while (const std::optional<TraceRecord> record = arrivals->Next()) {
+    times.push_back(std::get<TraceRequest>(*record).arrival_ns);
+  }
+  EXPECT_EQ(times, (std::vector<int64_t>{0, 500'000'000, 1'000'000'000}));
+}
+
+TEST_F(OpenLoopTrace, RecordedRateIgnoresTheBaseRateScale) {
+  // The search sets --rate-scale itself: a base run's own scale must not
+  // inflate the recorded rate its grid multiplies.
+  ExperimentConfig scaled = TraceRun(Write(30, 1'000'000'000));
+  scaled.rate_scale = 4;
+  CapacitySearchConfig search;
+  search.rate_step = 1;
+  search.max_rate_steps = 1;
+  const CapacityResult r = SearchRateCapacity(scaled, {}, search);
+  EXPECT_DOUBLE_EQ(r.recorded_rate_per_s, 30.0 / 29.0);
+}
+
+TEST(WorkloadCapacityAxes, EachWorkloadSaysWhatCapacitySearches) {
+  using Rate = WorkloadCapacityAxes::Rate;
+  EXPECT_TRUE(CapacityAxes("efim-paper").users);
+  EXPECT_TRUE(CapacityAxes("efim-paper").rounds);
+  EXPECT_EQ(CapacityAxes("trace").rate, Rate::kArrivals);
+  EXPECT_EQ(CapacityAxes("vllm-bench").rate, Rate::kArrivals);
+  EXPECT_EQ(CapacityAxes("typing").rate, Rate::kSessions);
+  EXPECT_TRUE(CapacityAxes("typing").users);
+  EXPECT_EQ(CapacityAxes("inference-perf").rate, Rate::kNone);
+  EXPECT_FALSE(CapacityAxes("inference-perf").users);
+  EXPECT_THROW(CapacityAxes("nope"), UsageError);
 }
 
 }  // namespace
