@@ -22,7 +22,7 @@
 
 #include "sim/engine/sglang/radix_cache.h"
 #include "sim/engine/engine_core.h"
-#include "sim/engine/engines.h"
+#include "sim/engine/engine_entry.h"
 #include "sim/engine/sglang/sglang_scheduler.h"
 
 namespace efimsim {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/engines.h"
+#include "sim/engine/engine_entry.h"
 #include "sim/engine/vllm/cpu_kv_tier.h"
 
 namespace efimsim {
@@ -21,7 +21,7 @@ void AppendCpuKvTierCounters(const CpuKvTier& tier, int64_t block_tokens,
 // True when the run had a tier.
 bool HasCpuKvTier(const RunSummary& summary);
 
-// The EngineEntry hooks (engines.h) of the vLLM engine's tier.
+// The EngineEntry hooks (engine_entry.h) of the vLLM engine's tier.
 void SummarizeCpuKvTier(const RunSummary& summary, std::vector<RunInfoSection>& results);
 std::vector<std::string> CpuKvTierSweepCounters();
 std::vector<EngineReportRow> CpuKvTierReportRows();

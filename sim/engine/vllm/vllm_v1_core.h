@@ -20,7 +20,7 @@
 #include "sim/engine/vllm/cpu_kv_tier.h"
 #include "sim/engine/vllm/prefix_cache_manager.h"
 #include "sim/engine/engine_core.h"
-#include "sim/engine/engines.h"
+#include "sim/engine/engine_entry.h"
 #include "sim/engine/token_draw.h"
 #include "sim/engine/vllm/vllm_v1_scheduler.h"
 

@@ -1,0 +1,90 @@
+#pragma once
+// What an engine registers (EngineEntry): a factory of its core
+// (engine_core.h), its option tables, a check of its settings, the
+// description of its settings for summary.json and what its optional parts
+// add to a run's outputs. Engine folders (vllm/, sglang/) include this and
+// never engines.h: the registry that names them all (engines.h) sits above
+// them, and each folder builds as its own library (sim/CMakeLists.txt).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/model_spec.h"
+#include "sim/base/bound_params.h"
+#include "sim/base/option_store.h"
+#include "sim/metrics/run_info.h"
+#include "sim/metrics/summary.h"
+#include "sim/engine/engine_config.h"
+#include "sim/engine/engine_core.h"
+#include "sim/engine/kv_capacity.h"
+
+namespace efimsim {
+
+// An engine's own option table, bound to its config struct inside the
+// run's engine OptionStore (bound_params.h, StoredPart), its rows scoped to
+// the engine, so setting one under another --engine is refused.
+using EngineOptionTable = BoundParamTable<OptionStore>;
+
+// A row of the compare table for an engine's optional part (vLLM: the CPU
+// KV tier), read from a finished run's summary.
+struct EngineReportRow {
+  std::string label;
+  std::string (*value)(const RunSummary& summary) = nullptr;
+};
+
+// Everything an engine's set-up reads: the shared settings, the engine's
+// own (its tables' structs in `options`), the model and GPU, the KV size
+// and whether the policy caches prefixes.
+struct EngineContext {
+  const EngineConfig& engine;
+  const OptionStore& options;
+  const ModelSpec& model;
+  const GpuSpec& gpu;
+  const KvCapacity& capacity;
+  bool prefix_caching = true;
+};
+
+struct EngineEntry {
+  // The engine's own option tables, listed after EngineParams in --help,
+  // sweeps and run descriptions; null: none.
+  std::vector<EngineOptionTable> (*option_tables)() = nullptr;
+  // The option tables of the engine's optional parts (vLLM: the CPU KV
+  // tier), listed after the latency model's; null: none.
+  std::vector<EngineOptionTable> (*part_option_tables)() = nullptr;
+  // Throws UsageError naming the option when the engine cannot run with
+  // these settings. Called before any replica exists.
+  void (*validate)(const EngineContext& context) = nullptr;
+  // One replica's core.
+  std::unique_ptr<EngineCore> (*make)(const EngineContext& context) = nullptr;
+  // The "engine" section's leading settings: name, semantics and the
+  // engine's own options (the settings all engines share follow).
+  void (*describe)(const EngineContext& context, std::vector<Setting>& settings) = nullptr;
+  // Sections of the engine's optional parts (vLLM: the CPU KV tier), if
+  // any; written after the run's other descriptions.
+  void (*describe_parts)(const EngineContext& context, RunInfo& info) = nullptr;
+  // The run header's one-line engine summary, from a finished run's "engine"
+  // section (what describe wrote and the shared settings).
+  std::string (*headline)(const RunInfo& info) = nullptr;
+
+  // What the engine's optional parts add to a finished run's outputs; all
+  // null for an engine without such parts. Their counters travel in
+  // EngineCounters::parts (named, with how replicas combine).
+  // Sections under summary.json's "results", from the summary's counters.
+  void (*summarize_parts)(const RunSummary& summary, std::vector<RunInfoSection>& results) = nullptr;
+  // Counter names that sweep.csv lists as columns for every run (0 where a
+  // run lacks them), in this order, after the shared metrics.
+  std::vector<std::string> (*sweep_counters)() = nullptr;
+  // Rows the compare table adds when a run of this engine has part counters.
+  std::vector<EngineReportRow> (*report_rows)() = nullptr;
+  // Lines of the run header for the parts a run used ("" when none).
+  std::string (*part_headline)(const RunInfo& info) = nullptr;
+};
+
+// For an engine's RejectReason: "prompt + max output tokens (N) exceeds the
+// model's context (M)" when a request of `longest` tokens exceeds
+// max_context_tokens (> 0); empty otherwise.
+std::string ContextRejectReason(int64_t longest, int64_t max_context_tokens);
+
+}  // namespace efimsim
