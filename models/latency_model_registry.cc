@@ -198,11 +198,9 @@ std::vector<LatencyModelInfo> LatencyModelNames() {
   return out;
 }
 
-std::unique_ptr<LatencyModel> MakeLatencyModel(const std::string& name, const ModelSpec& model,
-                                               const GpuSpec& gpu,
-                                               const CpuOverheadConfig& overhead,
-                                               const LatencyModelOptions& options) {
-  return LatencyModels().Get(name).make(model, gpu, overhead, options);
+std::unique_ptr<LatencyModel> MakeLatencyModel(const LatencyConfig& config, const ModelSpec& model,
+                                               const GpuSpec& gpu) {
+  return LatencyModels().Get(config.name).make(model, gpu, config.cpu, config.options);
 }
 
 }  // namespace efimsim

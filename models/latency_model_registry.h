@@ -47,11 +47,19 @@ std::vector<std::string> KernelSourceNames();
 // models>)" each, for `efimsim models`.
 std::vector<std::string> KernelSourcesOf(const std::string& gpu);
 
+// Everything a latency model is built from besides the model and GPU
+// specs, passed whole to MakeLatencyModel. A run derives it from its
+// options in one place (sim/run/experiment.h, RunLatencyConfig): the
+// engine's name and its CUDA-graph setting are copied nowhere else.
+struct LatencyConfig {
+  std::string name = "auto";    // --latency-model: a name of LatencyModelNames()
+  LatencyModelOptions options;  // tensor parallelism, profile, kernel source, engine
+  CpuOverheadConfig cpu;        // host overheads and the CUDA-graph mode
+};
+
 // Throws UsageError for an unknown name or a bad option, InputError for a
 // bad profile file.
-std::unique_ptr<LatencyModel> MakeLatencyModel(const std::string& name, const ModelSpec& model,
-                                               const GpuSpec& gpu,
-                                               const CpuOverheadConfig& overhead,
-                                               const LatencyModelOptions& options = {});
+std::unique_ptr<LatencyModel> MakeLatencyModel(const LatencyConfig& config, const ModelSpec& model,
+                                               const GpuSpec& gpu);
 
 }  // namespace efimsim

@@ -91,10 +91,8 @@ LatencySetup LatencyFromOptions(const po::variables_map& values) {
   CheckAllowedValue(ModeInfo(""), setup.mode);
   setup.model = LoadModelSpec(config.engine.model);
   setup.gpu = LoadGpuSpec(config.engine.gpu);
-  setup.latency_model = config.latency_model;
-  setup.options = config.latency;
-  setup.options.engine = config.engine.name;  // whose kernels --kernel-source auto prefers
-  setup.cpu = config.cpu;
+  config.engine.cuda_graphs = setup.mode == "graph";
+  setup.latency = RunLatencyConfig(config);
   return setup;
 }
 

@@ -58,9 +58,7 @@ po::options_description LatencyOptionGroup(const std::string& mode_help);
 struct LatencySetup {
   ModelSpec model;
   GpuSpec gpu;
-  std::string latency_model;
-  LatencyModelOptions options;
-  CpuOverheadConfig cpu;  // cuda_graphs unset: each command sets it per mode
+  LatencyConfig latency;  // cuda_graphs as --mode says (graph: true)
   std::string mode;       // eager | graph
 };
 LatencySetup LatencyFromOptions(const po::variables_map& values);

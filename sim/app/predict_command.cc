@@ -86,15 +86,14 @@ int RunPredictCommand(int argc, const char* const* argv) {
   }
   LatencySetup setup = LatencyFromOptions(values);
   const std::string& mode = setup.mode;
-  setup.cpu.cuda_graphs = mode == "graph";
-  const LatencyModelOptions& options = setup.options;
+  const LatencyModelOptions& options = setup.latency.options;
   std::vector<SequenceWork> batch;
   for (const std::string& spec : values["seq"].as<std::vector<std::string>>()) {
     batch.push_back(ParseSequence(spec));
   }
   const ModelSpec& model = setup.model;
   const GpuSpec& gpu = setup.gpu;
-  const auto latency = MakeLatencyModel(setup.latency_model, model, gpu, setup.cpu, options);
+  const auto latency = MakeLatencyModel(setup.latency, model, gpu);
   const StepBreakdown breakdown = latency->Explain(batch);
   const PredictionContext context{latency->Name(), latency->Description(), model.name, gpu.name,
                                   options.tensor_parallel, mode, ""};

@@ -149,7 +149,6 @@ void MapCudaGraphsAndHostOverlap(const ServingRunEngine& e, const ServingValidat
     v.mapping.push_back({"enforce_eager", std::string(*e.enforce_eager ? "true" : "false") +
                                               " -> --cuda-graphs " + (config.engine.cuda_graphs ? "true" : "false")});
   }
-  config.cpu.cuda_graphs = config.engine.cuda_graphs;
   // Host time: vLLM's async scheduling prepares the next step while the GPU
   // runs this one (efimsim's host-overlap option).
   if (options.host_overlap == "auto") {
@@ -444,8 +443,8 @@ void RunReplay(ExperimentConfig& config, const std::string& trace_path, ServingV
   config.trace_path = trace_path;
   config.trace_format = "efimsim";
   try {
-    v.latency_model = DescribeLatencyModel(config);
     v.result = RunExperiment(config);
+    v.latency_model = SettingText(v.result.info, "latency_model", "description", 0);
   } catch (...) {
     std::error_code ec;
     std::filesystem::remove(trace_path, ec);

@@ -47,17 +47,16 @@ int RunValidateLatencyCommand(int argc, const char* const* argv) {
   if (worst < 0) throw UsageError("--worst: must be >= 0");
   const LatencySetup setup = LatencyFromOptions(values);
   const std::string& mode = setup.mode;
-  const LatencyModelOptions& options = setup.options;
+  const LatencyModelOptions& options = setup.latency.options;
   const ModelSpec& model = setup.model;
   const GpuSpec& gpu = setup.gpu;
-  const std::string& name = setup.latency_model;
-  const CpuOverheadConfig& cpu = setup.cpu;
-  CpuOverheadConfig eager_cpu = cpu;
-  eager_cpu.cuda_graphs = false;
-  CpuOverheadConfig graph_cpu = cpu;
-  graph_cpu.cuda_graphs = true;
-  const auto eager = MakeLatencyModel(name, model, gpu, eager_cpu, options);
-  const auto graph = MakeLatencyModel(name, model, gpu, graph_cpu, options);
+  // Steps of either mode: each is priced by the model of its own mode.
+  LatencyConfig eager_config = setup.latency;
+  eager_config.cpu.cuda_graphs = false;
+  LatencyConfig graph_config = setup.latency;
+  graph_config.cpu.cuda_graphs = true;
+  const auto eager = MakeLatencyModel(eager_config, model, gpu);
+  const auto graph = MakeLatencyModel(graph_config, model, gpu);
   const std::vector<MeasuredStep> steps = LoadMeasuredSteps(values["measured"].as<std::string>());
   const ValidationReport report =
       ValidateLatency(steps, *eager, *graph, mode == "graph", static_cast<size_t>(worst),

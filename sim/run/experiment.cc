@@ -56,19 +56,6 @@ ModelSpec RunModel(const ExperimentConfig& config) {
   return model;
 }
 
-CpuOverheadConfig RunCpuOverhead(const ExperimentConfig& config) {
-  CpuOverheadConfig cpu = config.cpu;
-  cpu.cuda_graphs = config.engine.cuda_graphs;
-  return cpu;
-}
-
-// The latency model's options with the run's engine, whose kernels
-// --kernel-source auto prefers.
-LatencyModelOptions RunLatencyOptions(const ExperimentConfig& config) {
-  LatencyModelOptions options = config.latency;
-  options.engine = config.engine.name;
-  return options;
-}
 
 // What a run is made of, built and checked in this order before anything
 // runs (so a bad setting fails before any work). Without `with_workload`
@@ -85,7 +72,7 @@ struct RunParts {
         default_output_length(output_length_option.IsDefault()),
         output_length(MakeOutputLength(c, output_length_option, policy)),
         capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel)),
-        latency(MakeLatencyModel(c.latency_model, model, gpu, RunCpuOverhead(c), RunLatencyOptions(c))),
+        latency(MakeLatencyModel(RunLatencyConfig(c), model, gpu)),
         workload(with_workload ? MakeWorkload(c.workload, {c, policy, model, RunTokenizer(c),
                                                             output_length.get()})
                                : nullptr),
@@ -191,11 +178,19 @@ std::unique_ptr<TraceReader> OpenWorkloadTrace(const ExperimentConfig& config) {
   return OpenTrace(config.trace_path, options);
 }
 
+LatencyConfig RunLatencyConfig(const ExperimentConfig& config) {
+  LatencyConfig latency;
+  latency.name = config.latency_model;
+  latency.options = config.latency;
+  latency.options.engine = config.engine.name;  // whose kernels --kernel-source auto prefers
+  latency.cpu = config.cpu;
+  latency.cpu.cuda_graphs = config.engine.cuda_graphs;
+  return latency;
+}
+
 std::string DescribeLatencyModel(const ExperimentConfig& config) {
-  CpuOverheadConfig cpu = config.cpu;
-  cpu.cuda_graphs = config.engine.cuda_graphs;
-  return MakeLatencyModel(config.latency_model, LoadModelSpec(config.engine.model),
-                          LoadGpuSpec(config.engine.gpu), cpu, RunLatencyOptions(config))
+  return MakeLatencyModel(RunLatencyConfig(config), LoadModelSpec(config.engine.model),
+                          LoadGpuSpec(config.engine.gpu))
       ->Description();
 }
 

@@ -59,7 +59,7 @@ struct ExperimentConfig {
   // Each generator workload's own settings (sim/run/workload_options.h),
   // keyed by the workload's name.
   OptionStore workload_options;
-  CpuOverheadConfig cpu;            // cuda_graphs is taken from engine.cuda_graphs
+  CpuOverheadConfig cpu;            // cuda_graphs unused: RunLatencyConfig takes engine.cuda_graphs
   PaperWorkloadConfig workload_paper;  // users and seed also drive typing
   std::string documents = "auto";   // efim-paper: auto | synthetic | text
   std::string corpus_dir;           // text documents and typing sources; "": Python stdlib
@@ -146,8 +146,15 @@ void ValidateExperiment(const ExperimentConfig& config);
 // bad settings, InputError for the file.
 std::unique_ptr<TraceReader> OpenWorkloadTrace(const ExperimentConfig& config);
 
+// The latency model's whole configuration for a run: --latency-model and
+// its tables, with the run's engine (whose kernels --kernel-source auto
+// prefers) and its --cuda-graphs. The one place they are combined.
+LatencyConfig RunLatencyConfig(const ExperimentConfig& config);
+
 // The description of the latency model `config` would run with (what its
-// numbers rest on), for commands that report many runs at once.
+// numbers rest on), for commands that report many runs at once before any
+// has run (a finished run describes the model it built: its info's
+// "latency_model" section).
 std::string DescribeLatencyModel(const ExperimentConfig& config);
 
 }  // namespace efimsim

@@ -252,7 +252,7 @@ BENCHMARK(BM_ShapeProfileResolve)->Unit(benchmark::kMillisecond);
 void BM_LatencyModelBuildCached(benchmark::State& state) {
   const efimsim::ModelSpec model = efimsim::LoadModelSpec("llama-3.1-8b");
   const efimsim::GpuSpec gpu = efimsim::LoadGpuSpec("h100-sxm");
-  efimsim::MakeLatencyModel("auto", model, gpu, {});  // fills the caches
-  for (auto _ : state) benchmark::DoNotOptimize(efimsim::MakeLatencyModel("auto", model, gpu, {}));
+  efimsim::MakeLatencyModel(efimsim::LatencyConfig{}, model, gpu);  // fills the caches
+  for (auto _ : state) benchmark::DoNotOptimize(efimsim::MakeLatencyModel(efimsim::LatencyConfig{}, model, gpu));
 }
 BENCHMARK(BM_LatencyModelBuildCached)->Unit(benchmark::kMillisecond);

@@ -153,7 +153,7 @@ TEST(LlmServingSimShapes, BundlesOfOverriddenShapesBecomeAShapeProfile) {
 }
 
 TEST(LlmServingSimShapes, AutoTakesThemOnTheRtxPro6000) {
-  const auto m = MakeLatencyModel("auto", LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("rtx-pro-6000"), {});
+  const auto m = MakeLatencyModel(LatencyConfig{"auto", LatencyModelOptions{}, CpuOverheadConfig{}}, LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("rtx-pro-6000"));
   EXPECT_EQ(m->Description().rfind("kernel source llmservingsim (auto: the vllm_v1 engine's own kernels)", 0), 0u)
       << m->Description();
   EXPECT_NE(m->Description().find("shape_profiles/rtx-pro-6000/llmservingsim/vllm_v1.json"), std::string::npos);

@@ -181,12 +181,12 @@ TEST(ProfileModel, MeasuredCpuOverheadsReplaceTheConfiguredOnes) {
 TEST(ProfileModel, MissingKernelsFallBackToTheCalibratedFallbackAndSaySo) {
   GpuSpec gpu = LoadGpuSpec("h100-sxm");
   gpu.name = "gpu-with-no-profile";
-  const auto m = MakeLatencyModel("profile", LoadModelSpec("llama-3.1-8b"), gpu, Cpu());
+  const auto m = MakeLatencyModel(LatencyConfig{"profile", LatencyModelOptions{}, Cpu()}, LoadModelSpec("llama-3.1-8b"), gpu);
   EXPECT_EQ(m->Name(), "fallback");
   EXPECT_NE(m->Description().find("profile: no measured kernels for GPU gpu-with-no-profile"),
             std::string::npos);
   EXPECT_NE(m->Description().find("approximate"), std::string::npos);
-  const auto roofline = MakeLatencyModel("roofline", LoadModelSpec("llama-3.1-8b"), gpu, Cpu());
+  const auto roofline = MakeLatencyModel(LatencyConfig{"roofline", LatencyModelOptions{}, Cpu()}, LoadModelSpec("llama-3.1-8b"), gpu);
   // Real kernels fall short of the ceilings: the fallback is slower than the roofline.
   EXPECT_GT(Time(*m, {{1, 10, true}}).count(), Time(*roofline, {{1, 10, true}}).count());
 }
@@ -194,15 +194,13 @@ TEST(ProfileModel, MissingKernelsFallBackToTheCalibratedFallbackAndSaySo) {
 TEST(ProfileModel, ProfileFileIsReadAndNamedInTheDescription) {
   LatencyModelOptions options;
   options.profile_path = TestData("synthetic_profile_llama-3.1-8b_h100-sxm.json");
-  const auto m = MakeLatencyModel("profile", LoadModelSpec("llama-3.1-8b"),
-                                  LoadGpuSpec("h100-sxm"), Cpu(), options);
+  const auto m = MakeLatencyModel(LatencyConfig{"profile", options, Cpu()}, LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("h100-sxm"));
   EXPECT_EQ(m->Name(), "profile");
   EXPECT_NE(m->Description().find("synthetic test fixture"), std::string::npos);
   EXPECT_NE(m->Description().find("roofline for untabled sampling"), std::string::npos);
   // For another model the profile is an error naming the field.
   try {
-    MakeLatencyModel("profile", LoadModelSpec("qwen2.5-coder-7b"), LoadGpuSpec("h100-sxm"), Cpu(),
-                     options);
+    MakeLatencyModel(LatencyConfig{"profile", options, Cpu()}, LoadModelSpec("qwen2.5-coder-7b"), LoadGpuSpec("h100-sxm"));
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "model");

@@ -102,11 +102,11 @@ TEST(ProfileTransfer, AutoCarriesAnH100ProfileToTheH200AndProfileRefusesIt) {
   LatencyModelOptions options;
   options.profile_path = BuiltinFile("deepseek-coder-6.7b");
   const ModelSpec model = LoadModelSpec("deepseek-coder-6.7b");
-  const auto m = MakeLatencyModel("auto", model, LoadGpuSpec("h200"), GraphCpu(), options);
+  const auto m = MakeLatencyModel(LatencyConfig{"auto", options, GraphCpu()}, model, LoadGpuSpec("h200"));
   EXPECT_NE(m->Description().find("carried from h100-sxm to h200 by the calibrated fallback's ratios"),
             std::string::npos)
       << m->Description();
-  const auto same = MakeLatencyModel("auto", model, LoadGpuSpec("h100-sxm"), GraphCpu(), options);
+  const auto same = MakeLatencyModel(LatencyConfig{"auto", options, GraphCpu()}, model, LoadGpuSpec("h100-sxm"));
   EXPECT_EQ(same->Description().find("carried"), std::string::npos);
   for (const auto& step : Steps()) {
     const StepBreakdown b = m->Explain(step);
@@ -117,7 +117,7 @@ TEST(ProfileTransfer, AutoCarriesAnH100ProfileToTheH200AndProfileRefusesIt) {
     EXPECT_LE(Gpu(m->Predict(step)), Gpu(same->Predict(step)) * 1.0001);
   }
   // profile: the profile's own GPU only.
-  EXPECT_EQ(ErrorField([&] { MakeLatencyModel("profile", model, LoadGpuSpec("h200"), GraphCpu(), options); }),
+  EXPECT_EQ(ErrorField([&] { MakeLatencyModel(LatencyConfig{"profile", options, GraphCpu()}, model, LoadGpuSpec("h200")); }),
             "gpu");
 }
 
@@ -144,7 +144,7 @@ TEST(ProfileTransfer, AnotherModelsTablesAreTransferredByTheShapeRuleAndFlagged)
   LatencyModelOptions options;
   options.profile_path = BuiltinFile("llama-3.1-8b");
   const ModelSpec deepseek = LoadModelSpec("deepseek-coder-6.7b");
-  const auto m = MakeLatencyModel("auto", deepseek, LoadGpuSpec("h100-sxm"), GraphCpu(), options);
+  const auto m = MakeLatencyModel(LatencyConfig{"auto", options, GraphCpu()}, deepseek, LoadGpuSpec("h100-sxm"));
   EXPECT_NE(m->Description().find("llama-3.1-8b tables transferred to deepseek-coder-6.7b by the shape rule"),
             std::string::npos)
       << m->Description();
@@ -166,7 +166,7 @@ TEST(ProfileTransfer, AnotherModelsTablesAreTransferredByTheShapeRuleAndFlagged)
     EXPECT_LT(p.time_us / widest.time_us, 4.5);
   }
   // profile: the profile's own model only.
-  EXPECT_EQ(ErrorField([&] { MakeLatencyModel("profile", deepseek, LoadGpuSpec("h100-sxm"), GraphCpu(), options); }),
+  EXPECT_EQ(ErrorField([&] { MakeLatencyModel(LatencyConfig{"profile", options, GraphCpu()}, deepseek, LoadGpuSpec("h100-sxm")); }),
             "model");
 }
 
@@ -192,8 +192,8 @@ std::optional<ErrorSummary> LeaveOneOut(const std::string& profile_model, const 
   LatencyModelOptions options;
   options.profile_path = BuiltinFile(profile_model);
   const ModelSpec model = LoadModelSpec("deepseek-coder-6.7b");
-  const auto eager = MakeLatencyModel("auto", model, LoadGpuSpec(gpu), CpuOverheadConfig(), options);
-  const auto graph = MakeLatencyModel("auto", model, LoadGpuSpec(gpu), GraphCpu(), options);
+  const auto eager = MakeLatencyModel(LatencyConfig{"auto", options, CpuOverheadConfig()}, model, LoadGpuSpec(gpu));
+  const auto graph = MakeLatencyModel(LatencyConfig{"auto", options, GraphCpu()}, model, LoadGpuSpec(gpu));
   const ValidationReport report = ValidateLatency(LoadMeasuredSteps(path), *eager, *graph, true, 0, StepTiming::kGpu);
   for (const ErrorSummary& s : report.summaries) {
     if (s.kind == "prefill+decode") return s;

@@ -149,18 +149,18 @@ TEST(ShapeRule, ResolvesAModelsShardsAndPricesCachedPrefixes) {
 TEST(KernelSource, AutoTakesTheEnginesOwnKernels) {
   const ModelSpec model = LoadModelSpec("llama-3.1-8b");
   LatencyModelOptions options;
-  auto m = MakeLatencyModel("auto", model, LoadGpuSpec("h100-sxm"), CpuOverheadConfig{}, options);
+  auto m = MakeLatencyModel(LatencyConfig{"auto", options, CpuOverheadConfig{}}, model, LoadGpuSpec("h100-sxm"));
   EXPECT_EQ(m->Description().rfind("kernel source aiconfigurator (auto: the vllm_v1 engine's own kernels)", 0), 0u)
       << m->Description();
   EXPECT_NE(m->Description().find("shape_profiles/h100-sxm/aiconfigurator/vllm_v1.json"), std::string::npos);
   options.engine = "sglang";
-  m = MakeLatencyModel("auto", model, LoadGpuSpec("h100-sxm"), CpuOverheadConfig{}, options);
+  m = MakeLatencyModel(LatencyConfig{"auto", options, CpuOverheadConfig{}}, model, LoadGpuSpec("h100-sxm"));
   EXPECT_NE(m->Description().find("aiconfigurator/sglang.json"), std::string::npos);
   options.engine = "vllm_v1";
-  m = MakeLatencyModel("auto", model, LoadGpuSpec("rtx-4090"), CpuOverheadConfig{}, options);
+  m = MakeLatencyModel(LatencyConfig{"auto", options, CpuOverheadConfig{}}, model, LoadGpuSpec("rtx-4090"));
   EXPECT_EQ(m->Description().rfind("kernel source llmservingsim", 0), 0u) << m->Description();
   options.kernel_source = "pytorch-reference";
-  m = MakeLatencyModel("auto", model, LoadGpuSpec("h100-sxm"), CpuOverheadConfig{}, options);
+  m = MakeLatencyModel(LatencyConfig{"auto", options, CpuOverheadConfig{}}, model, LoadGpuSpec("h100-sxm"));
   EXPECT_EQ(m->Description().rfind("kernel source pytorch-reference (--kernel-source)", 0), 0u);
 }
 
@@ -168,7 +168,7 @@ TEST(KernelSource, ASourceTheGpuLacksIsAUsageErrorListingWhatItHas) {
   LatencyModelOptions options;
   options.kernel_source = "pytorch-reference";
   try {
-    MakeLatencyModel("auto", LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("b200"), CpuOverheadConfig{}, options);
+    MakeLatencyModel(LatencyConfig{"auto", options, CpuOverheadConfig{}}, LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("b200"));
     FAIL();
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("aiconfigurator (engines sglang, vllm_v1)"), std::string::npos) << e.what();
