@@ -1,24 +1,20 @@
 #include "sim/app/serving_validation.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <numeric>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
 
 #include "models/spec_catalog.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "sim/metrics/summary.h"
-#include "traces/trace_writer.h"
 
 namespace efimsim {
 namespace {
@@ -120,16 +116,6 @@ double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return PercentileOfSorted(v, 50);
-}
-
-std::string TempTracePath() {
-  static std::atomic<int> counter{0};
-  std::error_code ec;
-  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
-  if (ec) dir = ".";
-  return (dir / ("efimsim-validate-serving-" + std::to_string(::getpid()) + "-" +
-                 std::to_string(counter++) + ".jsonl"))
-      .string();
 }
 
 // enforce_eager -> CUDA graphs and async_scheduling -> host overlap, each
@@ -416,15 +402,14 @@ std::vector<size_t> ArrivalOrder(const ServingRun& run, const std::string& arriv
   return order;
 }
 
-// Writes the workload at trace_path as an efimsim trace of request records,
-// in arrival order.
-void WriteReplayTrace(const std::string& trace_path, const ServingRun& run,
-                      const std::vector<size_t>& order, const std::string& arrivals) {
-  AtomicOutputFile file(trace_path);
-  TraceHeader header;
-  header.source = "validate-serving";
-  header.description = run.description;
-  TraceWriter writer(file.stream(), header);
+// The run's requests as a trace in memory, in replay order.
+std::shared_ptr<const TraceInMemory> ReplayTrace(const ServingRun& run,
+                                                 const std::vector<size_t>& order,
+                                                 const std::string& arrivals) {
+  auto trace = std::make_shared<TraceInMemory>();
+  trace->header.source = "validate-serving";
+  trace->header.description = run.description;
+  trace->records.reserve(order.size());
   for (size_t i : order) {
     const ServingRunRequest& r = run.requests[i];
     TraceRequest request;
@@ -432,26 +417,9 @@ void WriteReplayTrace(const std::string& trace_path, const ServingRun& run,
     request.prompt_tokens = r.prompt_tokens;
     request.output_tokens = r.output_tokens;
     request.token_ids = r.token_ids;
-    writer.Write(request);
+    trace->records.emplace_back(std::move(request));
   }
-  file.Commit();
-}
-
-// Runs config on the trace at trace_path into v.latency_model and v.result;
-// the trace is removed afterwards, also when the run throws.
-void RunReplay(ExperimentConfig& config, const std::string& trace_path, ServingValidation& v) {
-  config.trace_path = trace_path;
-  config.trace_format = "efimsim";
-  try {
-    v.result = RunExperiment(config);
-    v.latency_model = SettingText(v.result.info, "latency_model", "description", 0);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(trace_path, ec);
-    throw;
-  }
-  std::error_code ec;
-  std::filesystem::remove(trace_path, ec);
+  return trace;
 }
 
 // Measured and predicted per-request latencies (ms) and relative errors.
@@ -599,9 +567,10 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
 
   const std::string arrivals = ChooseArrivals(run, options, v);
   const std::vector<size_t> order = ArrivalOrder(run, arrivals);
-  const std::string trace_path = TempTracePath();
-  WriteReplayTrace(trace_path, run, order, arrivals);
-  RunReplay(config, trace_path, v);
+  config.trace_path = "the run's requests (" + run.description + ")";  // a label only
+  config.trace_in_memory = ReplayTrace(run, order, arrivals);
+  v.result = RunExperiment(config);
+  v.latency_model = SettingText(v.result.info, "latency_model", "description", 0);
 
   const LatencySamples s = CompareRequests(run, order, arrivals, v);
   CompareQueue(run, order, arrivals, v);

@@ -164,6 +164,7 @@ void CheckEndOfRun(const Simulator& simulator, const Client& client, const RunOb
 }  // namespace
 
 std::unique_ptr<TraceReader> OpenWorkloadTrace(const ExperimentConfig& config) {
+  if (config.trace_in_memory) return std::make_unique<ListedTraceReader>(config.trace_in_memory);
   if (config.trace_path.empty()) throw UsageError("--trace: the trace workload needs a file");
   TraceReadOptions options;
   const auto format = ParseTraceFormat(config.trace_format);

@@ -29,6 +29,7 @@
 #include "sim/base/option_store.h"
 #include "sim/engine/engine_config.h"
 #include "traces/line_reader.h"
+#include "traces/listed_trace_reader.h"
 #include "traces/paper_workload.h"
 #include "traces/shared_tokenizer.h"
 #include "traces/trace_reader.h"
@@ -64,7 +65,10 @@ struct ExperimentConfig {
   std::string documents = "auto";   // efim-paper: auto | synthetic | text
   std::string corpus_dir;           // text documents and typing sources; "": Python stdlib
   std::string tokenizer_path;       // "": the cache scripts/fetch-tokenizer fills
-  std::string trace_path;           // workload trace
+  std::string trace_path;           // workload trace (with trace_in_memory: only its label)
+  // trace: requests a command already holds, read instead of a file (shared
+  // by copies of the config; validate-serving replays a real run this way).
+  std::shared_ptr<const TraceInMemory> trace_in_memory;
   std::string trace_format = "auto";
   // Trace lines (or CSV records) longer than this are skipped and counted
   // (RunSummary::trace_lines_skipped), not read.
@@ -142,8 +146,9 @@ ExperimentResult RunExperiment(const ExperimentConfig& config);
 void ValidateExperiment(const ExperimentConfig& config);
 
 // The reader of config.trace_path as a run reads it: --trace-format,
-// --max-line-bytes, long lines skipped. UsageError for a missing path or
-// bad settings, InputError for the file.
+// --max-line-bytes, long lines skipped; or of config.trace_in_memory when
+// set. UsageError for a missing path or bad settings, InputError for the
+// file.
 std::unique_ptr<TraceReader> OpenWorkloadTrace(const ExperimentConfig& config);
 
 // The latency model's whole configuration for a run: --latency-model and

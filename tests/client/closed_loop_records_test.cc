@@ -3,7 +3,7 @@
 // requests end when the test says.
 #include <gtest/gtest.h>
 
-#include "tests/traces/listed_trace.h"
+#include "traces/listed_trace_reader.h"
 
 #include <deque>
 #include <map>
@@ -14,7 +14,6 @@
 namespace efimsim {
 namespace {
 
-using test::ListedTrace;
 
 // Ends every request `service` after it arrives, telling `client`.
 class TimedSink : public RequestSink, public EventHandler {
@@ -53,7 +52,7 @@ int64_t SentNs(const ClientRequest& r) { return ToNanoseconds(r.sent); }
 TEST(ClosedLoopRecords, ThinkTimeIsMeasuredFromThePreviousRequestsEnd) {
   Simulator simulator;
   TimedSink sink(simulator, Nanoseconds(300000000));  // every request takes 300 ms
-  ListedTrace trace({Record(0, "a", std::nullopt), Record(0, "a", 1000), Record(0, "a", 1000),
+  ListedTraceReader trace(std::vector<TraceRecord>{Record(0, "a", std::nullopt), Record(0, "a", 1000), Record(0, "a", 1000),
                      Record(100, "b", std::nullopt), Record(2000, "b", 0)});
   CompletionClientConfig config;
   TraceReplayClient client(simulator, trace, sink, nullptr, config, "t");
@@ -74,7 +73,7 @@ TEST(ClosedLoopRecords, ThinkTimeIsMeasuredFromThePreviousRequestsEnd) {
 TEST(ClosedLoopRecords, NothingIsSentAfterTheStop) {
   Simulator simulator;
   TimedSink sink(simulator, Nanoseconds(300000000));
-  ListedTrace trace({Record(0, "a", std::nullopt), Record(0, "a", 1000), Record(0, "a", 1000)});
+  ListedTraceReader trace(std::vector<TraceRecord>{Record(0, "a", std::nullopt), Record(0, "a", 1000), Record(0, "a", 1000)});
   TraceReplayClient client(simulator, trace, sink, nullptr, CompletionClientConfig{}, "t",
                            TimePoint{Nanoseconds(2000000000)});
   sink.client = &client;

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/traces/listed_trace.h"
+#include "traces/listed_trace_reader.h"
 
 #include <deque>
 
@@ -13,7 +13,6 @@
 namespace efimsim {
 namespace {
 
-using test::ListedTrace;
 
 class RecordingSink : public RequestSink {
  public:
@@ -75,7 +74,7 @@ class TraceReplayClientTest : public ::testing::Test {
 
   void Run(std::vector<TraceRecord> records, CompletionClientConfig config,
            TimePoint stop = TimePoint::max()) {
-    trace_ = std::make_unique<ListedTrace>(std::move(records));
+    trace_ = std::make_unique<ListedTraceReader>(std::move(records));
     client_ = std::make_unique<TraceReplayClient>(simulator_, *trace_, sink_, builder_.get(),
                                                   config, "test-trace", stop);
     client_->Start();
@@ -86,7 +85,7 @@ class TraceReplayClientTest : public ::testing::Test {
   std::unique_ptr<TextPromptBuilder> builder_;
   Simulator simulator_;
   RecordingSink sink_;
-  std::unique_ptr<ListedTrace> trace_;
+  std::unique_ptr<ListedTraceReader> trace_;
   std::unique_ptr<TraceReplayClient> client_;
 };
 
@@ -123,7 +122,7 @@ TEST_F(TraceReplayClientTest, SingleInFlightWaitsForTheResponseThenRetries) {
   CompletionClientConfig config;
   config.trigger = "single-in-flight";
   config.retry_ms = 50;
-  trace_ = std::make_unique<ListedTrace>(Typing());
+  trace_ = std::make_unique<ListedTraceReader>(Typing());
   client_ = std::make_unique<TraceReplayClient>(simulator_, *trace_, sink_, builder_.get(), config,
                                                 "test-trace");
   client_->Start();
@@ -152,7 +151,7 @@ TEST_F(TraceReplayClientTest, EfimPromptsOfASessionExtendEachOther) {
     void Cancel(uint64_t) override {}
   } keep;
   keep.prompts = &prompts;
-  ListedTrace trace(Typing());
+  ListedTraceReader trace(Typing());
   TraceReplayClient client(simulator_, trace, keep, builder_.get(), config, "t");
   client.Start();
   simulator_.Run();

@@ -10,12 +10,11 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/traces/listed_trace.h"
+#include "traces/listed_trace_reader.h"
 
 namespace efimsim {
 namespace {
 
-using test::ListedTrace;
 
 TraceRequest Request(int64_t arrival_ns) {
   TraceRequest r;
@@ -44,7 +43,7 @@ EditEvent Edit(const std::string& id, int64_t time_ns, EditKind kind = EditKind:
 
 // (time, what) of every record the scaled reader yields.
 std::vector<std::pair<int64_t, std::string>> Scaled(std::vector<TraceRecord> records, double x) {
-  RateScaledTraceReader reader(std::make_unique<ListedTrace>(std::move(records)), x);
+  RateScaledTraceReader reader(std::make_unique<ListedTraceReader>(std::move(records)), x);
   std::vector<std::pair<int64_t, std::string>> out;
   while (auto record = reader.Next()) {
     std::string what = "request";
@@ -113,7 +112,7 @@ TEST(RateScaledTraceReader, SessionsKeepTheirInternalTimingWhenCompressed) {
 TEST(RateScaledTraceReader, RejectsScalesThatAreNotPositive) {
   for (const double x : {0.0, -1.0, std::numeric_limits<double>::infinity(),
                          std::numeric_limits<double>::quiet_NaN()}) {
-    EXPECT_THROW(RateScaledTraceReader(std::make_unique<ListedTrace>(std::vector<TraceRecord>{}), x),
+    EXPECT_THROW(RateScaledTraceReader(std::make_unique<ListedTraceReader>(std::vector<TraceRecord>{}), x),
                  UsageError);
   }
 }
