@@ -118,7 +118,7 @@ class ClosedLoopPaperWorkload : public Workload {
         std::make_unique<TextPromptBuilder>(context_.policy.prompt_format, *bpe_, model.tokens);
     prompter_ = std::make_unique<TextRoundPrompter>(*text_paper_, *text_builder_);
     description_ = text_paper_->Description();
-    documents_ = "real code (" + corpus_->directory() + "), Llama-3.1 tokenizer";
+    documents_ = "real code (" + corpus_->source() + "), Llama-3.1 tokenizer";
     if (model.name != "llama-3.1-8b") {
       documents_ += "; note: tokenized with Llama-3.1's tokenizer, not " + model.name + "'s";
     }

@@ -81,8 +81,8 @@ const ParamTable<ExperimentConfig>& RunParams() {
               "synthetic (token ids), or auto (text when the tokenizer is present)",
               {"auto", "synthetic", "text"}),
        &C::documents},
-      {{"corpus-dir", "", "source files for text documents and typing; empty: the Python "
-        "standard library"},
+      {{"corpus-dir", "", "source files for text documents and typing; empty: the pinned "
+        "corpus cpython-3.11.2 built into efimsim (traces/data/README.md)"},
        &C::corpus_dir},
       {{"tokenizer", "", "Hugging Face tokenizer.json; empty: the one scripts/fetch-tokenizer "
         "caches"},
