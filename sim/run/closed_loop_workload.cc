@@ -86,7 +86,7 @@ class ClosedLoopPaperWorkload : public Workload {
     probe.directory = config.corpus_dir;
     const int64_t files = CodeCorpus::CountCandidateFiles(probe);
     if (files < config.workload_paper.users) {
-      auto_reason_ = " (the corpus directory has " + std::to_string(files) + " source files for " +
+      auto_reason_ = " (the corpus has " + std::to_string(files) + " source files for " +
                      std::to_string(config.workload_paper.users) + " users)";
       return "synthetic";
     }
