@@ -4,7 +4,7 @@
 
 #include "sim/base/errors.h"
 #include "sim/core/random.h"
-#include "traces/source_files.h"
+#include "traces/source_documents.h"
 #include "traces/utf8_text.h"
 
 namespace efimsim {
@@ -14,19 +14,10 @@ namespace {
 // anything far larger cannot be in range and is not read.
 constexpr int64_t kMaxBytesPerToken = 64;
 
-// The corpus directory: the configured one, or the Python standard library.
-std::string ResolveDirectory(const CodeCorpusConfig& config) {
-  const std::string directory = config.directory.empty() ? DefaultPythonLibDir() : config.directory;
-  if (directory.empty()) {
-    throw UsageError("corpus: no directory given and no /usr/lib/python3.* found");
-  }
-  return directory;
-}
-
 }  // namespace
 
 int64_t CodeCorpus::CountCandidateFiles(const CodeCorpusConfig& config) {
-  return static_cast<int64_t>(ListSourceFiles(ResolveDirectory(config), config.extensions).size());
+  return static_cast<int64_t>(SourceDocuments::Open(config.directory, config.extensions).size());
 }
 
 CodeCorpus CodeCorpus::Build(const CodeCorpusConfig& config,
@@ -37,13 +28,13 @@ CodeCorpus CodeCorpus::Build(const CodeCorpusConfig& config,
   }
   CodeCorpus corpus;
   corpus.config_ = config;
-  corpus.directory_ = ResolveDirectory(config);
-  const std::vector<std::string> files = ListSourceFiles(corpus.directory_, config.extensions);
+  const SourceDocuments files = SourceDocuments::Open(config.directory, config.extensions);
+  corpus.source_ = files.source();
   corpus.files_scanned_ = static_cast<int64_t>(files.size());
-  for (const std::string& path : files) {
+  for (size_t i = 0; i < files.size(); ++i) {
     std::string text;
     try {
-      text = ReadWholeFile(path, config.max_tokens * kMaxBytesPerToken);
+      text = files.Read(i, config.max_tokens * kMaxBytesPerToken);
     } catch (const InputError&) {
       continue;  // unreadable or far too large
     }
@@ -51,7 +42,7 @@ CodeCorpus CodeCorpus::Build(const CodeCorpusConfig& config,
     if (static_cast<int64_t>(text.size()) <= config.min_tokens || !IsValidUtf8(text)) continue;
     const auto tokens = static_cast<int64_t>(tokenizer.Encode(text, tokenizer::AddedTokenText::kAsPlainText).size());
     if (tokens > config.min_tokens && tokens < config.max_tokens) {
-      corpus.documents_.push_back(CodeDocument{path, std::move(text), tokens});
+      corpus.documents_.push_back(CodeDocument{files.path(i), std::move(text), tokens});
     }
   }
   return corpus;
@@ -60,7 +51,7 @@ CodeCorpus CodeCorpus::Build(const CodeCorpusConfig& config,
 std::vector<size_t> CodeCorpus::Sample(int64_t count, uint64_t seed) const {
   if (count < 0 || count > static_cast<int64_t>(documents_.size())) {
     throw UsageError("corpus: " + std::to_string(count) + " documents wanted but " +
-                     directory_ + " has only " + std::to_string(documents_.size()) +
+                     source_ + " has only " + std::to_string(documents_.size()) +
                      " with " + std::to_string(config_.min_tokens) + " < tokens < " +
                      std::to_string(config_.max_tokens));
   }

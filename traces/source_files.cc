@@ -10,25 +10,14 @@
 namespace efimsim {
 namespace fs = std::filesystem;
 
-std::string DefaultPythonLibDir() {
-  std::string best;
-  int64_t best_minor = -1;
-  std::error_code error;
-  for (fs::directory_iterator it("/usr/lib", error), end; !error && it != end; it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind("python3.", 0) != 0 || !it->is_directory(error)) continue;
-    const std::string minor_text = name.substr(8);
-    if (minor_text.empty() ||
-        !std::all_of(minor_text.begin(), minor_text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      continue;
-    }
-    const int64_t minor = std::stoll(minor_text);
-    if (minor > best_minor) {
-      best_minor = minor;
-      best = it->path().string();
+bool HasExtension(std::string_view path, const std::vector<std::string>& extensions) {
+  for (const std::string& extension : extensions) {
+    if (path.size() >= extension.size() &&
+        path.compare(path.size() - extension.size(), extension.size(), extension) == 0) {
+      return true;
     }
   }
-  return best;
+  return false;
 }
 
 std::vector<std::string> ListSourceFiles(const std::string& dir,
@@ -40,14 +29,8 @@ std::vector<std::string> ListSourceFiles(const std::string& dir,
   for (fs::recursive_directory_iterator it(dir, options, error), end; !error && it != end;
        it.increment(error)) {
     if (!it->is_regular_file(error)) continue;
-    const std::string path = it->path().string();
-    for (const std::string& extension : extensions) {
-      if (path.size() >= extension.size() &&
-          path.compare(path.size() - extension.size(), extension.size(), extension) == 0) {
-        files.push_back(path);
-        break;
-      }
-    }
+    std::string path = it->path().string();
+    if (HasExtension(path, extensions)) files.push_back(std::move(path));
   }
   if (error) throw InputError(dir, 0, "", "cannot list: " + error.message());
   std::sort(files.begin(), files.end());

@@ -1,16 +1,16 @@
 #pragma once
-// Source-code files on this machine, used as real documents (typing
-// generator, code corpus). Default: the Python standard library.
+// Source-code files on this machine, used as real documents when a
+// directory is named (--corpus-dir; source_documents.h).
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace efimsim {
 
-// The /usr/lib/python3.N directory with the highest N (numeric order), or
-// "" when there is none.
-std::string DefaultPythonLibDir();
+// Whether `path` ends with one of `extensions` (e.g. ".py").
+bool HasExtension(std::string_view path, const std::vector<std::string>& extensions);
 
 // Regular files under `dir` (recursively; symlinked directories not
 // followed, unreadable directories skipped) whose names end with one of

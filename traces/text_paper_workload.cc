@@ -26,7 +26,7 @@ TextPaperWorkload::TextPaperWorkload(TextPaperWorkloadConfig config, const CodeC
     : config_(config), tokenizer_(std::move(tokenizer)) {
   if (config_.users < 1) throw UsageError("--users: must be at least 1");
   if (config_.rounds < 1) throw UsageError("--rounds: must be at least 1");
-  corpus_description_ = corpus.directory() + ", " + std::to_string(corpus.documents().size()) +
+  corpus_description_ = corpus.source() + ", " + std::to_string(corpus.documents().size()) +
                         " files with " + std::to_string(corpus.config().min_tokens) +
                         " < tokens < " + std::to_string(corpus.config().max_tokens);
   const std::vector<size_t> picks = corpus.Sample(config_.users, config_.seed);

@@ -4,7 +4,6 @@
 
 #include "sim/base/errors.h"
 #include "sim/base/time.h"
-#include "traces/source_files.h"
 #include "traces/utf8_text.h"
 
 namespace efimsim {
@@ -49,12 +48,8 @@ TypingWorkload::TypingWorkload(TypingWorkloadConfig config) : config_(std::move(
       throw UsageError("typing: session_rate_per_s must be > 0");
     }
   }
-  source_dir_ = config_.source_dir.empty() ? DefaultPythonLibDir() : config_.source_dir;
-  if (source_dir_.empty()) {
-    throw UsageError("typing: no source directory given and no /usr/lib/python3.* found");
-  }
-  files_ = ListSourceFiles(source_dir_, config_.extensions);
-  if (files_.empty()) throw UsageError("typing: no source files in " + source_dir_);
+  files_ = SourceDocuments::Open(config_.source_dir, config_.extensions);
+  if (files_.size() == 0) throw UsageError("typing: no source files in " + files_.source());
   header_.source = "typing";
   header_.description =
       "typing generator: " +
@@ -65,7 +60,7 @@ TypingWorkload::TypingWorkload(TypingWorkloadConfig config) : config_(std::move(
                  std::to_string(config_.session_rate_per_s) + "/s (open)") +
       ", " + std::to_string(config_.behavior.chars_per_second) + " chars/s, seed " +
       std::to_string(config_.seed) + ", documents: " + std::to_string(files_.size()) +
-      " files under " + source_dir_;
+      " files of " + files_.source();
 
   if (config_.population == TypingPopulation::kClosed) {
     // Only each user's first start time now (the first draw of its think
@@ -91,10 +86,10 @@ void TypingWorkload::StartSession(User& user, int64_t time_ns) {
   const auto count = static_cast<int64_t>(files_.size());
   const int64_t first = user.session_rng.UniformInt(0, count - 1);
   for (int64_t attempt = 0; attempt < count; ++attempt) {
-    const std::string& path = files_[static_cast<size_t>((first + attempt) % count)];
+    const auto file = static_cast<size_t>((first + attempt) % count);
     std::string text;
     try {
-      text = ReadWholeFile(path, config_.max_document_bytes);
+      text = files_.Read(file, config_.max_document_bytes);
     } catch (const InputError&) {
       continue;
     }
@@ -104,14 +99,14 @@ void TypingWorkload::StartSession(User& user, int64_t time_ns) {
     start.user_id = "u";  // (not "u" + ...: g++ 12 warns falsely, -Wrestrict)
     start.user_id += std::to_string(user.number);
     start.session_id = start.user_id + "-s" + std::to_string(user.sessions_started);
-    start.document_id = path.substr(source_dir_.size() + (source_dir_.back() == '/' ? 0 : 1));
+    start.document_id = files_.name(file);
     user.session = std::make_unique<TypingSession>(config_.behavior, user.session_rng,
                                                    std::move(text), std::move(start));
     user.pending.push_back(user.session->start());
     ++user.sessions_started;
     return;
   }
-  throw UsageError("typing: no usable (UTF-8, non-empty, small enough) file in " + source_dir_);
+  throw UsageError("typing: no usable (UTF-8, non-empty, small enough) file in " + files_.source());
 }
 
 bool TypingWorkload::Refill(User& user) {

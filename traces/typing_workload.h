@@ -20,7 +20,7 @@
 // So a user's sessions do not depend on how many users there are. Records
 // of different sessions at the same time come in order of user number.
 // Ids: user "u<N>", session "u<N>-s<K>" (K from 0), document = the file's
-// path relative to source_dir.
+// path relative to source_dir or the pinned corpus (SourceDocuments::name).
 
 #include <cstdint>
 #include <deque>
@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/source_documents.h"
 #include "traces/trace_reader.h"
 #include "traces/typing_session.h"
 
@@ -40,7 +41,7 @@ namespace efimsim {
 enum class TypingPopulation { kClosed, kOpen };
 
 struct TypingWorkloadConfig {
-  std::string source_dir;                    // "": DefaultPythonLibDir()
+  std::string source_dir;                    // "": the pinned corpus (pinned_corpus.h)
   std::vector<std::string> extensions{".py"};
   int64_t max_document_bytes = 256 * 1024;   // larger files are skipped
   uint64_t seed = 1;
@@ -60,7 +61,7 @@ inline constexpr int64_t kMaxTypingUsers = 100000000;
 class TypingWorkload : public TraceReader {
  public:
   // Lists the source files. Throws UsageError for bad parameters or when
-  // the directory holds no matching file, InputError when it cannot be read.
+  // there is no matching file, InputError when the directory cannot be read.
   explicit TypingWorkload(TypingWorkloadConfig config);
   ~TypingWorkload() override;
   // Sessions refer to config_ and users_; the object stays where it is made.
@@ -70,7 +71,8 @@ class TypingWorkload : public TraceReader {
   const TraceHeader& header() const override { return header_; }
   std::optional<TraceRecord> ReadNext() override;
 
-  const std::vector<std::string>& source_files() const { return files_; }
+  // The documents sessions draw from, sorted by path.
+  const SourceDocuments& documents() const { return files_; }
 
  private:
   struct User;
@@ -94,8 +96,7 @@ class TypingWorkload : public TraceReader {
 
   TypingWorkloadConfig config_;
   TraceHeader header_;
-  std::string source_dir_;
-  std::vector<std::string> files_;
+  SourceDocuments files_;
   // Memory follows the users in a session: a user is made (its document
   // read, its streams derived) when its first session starts and dropped
   // after its last, so a closed population holds only the 16-byte Due of

@@ -79,7 +79,7 @@ class ClosedLoopPaperWorkload : public Workload {
     probe.directory = config.corpus_dir;
     const int64_t files = CodeCorpus::CountCandidateFiles(probe);
     if (files < config.workload_paper.users) {
-      auto_reason_ = " (the corpus directory has " + std::to_string(files) + " source files for " +
+      auto_reason_ = " (the corpus has " + std::to_string(files) + " source files for " +
                      std::to_string(config.workload_paper.users) + " users)";
       return "synthetic";
     }
@@ -111,7 +111,7 @@ class ClosedLoopPaperWorkload : public Workload {
         std::make_unique<TextPromptBuilder>(context_.policy.prompt_format, *bpe_, model.tokens);
     prompter_ = std::make_unique<TextRoundPrompter>(*text_paper_, *text_builder_);
     description_ = text_paper_->Description();
-    documents_ = "real code (" + corpus_->directory() + "), Llama-3.1 tokenizer";
+    documents_ = "real code (" + corpus_->source() + "), Llama-3.1 tokenizer";
     if (model.name != "llama-3.1-8b") {
       documents_ += "; note: tokenized with Llama-3.1's tokenizer, not " + model.name + "'s";
     }

@@ -63,7 +63,7 @@ struct ExperimentConfig {
   CpuOverheadConfig cpu;            // cuda_graphs unused: RunLatencyConfig takes engine.cuda_graphs
   PaperWorkloadConfig workload_paper;  // users and seed also drive typing
   std::string documents = "auto";   // efim-paper: auto | synthetic | text
-  std::string corpus_dir;           // text documents and typing sources; "": Python stdlib
+  std::string corpus_dir;           // text documents and typing sources; "": the pinned corpus
   std::string tokenizer_path;       // "": the cache scripts/fetch-tokenizer fills
   std::string trace_path;           // workload trace (with trace_in_memory: only its label)
   // trace: requests a command already holds, read instead of a file (shared

@@ -90,8 +90,8 @@ const ParamTable<ExperimentConfig>& RunParams() {
               {"auto", "synthetic", "text"})),
        &C::documents},
       {ScopedTo("workload", {"efim-paper", "typing"},
-                {"corpus-dir", "", "source files for text documents and typing; empty: the Python "
-        "standard library"}),
+                {"corpus-dir", "", "source files for text documents and typing; empty: the "
+                 "pinned corpus cpython-3.11.2 built into efimsim (traces/data/README.md)"}),
        &C::corpus_dir},
       {{"tokenizer", "", "Hugging Face tokenizer.json; empty: the one scripts/fetch-tokenizer "
         "caches"},

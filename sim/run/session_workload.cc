@@ -149,8 +149,9 @@ class TypingSessionWorkload : public SessionWorkload {
                      "/s (Poisson), typing real files at " +
                      std::to_string(typing.behavior.chars_per_second) + " chars/s";
     }
-    documents_ = "real code, Llama-3.1 tokenizer";
-    reader_ = std::make_unique<TypingWorkload>(typing);
+    auto typing_reader = std::make_unique<TypingWorkload>(typing);
+    documents_ = "real code (" + typing_reader->documents().source() + "), Llama-3.1 tokenizer";
+    reader_ = std::move(typing_reader);
     SetUpTextBuilder();
   }
 

@@ -182,7 +182,7 @@ TEST(PaperExperiment, AutoDocumentsFallBackWhenTheCorpusHasTooFewFiles) {
   const std::string documents = SettingText(r.info, "workload", "documents", 0);
   EXPECT_EQ(documents.rfind("synthetic tokens (", 0), 0u) << documents;
   if (std::filesystem::exists(tokenizer::DefaultTokenizerPath())) {
-    EXPECT_NE(documents.find("(the corpus directory has 2 source files for 4 users)"),
+    EXPECT_NE(documents.find("(the corpus has 2 source files for 4 users)"),
               std::string::npos)
         << documents;
   }
