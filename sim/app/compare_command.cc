@@ -6,7 +6,7 @@
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/app/interrupt.h"
-#include "sim/app/output_dir.h"
+#include "sim/base/output_dir.h"
 #include "sim/app/staged_output_dir.h"
 #include "sim/app/report.h"
 #include "sim/base/atomic_file.h"

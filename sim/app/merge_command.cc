@@ -8,10 +8,10 @@
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
-#include "sim/app/output_dir.h"
+#include "sim/base/output_dir.h"
 #include "sim/app/staged_output_dir.h"
-#include "sim/app/sweep_manifest.h"
-#include "sim/app/sweep_table.h"
+#include "sim/run/sweep_manifest.h"
+#include "sim/run/sweep_table.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
 

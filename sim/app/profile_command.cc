@@ -15,7 +15,7 @@
 #include "models/spec_catalog.h"
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
-#include "sim/app/output_dir.h"
+#include "sim/base/output_dir.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "sim/app/output_dir.h"
+#include "sim/base/output_dir.h"
 #include "sim/base/errors.h"
 
 namespace efimsim::cli {

@@ -12,24 +12,17 @@
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/app/interrupt.h"
-#include "sim/app/output_dir.h"
+#include "sim/base/output_dir.h"
 #include "sim/app/staged_output_dir.h"
-#include "sim/app/sweep_manifest.h"
-#include "sim/app/sweep_grid.h"
-#include "sim/app/sweep_table.h"
-#include "sim/app/thread_pool.h"
+#include "sim/run/sweep_runner.h"
+#include "sim/run/sweep_table.h"
+#include "sim/run/thread_pool.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
 #include "sim/metrics/output_writers.h"
 
 namespace efimsim::cli {
 namespace {
-
-std::string PointText(const std::vector<OptionSetting>& point) {
-  std::string out;
-  for (const auto& [key, value] : point) out += (out.empty() ? "" : " ") + key + "=" + value;
-  return out;
-}
 
 std::string Clock(double seconds) {
   const long long s = static_cast<long long>(seconds + 0.5);
@@ -112,74 +105,6 @@ void AnnounceSweep(int64_t grid_size, const std::vector<GridAxis>& axes, const S
   std::cerr << "; " << std::min<int64_t>(jobs, static_cast<int64_t>(runs)) << " threads\n";
 }
 
-// This shard's runs of the grid of `axes` over `base`, each writing
-// out_dir/runs/<run-id>/ and its sweep.csv row.
-struct SweepRuns {
-  const ExperimentConfig& base;
-  const std::vector<GridAxis>& axes;
-  int64_t grid_size = 0;
-  const std::vector<int64_t>& runs;  // grid indices, ascending
-  const std::string& out_dir;
-  std::vector<std::string> option_keys;  // sweep.csv's option columns
-  std::vector<std::string> rows;         // sweep.csv's row of runs[k], by k
-
-  // Runs grid run runs[k] (thread-safe across k): writes its summary.json
-  // and requests.csv and fills rows[k]. A usage error names the run and
-  // its point.
-  void Run(int64_t k) {
-    const int64_t index = runs[static_cast<size_t>(k)];
-    const std::vector<OptionSetting> point = GridPoint(axes, index);
-    ExperimentConfig config = base;
-    for (const auto& [key, value] : point) SetExperimentOption(config, key, value);
-    ExperimentResult result;
-    try {
-      result = RunExperiment(config);
-    } catch (const UsageError& error) {
-      throw UsageError(RunId(index, grid_size) + " (" + PointText(point) + "): " + error.what());
-    }
-    const std::string dir = out_dir + "/runs/" + RunId(index, grid_size);
-    PrepareOutputDir(dir);
-    WriteSummaryJson(dir + "/summary.json", result.info, result.summary);
-    WriteRequestsCsv(dir + "/requests.csv", result.records);
-    rows[static_cast<size_t>(k)] =
-        SweepCsvRow(index, grid_size, ExperimentOptionValues(config, option_keys), result);
-  }
-};
-
-// Wall-clock seconds from `started` to now.
-// Every grid point checked as its run would check it (ValidateExperiment),
-// before any run: a bad combination (e.g. --grid engine=vllm_v1,sglang with
-// --cpu-kv-gib) fails at once, naming its run, instead of mid-sweep.
-void ValidateGrid(const ExperimentConfig& base, const std::vector<GridAxis>& axes,
-                  int64_t grid_size) {
-  for (int64_t index = 0; index < grid_size; ++index) {
-    const std::vector<OptionSetting> point = GridPoint(axes, index);
-    ExperimentConfig config = base;
-    for (const auto& [key, value] : point) SetExperimentOption(config, key, value);
-    try {
-      ValidateExperiment(config);
-    } catch (const UsageError& error) {
-      throw UsageError(RunId(index, grid_size) + " (" + PointText(point) + "): " + error.what());
-    }
-  }
-}
-
-// The sweep's identity for merge: its grid and every option not on an axis.
-SweepManifest MakeManifest(const ExperimentConfig& base, const std::vector<GridAxis>& axes,
-                           int64_t grid_size, const Shard& shard) {
-  SweepManifest manifest;
-  manifest.grid_size = grid_size;
-  manifest.axes = axes;
-  manifest.shard = std::to_string(shard.index) + "/" + std::to_string(shard.count);
-  for (const OptionSetting& option : ExperimentOptionValues(base)) {
-    const bool on_axis = std::any_of(axes.begin(), axes.end(), [&](const GridAxis& axis) {
-      return axis.key == option.first;
-    });
-    if (!on_axis) manifest.options.push_back(option);
-  }
-  return manifest;
-}
-
 double SecondsSince(std::chrono::steady_clock::time_point started) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
@@ -221,8 +146,8 @@ int RunSweepCommand(int argc, const char* const* argv) {
   PrepareOutputDir(staged.Path("runs"));
   AnnounceSweep(grid_size, axes, shard, runs.size(), jobs);
 
-  SweepRuns sweep{base, axes, grid_size, runs, staged.dir(), SweepOptionKeys(base, axes),
-                  std::vector<std::string>(runs.size())};
+  SweepRunner sweep{base, axes, grid_size, runs, staged.dir(), SweepOptionKeys(base, axes),
+                    std::vector<std::string>(runs.size())};
   const std::string header = SweepCsvHeader(ExperimentOptionValues(base, sweep.option_keys));
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();

@@ -5,8 +5,8 @@
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
-#include "sim/app/serving_run.h"
-#include "sim/app/serving_validation.h"
+#include "traces/serving_run.h"
+#include "sim/run/serving_validation.h"
 #include "sim/base/errors.h"
 
 namespace efimsim::cli {

@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/app/sweep_grid.h"
-#include "sim/app/sweep_table.h"
+#include "sim/run/sweep_grid.h"
+#include "sim/run/sweep_table.h"
 #include "sim/base/errors.h"
 #include "sim/run/capacity_search.h"
 #include "tests/fuzz/fuzz_common.h"
@@ -47,7 +47,7 @@ std::optional<std::string> TryMerge(const std::vector<std::string>& contents) {
   std::vector<std::string> names;
   for (size_t i = 0; i < contents.size(); ++i) names.push_back("shard" + std::to_string(i));
   try {
-    return efimsim::cli::MergeSweepCsvs(contents, names);
+    return efimsim::MergeSweepCsvs(contents, names);
   } catch (const efimsim::UsageError&) {
   } catch (const efimsim::InputError&) {
   }
@@ -88,18 +88,18 @@ void FuzzMerge(uint8_t selector, std::string_view rest) {
 }
 
 void FuzzGridAxis(const std::string& text) {
-  efimsim::cli::GridAxis axis;
+  efimsim::GridAxis axis;
   try {
-    axis = efimsim::cli::ParseGridAxis(text);
+    axis = efimsim::ParseGridAxis(text);
   } catch (const efimsim::UsageError&) {
     return;
   }
   FUZZ_CHECK(!axis.key.empty() && !axis.values.empty(), "an accepted axis with no key or values");
-  const std::vector<efimsim::cli::GridAxis> axes = {axis};
-  const int64_t size = efimsim::cli::GridSize(axes);
+  const std::vector<efimsim::GridAxis> axes = {axis};
+  const int64_t size = efimsim::GridSize(axes);
   FUZZ_CHECK(size == static_cast<int64_t>(axis.values.size()), "grid size != values of its axis");
   for (int64_t i = 0; i < size; ++i) {
-    const std::vector<efimsim::cli::OptionSetting> point = efimsim::cli::GridPoint(axes, i);
+    const std::vector<efimsim::OptionSetting> point = efimsim::GridPoint(axes, i);
     FUZZ_CHECK(point.size() == 1 && point[0].first == axis.key &&
                    point[0].second == axis.values[static_cast<size_t>(i)],
                "grid point " + std::to_string(i) + " is not the axis's value");
@@ -112,9 +112,9 @@ void FuzzGridAxis(const std::string& text) {
 }
 
 void FuzzShard(const std::string& text) {
-  efimsim::cli::Shard shard;
+  efimsim::Shard shard;
   try {
-    shard = efimsim::cli::ParseShard(text);
+    shard = efimsim::ParseShard(text);
   } catch (const efimsim::UsageError&) {
     return;
   }

@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/app/serving_run.h"
-#include "sim/app/serving_validation.h"
+#include "traces/serving_run.h"
+#include "sim/run/serving_validation.h"
 #include "sim/base/errors.h"
 
 namespace efimsim {

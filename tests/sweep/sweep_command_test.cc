@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "sim/app/commands.h"
-#include "sim/app/sweep_table.h"
+#include "sim/run/sweep_table.h"
 #include "sim/base/errors.h"
 
 namespace efimsim::cli {

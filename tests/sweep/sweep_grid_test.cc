@@ -1,6 +1,6 @@
 // Grid axes: parsing, validation through the option tables, the expansion
 // order and sharding.
-#include "sim/app/sweep_grid.h"
+#include "sim/run/sweep_grid.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "sim/base/errors.h"
 
-namespace efimsim::cli {
+namespace efimsim {
 namespace {
 
 std::string UsageMessage(const std::string& axis) {
@@ -105,4 +105,4 @@ TEST(Shard, PartitionsTheGridByIndexModuloN) {
 }
 
 }  // namespace
-}  // namespace efimsim::cli
+}  // namespace efimsim

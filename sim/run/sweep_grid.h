@@ -18,7 +18,7 @@
 
 #include "sim/run/experiment.h"
 
-namespace efimsim::cli {
+namespace efimsim {
 
 struct GridAxis {
   std::string key;                  // CLI spelling with dashes, e.g. "max-num-batched-tokens"
@@ -62,4 +62,4 @@ struct Shard {
 // Parses "I/N"; throws UsageError("--shard: ...").
 Shard ParseShard(const std::string& text);
 
-}  // namespace efimsim::cli
+}  // namespace efimsim

@@ -1,4 +1,4 @@
-#include "sim/app/sweep_table.h"
+#include "sim/run/sweep_table.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include "sim/engine/engines.h"
 #include "sim/metrics/output_writers.h"
 
-namespace efimsim::cli {
+namespace efimsim {
 namespace {
 
 std::string Underscored(std::string name) {
@@ -233,4 +233,4 @@ std::string MergeSweepCsvs(const std::vector<std::string>& contents,
   return out;
 }
 
-}  // namespace efimsim::cli
+}  // namespace efimsim

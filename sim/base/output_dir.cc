@@ -1,4 +1,4 @@
-#include "sim/app/output_dir.h"
+#include "sim/base/output_dir.h"
 
 #include <unistd.h>
 
@@ -6,7 +6,7 @@
 
 #include "sim/base/errors.h"
 
-namespace efimsim::cli {
+namespace efimsim {
 
 void PrepareOutputDir(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -58,4 +58,4 @@ void CheckOutputFileDir(const std::string& option, const std::string& path) {
   }
 }
 
-}  // namespace efimsim::cli
+}  // namespace efimsim

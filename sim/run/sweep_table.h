@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/app/sweep_grid.h"
+#include "sim/run/sweep_grid.h"
 #include "sim/run/experiment.h"
 
-namespace efimsim::cli {
+namespace efimsim {
 
 // "run-0007": the run's folder name; width >= 4, enough for grid_size.
 std::string RunId(int64_t run_index, int64_t grid_size);
@@ -31,4 +31,4 @@ std::string SweepCsvRow(int64_t run_index, int64_t grid_size,
 std::string MergeSweepCsvs(const std::vector<std::string>& contents,
                            const std::vector<std::string>& names);
 
-}  // namespace efimsim::cli
+}  // namespace efimsim

@@ -1,4 +1,4 @@
-#include "sim/app/serving_run.h"
+#include "traces/serving_run.h"
 
 #include <algorithm>
 #include <cmath>

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-namespace efimsim::cli {
+namespace efimsim {
 
 inline void ParallelFor(int64_t count, int threads, const std::function<void(int64_t)>& task,
                         const std::function<void(int64_t done)>& on_done = {}) {
@@ -82,4 +82,4 @@ inline void ParallelFor(int64_t count, int threads, const std::function<void(int
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace efimsim::cli
+}  // namespace efimsim

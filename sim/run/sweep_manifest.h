@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/app/sweep_grid.h"
+#include "sim/run/sweep_grid.h"
 
-namespace efimsim::cli {
+namespace efimsim {
 
 struct SweepManifest {
   int64_t grid_size = 0;
@@ -29,4 +29,4 @@ SweepManifest ParseSweepManifest(const std::string& text, const std::string& ori
 // what differs, e.g. "option users: 8 vs 16" or "axes".
 std::string SweepManifestDifference(const SweepManifest& a, const SweepManifest& b);
 
-}  // namespace efimsim::cli
+}  // namespace efimsim

@@ -1,14 +1,14 @@
-#include "sim/app/sweep_grid.h"
+#include "sim/run/sweep_grid.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
-#include "sim/app/cli_options.h"
+#include "sim/run/run_params.h"
 #include "sim/base/errors.h"
 #include "sim/client/policy.h"
 
-namespace efimsim::cli {
+namespace efimsim {
 namespace {
 
 constexpr int64_t kMaxGridSize = 1'000'000;
@@ -158,4 +158,4 @@ Shard ParseShard(const std::string& text) {
   return shard;
 }
 
-}  // namespace efimsim::cli
+}  // namespace efimsim

@@ -1,6 +1,6 @@
 #pragma once
 // `efimsim validate-serving`: replays a real serving run's exact workload
-// (sim/app/serving_run.h) on efimsim's vLLM v1 engine with the run's
+// (traces/serving_run.h) on efimsim's vLLM v1 engine with the run's
 // configuration and compares TTFT, TPOT and E2E, defined as the run's own
 // tools define them, measured against predicted.
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/app/serving_run.h"
+#include "traces/serving_run.h"
 #include "models/latency_model_registry.h"
 #include "sim/run/experiment.h"
 

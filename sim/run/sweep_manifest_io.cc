@@ -1,9 +1,9 @@
 #include <nlohmann/json.hpp>
 
-#include "sim/app/sweep_manifest.h"
+#include "sim/run/sweep_manifest.h"
 #include "sim/base/errors.h"
 
-namespace efimsim::cli {
+namespace efimsim {
 
 std::string SweepManifestJson(const SweepManifest& manifest) {
   nlohmann::ordered_json root;
@@ -66,4 +66,4 @@ std::string SweepManifestDifference(const SweepManifest& a, const SweepManifest&
   return {};
 }
 
-}  // namespace efimsim::cli
+}  // namespace efimsim

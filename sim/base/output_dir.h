@@ -1,7 +1,7 @@
 #pragma once
 #include <string>
 
-namespace efimsim::cli {
+namespace efimsim {
 
 // Creates `dir` (and parents) if missing; throws OutputError with a clear
 // message when it cannot be created or is not a writable directory.
@@ -20,4 +20,4 @@ void CheckOutputFileDir(const std::string& option, const std::string& path);
 // writable folder, so `dir` could not be created: checked before the work.
 std::string FirstMissingFolder(const std::string& dir);
 
-}  // namespace efimsim::cli
+}  // namespace efimsim
