@@ -103,7 +103,7 @@ def load_gpu_spec(name):
     }
 
 
-# Work formulas: the same as models/operator_work.h (one launch, one layer).
+# Work formulas: the same as models/latency/operator_work.h (one launch, one layer).
 def gemm_work(m, n, k):
     return 2.0 * m * n * k, (k * n + m * k + m * n) * DTYPE_BYTES
 
@@ -267,7 +267,7 @@ def load_model(name):
 
 
 def shards(spec):
-    """Per-GPU shapes at each TP the model allows (models/operator_work.cc ShardModel)."""
+    """Per-GPU shapes at each TP the model allows (models/latency/operator_work.cc ShardModel)."""
     out = []
     for tp in (1, 2, 4, 8):
         q, kv, ffn = spec["q_heads"], spec["kv_heads"], spec["ffn_size"]
@@ -363,7 +363,7 @@ def print_study(study, pooled, coefficients):
 
 
 def build_document(coefficients, study, pooled, inputs, gpus):
-    """The JSON the C++ fallback reads (models/calibrated_fallback_io.cc)."""
+    """The JSON the C++ fallback reads (models/latency/calibrated_fallback_io.cc)."""
     classes = {}
     for cls, coef in coefficients.items():
         entry = dict(coef)

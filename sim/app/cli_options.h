@@ -9,8 +9,8 @@
 
 #include <boost/program_options.hpp>
 
-#include "models/latency_model_registry.h"
-#include "models/spec_catalog.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/params.h"
 #include "sim/run/experiment.h"
 #include "sim/run/run_params.h"

@@ -1,8 +1,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "models/latency_model_registry.h"
-#include "models/spec_catalog.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/base/errors.h"

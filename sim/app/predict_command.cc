@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "models/latency_model_registry.h"
-#include "models/spec_catalog.h"
-#include "models/step_report.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/formats/spec_catalog.h"
+#include "models/latency/step_report.h"
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/base/errors.h"

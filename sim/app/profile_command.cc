@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "models/aiconfigurator_import.h"
-#include "models/llmservingsim_import.h"
-#include "models/llmservingsim_shapes.h"
-#include "models/profile_import.h"
-#include "models/profile_latency_model.h"
-#include "models/spec_catalog.h"
+#include "models/import/aiconfigurator_import.h"
+#include "models/import/llmservingsim_import.h"
+#include "models/import/llmservingsim_shapes.h"
+#include "models/import/profile_import.h"
+#include "models/latency/profile_latency_model.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/base/output_dir.h"

@@ -3,10 +3,10 @@
 #include <iostream>
 #include <string>
 
-#include "models/latency_model_registry.h"
-#include "models/latency_validation.h"
-#include "models/spec_catalog.h"
-#include "models/step_report.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/latency/latency_validation.h"
+#include "models/formats/spec_catalog.h"
+#include "models/latency/step_report.h"
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/base/errors.h"

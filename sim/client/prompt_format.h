@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "models/model_spec.h"
+#include "models/formats/model_spec.h"
 #include "traces/multi_round_workload.h"
 
 namespace efimsim {

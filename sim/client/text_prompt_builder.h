@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "models/model_spec.h"
+#include "models/formats/model_spec.h"
 #include "traces/tokenizer/bpe_tokenizer.h"
 
 namespace efimsim {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "models/model_spec.h"
+#include "models/formats/model_spec.h"
 #include "sim/base/bound_params.h"
 #include "sim/base/option_store.h"
 #include "sim/metrics/run_info.h"

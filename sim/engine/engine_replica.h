@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "models/latency_model.h"
+#include "models/latency/latency_model.h"
 #include "sim/client/client_request.h"
 #include "sim/core/simulator.h"
 #include "sim/metrics/summary.h"

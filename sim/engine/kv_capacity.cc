@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "models/operator_work.h"
+#include "models/latency/operator_work.h"
 #include "sim/base/errors.h"
 #include "sim/base/params.h"
 

@@ -3,14 +3,14 @@
 //   blocks = floor((memory x utilization - weights - non-KV overhead)
 //                  / (block_tokens x KV bytes per token))
 // Under tensor parallelism (TP GPUs per replica) weights and KV bytes per
-// token are one GPU's shard (models/operator_work.h: 1/TP of the weights
+// token are one GPU's shard (models/latency/operator_work.h: 1/TP of the weights
 // and of the KV heads, KV heads replicated below TP); every GPU holds the
 // same blocks for its heads, so the replica has that many blocks.
 
 #include <cstdint>
 #include <string>
 
-#include "models/model_spec.h"
+#include "models/formats/model_spec.h"
 #include "sim/engine/engine_config.h"
 
 namespace efimsim {

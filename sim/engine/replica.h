@@ -21,7 +21,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/latency_model.h"
+#include "models/latency/latency_model.h"
 #include "sim/client/client_request.h"
 #include "sim/core/simulator.h"
 #include "sim/metrics/summary.h"

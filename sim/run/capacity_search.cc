@@ -10,7 +10,7 @@
 #include <optional>
 #include <variant>
 
-#include "models/spec_catalog.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
 #include "sim/client/policy.h"
 #include "sim/run/workload.h"

@@ -8,8 +8,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "models/latency_model_registry.h"
-#include "models/spec_catalog.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "sim/engine/engines.h"

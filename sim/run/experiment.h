@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "models/latency_model.h"
-#include "models/latency_model_registry.h"
+#include "models/latency/latency_model.h"
+#include "models/latency/latency_model_registry.h"
 #include "sim/client/completion_trigger.h"
 #include "sim/metrics/request_record_sink.h"
 #include "sim/metrics/run_info.h"

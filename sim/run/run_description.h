@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "models/latency_model.h"
-#include "models/model_spec.h"
+#include "models/latency/latency_model.h"
+#include "models/formats/model_spec.h"
 #include "sim/client/output_length.h"
 #include "sim/client/policy.h"
 #include "sim/engine/engines.h"

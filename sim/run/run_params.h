@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/latency_model_registry.h"
+#include "models/latency/latency_model_registry.h"
 #include "sim/base/bound_params.h"
 #include "sim/base/params.h"
 #include "sim/run/experiment.h"

@@ -8,7 +8,7 @@
 #include <sstream>
 
 
-#include "models/spec_catalog.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"

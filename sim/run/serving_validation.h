@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "traces/serving_run.h"
-#include "models/latency_model_registry.h"
+#include "models/latency/latency_model_registry.h"
 #include "sim/run/experiment.h"
 
 namespace efimsim {

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "models/model_spec.h"
+#include "models/formats/model_spec.h"
 #include "sim/client/client.h"
 #include "sim/client/client_request.h"
 #include "sim/client/trace_replay_client.h"

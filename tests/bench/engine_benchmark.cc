@@ -4,11 +4,11 @@
 
 #include <numeric>
 
-#include "models/embedded_files.h"
-#include "models/latency_model_registry.h"
-#include "models/shape_profile.h"
-#include "models/shape_rule.h"
-#include "models/spec_catalog.h"
+#include "models/formats/embedded_files.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/formats/shape_profile.h"
+#include "models/latency/shape_rule.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/engine/vllm/prefix_cache_manager.h"
 #include "sim/engine/sglang/radix_cache.h"
 #include "sim/core/event_queue.h"

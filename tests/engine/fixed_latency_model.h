@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "models/latency_model.h"
+#include "models/latency/latency_model.h"
 
 namespace efimsim::testing_support {
 

@@ -1,12 +1,12 @@
 // KV cache sizing per GPU under tensor parallelism: each GPU holds 1/TP of
-// the weights and of the KV heads (models/operator_work.h), so a replica of
+// the weights and of the KV heads (models/latency/operator_work.h), so a replica of
 // TP GPUs has room for more tokens than one GPU.
 #include "sim/engine/kv_capacity.h"
 
 #include <gtest/gtest.h>
 
-#include "models/operator_work.h"
-#include "models/spec_catalog.h"
+#include "models/latency/operator_work.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
 #include "sim/run/experiment.h"
 

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "models/kernel_profile.h"
-#include "models/profile_import.h"
-#include "models/profile_latency_model.h"
-#include "models/spec_catalog.h"
+#include "models/formats/kernel_profile.h"
+#include "models/import/profile_import.h"
+#include "models/latency/profile_latency_model.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
 #include "tests/fuzz/fuzz_common.h"
 

@@ -18,10 +18,10 @@
 #include <string_view>
 #include <vector>
 
-#include "models/kernel_profile.h"
-#include "models/latency_validation.h"
-#include "models/profile_latency_model.h"
-#include "models/spec_catalog.h"
+#include "models/formats/kernel_profile.h"
+#include "models/latency/latency_validation.h"
+#include "models/latency/profile_latency_model.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "tests/fuzz/fuzz_common.h"

@@ -1,4 +1,4 @@
-#include "models/calibrated_fallback.h"
+#include "models/latency/calibrated_fallback.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "models/roofline_latency_model.h"
-#include "models/spec_catalog.h"
+#include "models/latency/roofline_latency_model.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
 
 namespace efimsim {

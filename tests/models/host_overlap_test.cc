@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "models/roofline_latency_model.h"
-#include "models/spec_catalog.h"
+#include "models/latency/roofline_latency_model.h"
+#include "models/formats/spec_catalog.h"
 
 namespace efimsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "models/latency_validation.h"
+#include "models/latency/latency_validation.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // (tables, shapes refused, bad rows named by file, line and column,
 // provenance), and, where ../shared/data is present, the committed RTX 4090
 // profile's provenance against the files it was made from.
-#include "models/llmservingsim_import.h"
+#include "models/import/llmservingsim_import.h"
 
 #include <filesystem>
 #include <fstream>
@@ -11,10 +11,10 @@
 
 #include <gtest/gtest.h>
 
-#include "models/kernel_profile.h"
-#include "models/latency_model_registry.h"
-#include "models/llmservingsim_shapes.h"
-#include "models/spec_catalog.h"
+#include "models/formats/kernel_profile.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/import/llmservingsim_shapes.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
 #include "sim/base/sha256.h"
 

@@ -1,6 +1,6 @@
 // The profile file format has two implementations: the harness's writer
 // (kernels/calibrate/profile.h, standalone C++ for GPU machines with no
-// packages) and the simulator's reader (models/kernel_profile.h). This test
+// packages) and the simulator's reader (models/formats/kernel_profile.h). This test
 // is their contract: what efimsim-calibrate writes, the latency model reads
 // back field for field, and the reader refuses what the writer must never
 // emit. Both halves are CPU code, so it runs everywhere.
@@ -10,7 +10,7 @@
 
 #include "calibrate/json.h"
 #include "calibrate/profile.h"
-#include "models/kernel_profile.h"
+#include "models/formats/kernel_profile.h"
 #include "sim/base/errors.h"
 
 namespace efimsim {

@@ -2,7 +2,7 @@
 // end to end (combination of runs, the dispatch gap, shapes refused, missing
 // tables, provenance), bad input named by file, row and column; and, where
 // ../shared/data is present, the committed profiles' provenance and accuracy.
-#include "models/profile_import.h"
+#include "models/import/profile_import.h"
 
 #include <cmath>
 #include <filesystem>
@@ -11,12 +11,12 @@
 
 #include <gtest/gtest.h>
 
-#include "models/kernel_profile.h"
-#include "models/latency_validation.h"
-#include "models/operator_work.h"
-#include "models/profile_latency_model.h"
-#include "models/spec_catalog.h"
-#include "models/strict_json_io.h"
+#include "models/formats/kernel_profile.h"
+#include "models/latency/latency_validation.h"
+#include "models/latency/operator_work.h"
+#include "models/latency/profile_latency_model.h"
+#include "models/formats/spec_catalog.h"
+#include "models/formats/strict_json_io.h"
 #include "sim/base/errors.h"
 #include "sim/base/sha256.h"
 

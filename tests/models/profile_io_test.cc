@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "models/kernel_profile.h"
-#include "models/latency_validation.h"
-#include "models/spec_catalog.h"
-#include "models/strict_json_io.h"
+#include "models/formats/kernel_profile.h"
+#include "models/latency/latency_validation.h"
+#include "models/formats/spec_catalog.h"
+#include "models/formats/strict_json_io.h"
 #include "sim/base/errors.h"
 
 namespace efimsim {

@@ -1,14 +1,14 @@
-#include "models/profile_latency_model.h"
+#include "models/latency/profile_latency_model.h"
 
 #include <cmath>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
-#include "models/latency_model_registry.h"
-#include "models/roofline_latency_model.h"
-#include "models/spec_catalog.h"
-#include "models/step_graph.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/latency/roofline_latency_model.h"
+#include "models/formats/spec_catalog.h"
+#include "models/latency/step_graph.h"
 #include "sim/base/errors.h"
 #include "tests/models/synthetic_profile.h"
 

@@ -1,8 +1,8 @@
-#include "models/profile_table.h"
+#include "models/formats/profile_table.h"
 
 #include <gtest/gtest.h>
 
-#include "models/roofline_fit.h"
+#include "models/latency/roofline_fit.h"
 #include "tests/models/synthetic_profile.h"
 
 namespace efimsim {

@@ -1,16 +1,16 @@
 // Profiles used for another model (the shape rule) or another GPU (the
-// calibrated fallback's ratios): models/profile_transfer.h.
-#include "models/profile_transfer.h"
+// calibrated fallback's ratios): models/latency/profile_transfer.h.
+#include "models/latency/profile_transfer.h"
 
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
-#include "models/latency_model_registry.h"
-#include "models/latency_validation.h"
-#include "models/profile_latency_model.h"
-#include "models/roofline_latency_model.h"
-#include "models/spec_catalog.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/latency/latency_validation.h"
+#include "models/latency/profile_latency_model.h"
+#include "models/latency/roofline_latency_model.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
 
 namespace efimsim {

@@ -1,8 +1,8 @@
-#include "models/roofline_latency_model.h"
+#include "models/latency/roofline_latency_model.h"
 
 #include <gtest/gtest.h>
 
-#include "models/spec_catalog.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
 #include "sim/core/random.h"
 

@@ -7,12 +7,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "models/aiconfigurator_import.h"
-#include "models/latency_model_registry.h"
-#include "models/shape_profile.h"
-#include "models/shape_rule.h"
-#include "models/spec_catalog.h"
-#include "models/strict_json_io.h"
+#include "models/import/aiconfigurator_import.h"
+#include "models/latency/latency_model_registry.h"
+#include "models/formats/shape_profile.h"
+#include "models/latency/shape_rule.h"
+#include "models/formats/spec_catalog.h"
+#include "models/formats/strict_json_io.h"
 #include "sim/base/errors.h"
 
 namespace efimsim {

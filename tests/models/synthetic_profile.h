@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "models/kernel_profile.h"
-#include "models/operator_work.h"
-#include "models/roofline_fit.h"
+#include "models/formats/kernel_profile.h"
+#include "models/latency/operator_work.h"
+#include "models/latency/roofline_fit.h"
 
 namespace efimsim::testing {
 

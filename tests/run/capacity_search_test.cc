@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/spec_catalog.h"
+#include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
 #include "sim/client/policy.h"
 #include "sim/run/workload.h"

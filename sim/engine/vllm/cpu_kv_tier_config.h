@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "models/model_spec.h"
+#include "models/formats/model_spec.h"
 #include "sim/base/bound_params.h"
 #include "sim/base/option_store.h"
 #include "sim/base/params.h"

@@ -1,0 +1,109 @@
+#include "models/formats/profile_table.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+
+const char* InterpolationName(Interpolation interpolation) {
+  return interpolation == Interpolation::kLinear ? "linear" : "log-log";
+}
+
+ProfileTable::ProfileTable(const std::vector<Point>& points, double x_offset, double y_offset,
+                           Fit fit, Interpolation interpolation)
+    : x_offset_(x_offset), y_offset_(y_offset), fit_(std::move(fit)),
+      interpolation_(interpolation) {
+  EFIMSIM_CHECK(!points.empty(), "a profile table has points");
+  for (const Point& p : points) {
+    EFIMSIM_CHECK(p.seconds > 0 && p.x + x_offset > 0 && p.y + y_offset > 0,
+                  "profile points are positive");
+    if (rows_.empty() || rows_.back().x != p.x) {
+      EFIMSIM_CHECK(rows_.empty() || rows_.back().x < p.x, "profile points sorted by x");
+      Row row;
+      row.x = p.x;
+      rows_.push_back(row);
+    }
+    Row& row = rows_.back();
+    EFIMSIM_CHECK(row.y.empty() || row.y.back() < p.y, "profile points sorted by y, unique");
+    row.y.push_back(p.y);
+    row.seconds.push_back(p.seconds);
+  }
+}
+
+double ProfileTable::Between(double a, double b, double ka, double kb, double key) const {
+  if (interpolation_ == Interpolation::kLinear) {
+    const double t = (key - ka) / (kb - ka);
+    return a + t * (b - a);
+  }
+  const double t = (std::log(key) - std::log(ka)) / (std::log(kb) - std::log(ka));
+  return std::exp(std::log(a) + t * (std::log(b) - std::log(a)));
+}
+
+// fit(to) / fit(from), or 1 when the fit cannot say (a zero).
+double ProfileTable::Scale(double x_from, double y_from, double x_to, double y_to) const {
+  const double from = fit_(x_from, y_from);
+  const double to = fit_(x_to, y_to);
+  return from > 0 && to > 0 ? to / from : 1.0;
+}
+
+TableLookup ProfileTable::RowLookup(const Row& row, double y) const {
+  const double y_edge = std::clamp(y, row.y.front(), row.y.back());
+  double seconds = row.seconds.front();
+  if (row.y.size() > 1) {
+    const size_t hi = static_cast<size_t>(
+        std::upper_bound(row.y.begin(), row.y.end(), y_edge) - row.y.begin());
+    if (hi >= row.y.size()) {
+      seconds = row.seconds.back();
+    } else if (hi > 0) {
+      const size_t lo = hi - 1;
+      if (row.y[lo] == y_edge) {
+        seconds = row.seconds[lo];  // a measured point: exactly its value
+      } else {
+        seconds = Between(row.seconds[lo], row.seconds[hi], row.y[lo] + y_offset_,
+                          row.y[hi] + y_offset_, y_edge + y_offset_);
+      }
+    }
+  }
+  TableLookup out{seconds, false};
+  if (y_edge != y) {
+    out.seconds *= Scale(row.x, y_edge, row.x, y);
+    out.extrapolated = true;
+  }
+  return out;
+}
+
+ProfileTable::AtX ProfileTable::At(double x) const {
+  AtX at;
+  at.x = x;
+  at.x_edge = std::clamp(x, rows_.front().x, rows_.back().x);
+  const auto hi_it = std::lower_bound(rows_.begin(), rows_.end(), at.x_edge,
+                                      [](const Row& row, double value) { return row.x < value; });
+  at.hi = static_cast<size_t>(hi_it - rows_.begin());
+  at.on_row = hi_it->x == at.x_edge;
+  return at;
+}
+
+TableLookup ProfileTable::Lookup(double x, double y) const { return Lookup(At(x), y); }
+
+TableLookup ProfileTable::Lookup(const AtX& at, double y) const {
+  TableLookup out;
+  if (at.on_row) {
+    out = RowLookup(rows_[at.hi], y);
+  } else {
+    const Row& hi = rows_[at.hi];
+    const Row& lo = rows_[at.hi - 1];
+    const TableLookup a = RowLookup(lo, y);
+    const TableLookup b = RowLookup(hi, y);
+    out.seconds = Between(a.seconds, b.seconds, lo.x + x_offset_, hi.x + x_offset_, at.x_edge + x_offset_);
+    out.extrapolated = a.extrapolated || b.extrapolated;
+  }
+  if (at.x_edge != at.x) {
+    out.seconds *= Scale(at.x_edge, y, at.x, y);
+    out.extrapolated = true;
+  }
+  return out;
+}
+
+}  // namespace efimsim

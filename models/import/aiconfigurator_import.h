@@ -1,0 +1,67 @@
+#pragma once
+// `efimsim profile import --from aiconfigurator`: a shape profile
+// (models/formats/shape_profile.h) from NVIDIA AIConfigurator's database as CSV
+// (../shared/data/gpu/aiconfigurator/<system>/<framework>-<version>/, its
+// README says what each column is): GEMMs by (m, n, k), context (prefill)
+// and generation (decode) attention by heads, the framework's custom
+// all-reduce. What the import keeps, as AIConfigurator's own loader does:
+// bf16 rows only, full attention only (window 0), the first row of a
+// repeated key, CUDA-graph all-reduce rows only, GEMM times raised to the
+// speed of light at the system's datasheet ceilings. Prefill attention keeps
+// batch-1 rows (efimsim prices each prefill chunk as its own sequence).
+//
+// Units: the CSVs' milliseconds become microseconds here; all-reduce
+// message sizes (elements of bf16) become bytes.
+
+#include <string>
+#include <vector>
+
+#include "models/formats/model_spec.h"
+#include "models/import/profile_import.h"
+#include "models/formats/shape_profile.h"
+
+namespace efimsim {
+
+// One row of systems.csv (the README's "systems.csv").
+struct AiConfiguratorSystem {
+  std::string system;                      // "h100_sxm"
+  double memory_bytes_per_second = 0;      // mem_bw
+  double bandwidth_fraction = 0;           // mem_bw_empirical_scaling_factor
+  double constant_latency_seconds = 0;     // mem_empirical_constant_latency
+  double bf16_flops_per_second = 0;        // bfloat16_tc_flops
+};
+
+// The row of `system` in systems.csv; InputError naming the file when absent.
+AiConfiguratorSystem LoadAiConfiguratorSystem(const std::string& path, const std::string& system);
+
+struct AiConfiguratorImport {
+  std::string dir;              // <system>/<framework>-<version>/ with gemm.csv, ...
+  std::string systems_csv;      // default: <dir>/../../systems.csv
+  std::string all_reduce_csv;   // default: <dir>/custom_allreduce.csv when present
+  std::string command;          // the command line, recorded in the profile
+};
+
+// Leave-one-out errors of the shape rule on the source's own tables: each
+// measured GEMM (n, k) and attention head count predicted from the others.
+struct ShapeRuleStudy {
+  std::string table;   // "gemm", "gemm m<=256", "prefill_attention", "decode_attention"
+  int64_t shapes = 0;  // shapes held out
+  int64_t points = 0;  // points compared
+  double median = 0;   // |predicted / measured - 1|
+  double p90 = 0;
+};
+
+// Reads the folder, checks it (device against `gpu`, dtypes, keys, units),
+// and returns the profile for `gpu` and the engine the folder's framework
+// names (vllm -> vllm_v1, sglang -> sglang). `notes` gets what was done.
+ShapeProfile ImportAiConfigurator(const AiConfiguratorImport& import, const GpuSpec& gpu,
+                                  std::vector<std::string>& notes);
+
+// The bf16 GEMMs of one AIConfigurator gemm.csv (first row of a repeated
+// key), in microseconds, for the reference importer's dispatch gap.
+GraphGemmTimings LoadGraphGemmTimings(const std::string& path);
+
+// The study over the profile's tables (GEMMs with n, k >= 512).
+std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile);
+
+}  // namespace efimsim

@@ -1,0 +1,206 @@
+#include "models/latency/latency_model_registry.h"
+
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "models/latency/calibrated_fallback.h"
+#include "models/formats/kernel_profile.h"
+#include "models/latency/profile_latency_model.h"
+#include "models/latency/profile_transfer.h"
+#include "models/latency/roofline_latency_model.h"
+#include "models/formats/shape_profile.h"
+#include "models/latency/shape_rule.h"
+#include "sim/base/registry.h"
+
+namespace efimsim {
+namespace {
+
+using Factory = std::unique_ptr<LatencyModel> (*)(const ModelSpec&, const GpuSpec&,
+                                                  const CpuOverheadConfig&,
+                                                  const LatencyModelOptions&);
+struct Entry {
+  std::string help;
+  Factory make;
+};
+
+// A model's profile resolved from a shape profile, kept per process: a
+// sweep prices the same (GPU, engine, model, TP) thousands of times.
+KernelProfile ResolvedShapeProfile(const ShapeProfile& shapes, const ModelSpec& model,
+                                   int64_t tensor_parallel) {
+  static std::mutex mutex;
+  static std::map<std::string, KernelProfile> resolved;
+  const std::string key = shapes.origin + "|" + model.name + "|" + std::to_string(tensor_parallel) + "|" +
+                          std::to_string(model.layers) + "," + std::to_string(model.hidden_size) + "," +
+                          std::to_string(model.q_heads) + "," + std::to_string(model.kv_heads) + "," +
+                          std::to_string(model.head_dim) + "," + std::to_string(model.ffn_size) +
+                          "," + std::to_string(model.vocab_size) + "," +
+                          std::to_string(static_cast<int>(model.mlp));
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto it = resolved.find(key);
+  if (it != resolved.end()) return it->second;
+  return resolved.emplace(key, ResolveShapeProfile(shapes, model, tensor_parallel)).first->second;
+}
+
+// The built-in kernels of `source` for the run, if the GPU has them.
+std::optional<KernelProfile> FromSource(const std::string& source, const ModelSpec& model,
+                                        const GpuSpec& gpu, const LatencyModelOptions& options) {
+  // The model's own tables first, then shape tables of the run's engine.
+  if (std::optional<KernelProfile> own = FindBuiltinKernelProfile(gpu.name, source, model.name)) return own;
+  const ShapeProfile* shapes = FindBuiltinShapeProfile(gpu.name, source, options.engine);
+  if (!shapes) return std::nullopt;
+  return ResolvedShapeProfile(*shapes, model, options.tensor_parallel);
+}
+
+// The sources "auto" tries for `engine`: KernelSourceNames() in order,
+// less LLMServingSim's vLLM layers for any engine but vLLM's.
+std::vector<std::string> AutoOrder(const std::string& engine) {
+  std::vector<std::string> order;
+  for (const std::string& source : KernelSourceNames()) {
+    if (source != "llmservingsim" || engine == "vllm_v1") order.push_back(source);
+  }
+  return order;
+}
+
+std::string AutoReason(const std::string& source, const std::string& engine) {
+  if (source == "aiconfigurator" || (source == "llmservingsim" && engine == "vllm_v1")) {
+    return "the " + engine + " engine's own kernels";
+  }
+  return "no kernels of the " + engine + " engine itself for this GPU and model; next in order";
+}
+
+std::unique_ptr<LatencyModel> MakeProfileOrFallback(const ModelSpec& model, const GpuSpec& gpu,
+                                                    const CpuOverheadConfig& overhead,
+                                                    const LatencyModelOptions& options,
+                                                    const std::string& asked_for) {
+  if (!options.profile_path.empty()) {
+    if (options.kernel_source != "auto") {
+      throw UsageError("--kernel-source: not with --profile FILE (the file is the source)");
+    }
+    // auto: a profile of another model or GPU is transferred and carried,
+    // saying so; profile: it is refused (the profile's own kernels only).
+    if (asked_for == "auto") {
+      return MakeTransferredProfileModel(model, gpu, overhead, LoadKernelProfile(options.profile_path),
+                                         options.tensor_parallel);
+    }
+    return std::make_unique<ProfileLatencyModel>(model, gpu, overhead, LoadKernelProfile(options.profile_path),
+                                                 options.tensor_parallel);
+  }
+  const std::vector<std::string> order =
+      options.kernel_source == "auto" ? AutoOrder(options.engine) : std::vector<std::string>{options.kernel_source};
+  for (const std::string& source : order) {
+    std::optional<KernelProfile> profile = FromSource(source, model, gpu, options);
+    if (!profile) continue;
+    const std::string selection =
+        "kernel source " + source + " (" +
+        (options.kernel_source == "auto" ? "auto: " + AutoReason(source, options.engine) : "--kernel-source") + ")";
+    return std::make_unique<ProfileLatencyModel>(model, gpu, overhead, std::move(*profile),
+                                                 options.tensor_parallel, selection);
+  }
+  if (options.kernel_source != "auto") {
+    const std::vector<std::string> has = KernelSourcesOf(gpu.name);
+    std::string list;
+    for (const std::string& h : has) list += (list.empty() ? "" : "; ") + h;
+    throw UsageError("--kernel-source " + options.kernel_source + ": no built-in tables of it for GPU " +
+                     gpu.name + ", model " + model.name + ", engine " + options.engine + " (this GPU has: " +
+                     (list.empty() ? "none" : list) + ")");
+  }
+  return MakeCalibratedFallbackLatencyModel(
+      model, gpu, overhead, options.tensor_parallel,
+      (asked_for == "auto" ? "auto: " : "profile: ") + std::string("no measured kernels for GPU ") + gpu.name +
+          ", model " + model.name + ", engine " + options.engine +
+          " (no built-in tables; give --profile FILE), so the calibrated fallback; ");
+}
+
+const Registry<Entry>& LatencyModels() {
+  static const Registry<Entry> registry = [] {
+    Registry<Entry> r("latency model");
+    r.Add("roofline",
+          {"FLOPs and bytes per operator over the GPU's achievable ceilings, plus host "
+           "overheads; uncalibrated",
+           [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
+              const LatencyModelOptions& options) -> std::unique_ptr<LatencyModel> {
+             if (!options.profile_path.empty()) {
+               throw UsageError("--profile: only the \"profile\" latency model reads a profile");
+             }
+             if (options.kernel_source != "auto") {
+               throw UsageError("--kernel-source: the roofline uses no measured kernels");
+             }
+             return std::make_unique<RooflineLatencyModel>(model, gpu, overhead,
+                                                           options.tensor_parallel);
+           }});
+    r.Add("fallback",
+          {"the calibrated fallback on any GPU: operators at the roofline of the GPU's datasheet "
+           "ceilings over efficiencies fitted on measured GPUs (docs/fallback.md); approximate",
+           [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
+              const LatencyModelOptions& options) -> std::unique_ptr<LatencyModel> {
+             if (!options.profile_path.empty() || options.kernel_source != "auto") {
+               throw UsageError("--profile, --kernel-source: the fallback uses no measured kernels");
+             }
+             return MakeCalibratedFallbackLatencyModel(model, gpu, overhead, options.tensor_parallel);
+           }});
+    r.Add("profile",
+          {"per-operator times from measured kernels (--kernel-source, or the first the GPU has: "
+           "the engine's own, efimsim's, the PyTorch reference's, Vidur's; or --profile FILE), "
+           "interpolated, fitted beyond the grid; the calibrated fallback, saying so, when none exists; "
+           "a --profile FILE of another model or GPU is refused",
+           [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
+              const LatencyModelOptions& options) {
+             return MakeProfileOrFallback(model, gpu, overhead, options, "profile");
+           }});
+    r.Add("auto",
+          {"the default: measured kernels as \"profile\" chooses them when the GPU has any "
+           "(or --profile FILE, transferred to another model by the shape rule and carried to another "
+           "GPU by the fallback's ratios), the calibrated fallback otherwise (the roofline over "
+           "efficiencies fitted on measured GPUs); outputs name the source used",
+           [](const ModelSpec& model, const GpuSpec& gpu, const CpuOverheadConfig& overhead,
+              const LatencyModelOptions& options) {
+             return MakeProfileOrFallback(model, gpu, overhead, options, "auto");
+           }});
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace
+
+std::vector<std::string> KernelSourceNames() {
+  return {"llmservingsim", "aiconfigurator", "efimsim-kernels", "pytorch-reference", "vidur"};
+}
+
+std::vector<std::string> KernelSourcesOf(const std::string& gpu) {
+  std::map<std::string, std::string> found;  // source -> engines or models
+  for (const std::string& name : BuiltinShapeProfileNames()) {
+    const size_t a = name.find('/'), b = name.rfind('/');
+    if (name.substr(0, a) != gpu) continue;
+    std::string& list = found[name.substr(a + 1, b - a - 1)];
+    list += (list.empty() ? "engines " : ", ") + name.substr(b + 1);
+  }
+  for (const std::string& name : BuiltinKernelProfileNames()) {
+    const size_t a = name.find('/'), b = name.rfind('/');
+    if (name.substr(0, a) != gpu) continue;
+    std::string& list = found[name.substr(a + 1, b - a - 1)];
+    list += (list.empty() ? "models " : ", ") + name.substr(b + 1);
+  }
+  std::vector<std::string> out;
+  for (const std::string& source : KernelSourceNames()) {
+    const auto it = found.find(source);
+    if (it != found.end()) out.push_back(source + " (" + it->second + ")");
+  }
+  return out;
+}
+
+std::vector<LatencyModelInfo> LatencyModelNames() {
+  std::vector<LatencyModelInfo> out;
+  for (const std::string& name : LatencyModels().Names()) {
+    out.push_back({name, LatencyModels().Get(name).help});
+  }
+  return out;
+}
+
+std::unique_ptr<LatencyModel> MakeLatencyModel(const LatencyConfig& config, const ModelSpec& model,
+                                               const GpuSpec& gpu) {
+  return LatencyModels().Get(config.name).make(model, gpu, config.cpu, config.options);
+}
+
+}  // namespace efimsim

@@ -1,0 +1,97 @@
+#pragma once
+// FLOPs and bytes of every operator of a transformer step, on one GPU's shard
+// of the model. The one place these formulas live: the roofline model prices
+// them directly, the profile model fits its measurements to them and uses
+// them to extrapolate and to rescale measured shapes to sharded ones.
+//
+// Units: FLOPs and bytes of one launch of one operator for one layer.
+// Tokens are counts; all arithmetic is in double.
+
+#include <cstdint>
+#include <string_view>
+
+#include "models/formats/model_spec.h"
+
+namespace efimsim {
+
+struct OperatorWork {
+  double flops = 0;
+  double bytes = 0;  // bytes read plus bytes written in HBM
+};
+
+// One GPU's shapes of the model under tensor parallelism (Megatron-style:
+// heads and the FFN split across GPUs; KV heads replicated when there are
+// fewer than GPUs; norms and residuals replicated; lm_head split by vocab).
+struct ShardShapes {
+  int64_t tensor_parallel = 1;
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t q_heads = 0;   // per GPU
+  int64_t kv_heads = 0;  // per GPU
+  int64_t head_dim = 0;
+  int64_t ffn = 0;       // per GPU
+  int64_t vocab = 0;     // per GPU (lm_head shard)
+  int64_t dtype_bytes = 2;
+  bool gated_mlp = true;
+
+  int64_t QWidth() const { return q_heads * head_dim; }
+  int64_t KvWidth() const { return kv_heads * head_dim; }
+  int64_t UpWidth() const { return gated_mlp ? 2 * ffn : ffn; }  // gate_up_proj's N
+};
+
+// Throws UsageError unless tensor_parallel is 1, 2, 4 or 8 and divides the
+// q heads, the FFN size and the vocabulary (and kv heads, or is a multiple of them).
+ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel);
+
+// Bytes of weights one GPU holds: its shard of every layer's projections
+// and MLP (KV projections replicated where the KV heads are), the embedding
+// and an untied lm_head split by vocabulary, norms whole. At TP 1 this is
+// ModelSpec::WeightBytes().
+int64_t ShardWeightBytes(const ModelSpec& model, const ShardShapes& shapes);
+// KV cache bytes one GPU holds per token: K and V of its KV heads in every
+// layer. At TP 1 this is ModelSpec::KvBytesPerToken().
+int64_t ShardKvBytesPerToken(const ShardShapes& shapes);
+
+// The weight matrices of a layer plus lm_head: C[M, N] = A[M, K] x W[K, N].
+enum class GemmId : uint8_t { kQkvProj, kOProj, kGateUpProj, kDownProj, kLmHead };
+inline constexpr int kGemmCount = 5;
+std::string_view GemmName(GemmId id);  // "qkv_proj", ... as in PROFILE.md
+struct GemmShape {
+  int64_t n = 0;
+  int64_t k = 0;
+};
+GemmShape GemmShapeOf(const ShardShapes& shapes, GemmId id);
+
+// Per-token operators; names as in PROFILE.md's "elementwise" tables.
+enum class ElementwiseId : uint8_t {
+  kRmsnorm, kRope, kKvCacheWrite, kActivation, kResidualAdd, kSampling
+};
+inline constexpr int kElementwiseCount = 6;
+// kActivation is "silu_and_mul" for a gated MLP and "gelu" for a plain one;
+// kSampling is "sampling" (per emitting sequence, over the vocabulary).
+std::string_view ElementwiseName(ElementwiseId id, bool gated_mlp);
+
+OperatorWork GemmWork(const ShardShapes& shapes, GemmId id, double m);
+// One sequence: `new_tokens` queries attend causally over `context_tokens`
+// cached tokens plus their own earlier new tokens. Two matrix products (QK^T
+// and PV) of 2 FLOPs per multiply-add; query i of the chunk sees context +
+// i + 1 keys. Bytes: the whole K and V once, plus queries read and outputs
+// written. (Inline: the roofline model prices every decode sequence.)
+inline OperatorWork PrefillAttentionWork(const ShardShapes& s, double n, double c) {
+  const double q_width = static_cast<double>(s.QWidth());
+  const double kv_width = static_cast<double>(s.KvWidth());
+  const double dtype = static_cast<double>(s.dtype_bytes);
+  return {4.0 * q_width * n * (c + (n + 1.0) / 2.0),
+          ((c + n) * 2.0 * kv_width + 2.0 * n * q_width) * dtype};
+}
+// `batch` sequences, one query each, each over `context_tokens` cached tokens.
+inline OperatorWork DecodeAttentionWork(const ShardShapes& s, double batch, double c) {
+  const OperatorWork one = PrefillAttentionWork(s, 1.0, c);
+  return {batch * one.flops, batch * one.bytes};
+}
+// `tokens` rows (for kSampling: emitting sequences).
+OperatorWork ElementwiseWork(const ShardShapes& shapes, ElementwiseId id, double tokens);
+// Bytes one GPU contributes to a layer's all-reduce of the hidden state.
+double AllReduceBytes(const ShardShapes& shapes, double tokens);
+
+}  // namespace efimsim

@@ -1,0 +1,422 @@
+#include "models/latency/shape_rule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "models/latency/operator_work.h"
+#include "models/latency/profile_latency_model.h"
+#include "models/formats/profile_table.h"
+#include "models/latency/step_latency_model.h"
+#include "sim/base/errors.h"
+
+namespace efimsim {
+namespace {
+
+constexpr size_t kMaxSites = 4;
+constexpr double kNearOctaves = 2.0;
+
+struct Site {
+  size_t index = 0;
+  double distance = 0;  // in octaves
+};
+
+// Up to kMaxSites sites nearest to (a, b) in log2 space. With `within`, only
+// those within kNearOctaves on both axes, or the nearest one when none is.
+// An exact match is the only site returned. Ties keep the input order.
+std::vector<Site> NearestSites(const std::vector<std::pair<double, double>>& coords, double a, double b,
+                               bool within) {
+  std::vector<Site> all;
+  for (size_t i = 0; i < coords.size(); ++i) {
+    const double da = std::log2(a / coords[i].first);
+    const double db = std::log2(b / coords[i].second);
+    all.push_back({i, std::sqrt(da * da + db * db)});
+    if (within && (std::abs(da) > kNearOctaves || std::abs(db) > kNearOctaves)) all.back().distance += 1e9;
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Site& x, const Site& y) { return x.distance < y.distance; });
+  if (all.empty() || all.front().distance == 0) return {all.begin(), all.begin() + std::min<size_t>(1, all.size())};
+  std::vector<Site> out;
+  for (const Site& s : all) {
+    if (out.size() == kMaxSites || (s.distance >= 1e9 && !out.empty())) break;
+    out.push_back(s);
+  }
+  for (Site& s : out) s.distance = std::fmod(s.distance, 1e9);
+  return out;
+}
+
+// Inverse-square-distance weights of `sites` (distance > 0).
+std::vector<double> Weights(const std::vector<Site>& sites) {
+  std::vector<double> w;
+  for (const Site& s : sites) w.push_back(1.0 / (s.distance * s.distance));
+  return w;
+}
+
+double GemmSol(const ShapeCeilings& c, double m, double n, double k) {
+  return std::max(2.0 * m * n * k / c.bf16_flops_per_second,
+                  2.0 * (m * n + m * k + n * k) / c.memory_bytes_per_second);
+}
+
+std::string SitesText(const std::vector<std::string>& names, const std::vector<Site>& sites) {
+  std::string text;
+  for (const Site& s : sites) {
+    char d[32];
+    std::snprintf(d, sizeof d, " (%.2f oct)", s.distance);
+    text += (text.empty() ? "" : ", ") + names[s.index] + d;
+  }
+  return text;
+}
+
+// The weighted mean utilisation of `sites` at each key all of them measured,
+// turned into the target's time: sol(target, key) / utilisation. `times`
+// gives a site's measured time (us) at a key, if any; `sol(site, key)` the
+// speed of light of a site (site == -1: the target), in us.
+template <typename Key, typename TimeAt, typename SolOf>
+std::vector<std::pair<Key, double>> TransferUtilisation(const std::vector<Key>& keys,
+                                                        const std::vector<Site>& sites, TimeAt time_at,
+                                                        SolOf sol) {
+  const std::vector<double> w = Weights(sites);
+  std::vector<std::pair<Key, double>> out;
+  for (const Key& key : keys) {
+    double weighted = 0, total = 0;
+    bool all = true;
+    for (size_t i = 0; i < sites.size() && all; ++i) {
+      const std::optional<double> t = time_at(sites[i].index, key);
+      if (!t) {
+        all = false;
+        break;
+      }
+      weighted += w[i] * sol(static_cast<int64_t>(sites[i].index), key) / *t;
+      total += w[i];
+    }
+    if (all && total > 0) out.push_back({key, sol(-1, key) / (weighted / total)});
+  }
+  return out;
+}
+
+std::optional<double> PointAt(const std::vector<ProfilePoint>& points, int64_t key) {
+  const auto it = std::lower_bound(points.begin(), points.end(), key,
+                                   [](const ProfilePoint& p, int64_t k) { return p.key < k; });
+  if (it == points.end() || it->key != key) return std::nullopt;
+  return it->time_us;
+}
+
+template <typename Table>
+std::vector<Site> HeadSites(const std::vector<Table>& tables, const ShapeHeads& heads,
+                            std::vector<size_t>& kept, std::vector<std::string>& names) {
+  std::vector<std::pair<double, double>> coords;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    if (tables[i].heads.head_dim != heads.head_dim) continue;
+    kept.push_back(i);
+    coords.push_back({static_cast<double>(tables[i].heads.q_heads),
+                      static_cast<double>(tables[i].heads.kv_heads)});
+    names.push_back(std::to_string(tables[i].heads.q_heads) + "/" + std::to_string(tables[i].heads.kv_heads));
+  }
+  return NearestSites(coords, static_cast<double>(heads.q_heads), static_cast<double>(heads.kv_heads), false);
+}
+
+std::string HeadsText(const ShapeHeads& h) {
+  return std::to_string(h.q_heads) + "/" + std::to_string(h.kv_heads) + "/" + std::to_string(h.head_dim);
+}
+
+}  // namespace
+
+ShardShapes HeadShapes(const ShapeHeads& h) {
+  ShardShapes s;
+  s.q_heads = h.q_heads;
+  s.kv_heads = h.kv_heads;
+  s.head_dim = h.head_dim;
+  s.dtype_bytes = 2;
+  return s;
+}
+
+double SolSeconds(const ShapeCeilings& c, const OperatorWork& work) {
+  return std::max(work.flops / c.bf16_flops_per_second, work.bytes / c.memory_bytes_per_second);
+}
+
+std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables,
+                                       const ShapeCeilings& ceilings, int64_t n, int64_t k,
+                                       std::string* note) {
+  std::vector<std::pair<double, double>> coords;
+  std::vector<std::string> names;
+  std::vector<int64_t> keys;
+  for (const ShapeGemmTable& t : tables) {
+    coords.push_back({static_cast<double>(t.n), static_cast<double>(t.k)});
+    names.push_back(std::to_string(t.n) + "x" + std::to_string(t.k));
+    for (const ProfilePoint& p : t.points) keys.push_back(p.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  const std::vector<Site> sites =
+      NearestSites(coords, static_cast<double>(n), static_cast<double>(k), true);
+  if (sites.empty()) return {};
+  if (sites.front().distance == 0) return tables[sites.front().index].points;
+  if (note) *note = "from " + SitesText(names, sites);
+  const auto result = TransferUtilisation<int64_t>(
+      keys, sites, [&](size_t site, int64_t m) { return PointAt(tables[site].points, m); },
+      [&](int64_t site, int64_t m) {
+        const double md = static_cast<double>(m);
+        if (site < 0) return GemmSol(ceilings, md, static_cast<double>(n), static_cast<double>(k)) * 1e6;
+        const ShapeGemmTable& t = tables[static_cast<size_t>(site)];
+        return GemmSol(ceilings, md, static_cast<double>(t.n), static_cast<double>(t.k)) * 1e6;
+      });
+  std::vector<ProfilePoint> points;
+  for (const auto& [m, us] : result) points.push_back({m, us});
+  return points;
+}
+
+namespace {
+
+// The head-count rule of TransferPrefill and TransferDecode: `Point` is
+// ProfilePoint or AttentionPoint; `key_of` gives a point's key, `make` a
+// point from a key and a time, `work` the operator's work at a key for
+// some heads.
+template <typename Table, typename Point, typename KeyOf, typename Make, typename WorkAt>
+std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCeilings& ceilings,
+                                 const ShapeHeads& heads, std::string* note, KeyOf key_of, Make make,
+                                 WorkAt work) {
+  std::vector<size_t> kept;
+  std::vector<std::string> names;
+  const std::vector<Site> sites = HeadSites(tables, heads, kept, names);
+  if (sites.empty()) return {};
+  const std::vector<Point>& nearest = tables[kept[sites.front().index]].points;
+  if (sites.front().distance == 0) return nearest;
+  if (note) *note = "from heads " + SitesText(names, sites);
+  using Key = decltype(key_of(nearest.front()));
+  std::vector<Key> keys;
+  for (const Point& p : nearest) keys.push_back(key_of(p));
+  const auto result = TransferUtilisation<Key>(
+      keys, sites,
+      [&](size_t site, const Key& key) -> std::optional<double> {
+        for (const Point& p : tables[kept[site]].points) {
+          if (key_of(p) == key) return p.time_us;
+        }
+        return std::nullopt;
+      },
+      [&](int64_t site, const Key& key) {
+        const ShapeHeads& h = site < 0 ? heads : tables[kept[static_cast<size_t>(site)]].heads;
+        return SolSeconds(ceilings, work(HeadShapes(h), key)) * 1e6;
+      });
+  std::vector<Point> points;
+  for (const auto& [key, us] : result) points.push_back(make(key, us));
+  return points;
+}
+
+}  // namespace
+
+std::vector<ProfilePoint> TransferPrefill(const std::vector<ShapePrefillTable>& tables,
+                                          const ShapeCeilings& ceilings, const ShapeHeads& heads,
+                                          std::string* note) {
+  return TransferHeads<ShapePrefillTable, ProfilePoint>(
+      tables, ceilings, heads, note, [](const ProfilePoint& p) { return p.key; },
+      [](int64_t key, double us) { return ProfilePoint{key, us}; },
+      [](const ShardShapes& s, int64_t t) { return PrefillAttentionWork(s, static_cast<double>(t), 0.0); });
+}
+
+std::vector<AttentionPoint> TransferDecode(const std::vector<ShapeDecodeTable>& tables,
+                                           const ShapeCeilings& ceilings, const ShapeHeads& heads,
+                                           std::string* note) {
+  return TransferHeads<ShapeDecodeTable, AttentionPoint>(
+      tables, ceilings, heads, note,
+      [](const AttentionPoint& p) { return std::pair(p.rows, p.context_tokens); },
+      [](std::pair<int64_t, int64_t> key, double us) { return AttentionPoint{key.first, key.second, us}; },
+      [](const ShardShapes& s, std::pair<int64_t, int64_t> key) {
+        return DecodeAttentionWork(s, static_cast<double>(key.first), static_cast<double>(key.second));
+      });
+}
+
+namespace {
+
+// Context lengths (cached tokens) at which a resolved prefill table is
+// tabulated; beyond the measured lengths the table's fit extrapolates.
+constexpr int64_t kPrefillContexts[] = {0, 16, 64, 256, 512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384};
+
+// Prefill rows (new tokens) x cached contexts from the no-cache curve
+// `no_cache` (s tokens -> us) and the decode table (one query over c cached).
+std::vector<AttentionPoint> PrefillWithContext(const std::vector<ProfilePoint>& no_cache,
+                                               const std::vector<AttentionPoint>& decode,
+                                               const ShardShapes& shard) {
+  std::vector<ProfileTable::Point> curve;
+  for (const ProfilePoint& p : no_cache) curve.push_back({1.0, static_cast<double>(p.key), p.time_us * 1e-6});
+  const ProfileTable t(curve, 0.0, 0.0, [shard](double, double s) {
+    const OperatorWork w = PrefillAttentionWork(shard, s, 0.0);
+    return w.flops * 1e-15 + w.bytes * 1e-12;
+  });
+  std::vector<ProfileTable::Point> one_query;
+  for (const AttentionPoint& p : decode) {
+    if (p.rows == 1) one_query.push_back({1.0, static_cast<double>(p.context_tokens), p.time_us * 1e-6});
+  }
+  std::optional<ProfileTable> floor;
+  if (!one_query.empty()) {
+    floor.emplace(one_query, 0.0, 1.0, [shard](double, double c) {
+      return DecodeAttentionWork(shard, 1.0, c).bytes * 1e-12 + 1e-6;
+    });
+  }
+  const int64_t longest = no_cache.back().key;
+  std::vector<AttentionPoint> out;
+  for (const ProfilePoint& row : no_cache) {
+    if (row.key < 2) continue;  // prefill chunks have >= 2 new tokens
+    for (const int64_t c : kPrefillContexts) {
+      const int64_t s = row.key + c;
+      if (c > 0 && s > longest) break;
+      const double sd = static_cast<double>(s), cd = static_cast<double>(c);
+      double us = t.Lookup(1.0, sd).seconds * 1e6 * (sd * sd - cd * cd) / (sd * sd);
+      if (c > 0 && floor) us = std::max(us, floor->Lookup(1.0, cd).seconds * 1e6);
+      out.push_back({row.key, c, us});
+    }
+  }
+  return out;
+}
+
+// Elementwise tables of the engine's fused kernels, modelled by `rule`.
+std::vector<ElementwiseTable> FusedElementwise(const ShapeProfile& profile, const ShardShapes& s,
+                                               int64_t vocab) {
+  const ElementwiseRule& rule = profile.elementwise;
+  const std::string how = "modelled: " + profile.source.kind + "'s analytic rule, bytes / (" +
+                          std::to_string(rule.memory_bytes_per_second / 1e12).substr(0, 5) + " TB/s x " +
+                          std::to_string(rule.bandwidth_fraction).substr(0, 4) + ") + " +
+                          std::to_string(rule.constant_us).substr(0, 4) + " us";
+  const double d = static_cast<double>(s.dtype_bytes);
+  struct Op {
+    ElementwiseId id;
+    double bytes_per_token;  // < 0: priced 0.001 us (inside another kernel)
+    double kernels;          // small-kernel constants per launch
+    std::string note;
+  };
+  const std::vector<Op> ops = {
+      {ElementwiseId::kRmsnorm, 4.0 * static_cast<double>(s.hidden) * d, 1, " over a fused add+RMSNorm"},
+      {ElementwiseId::kRope, 2.0 * static_cast<double>(s.QWidth() + s.KvWidth()) * d, 1, " over the in-place rotary embedding of q and k"},
+      {ElementwiseId::kActivation, (s.gated_mlp ? 3.0 : 2.0) * static_cast<double>(s.ffn) * d, 1, ""},
+      {ElementwiseId::kResidualAdd, -1, 0, "modelled: inside the fused add+RMSNorm kernel; priced at 0.001 us"},
+      {ElementwiseId::kKvCacheWrite, -1, 0, "modelled: inside the attention timing (the source's attention includes the KV-cache write); priced at 0.001 us"},
+      {ElementwiseId::kSampling, 2.0 * 4.0 * static_cast<double>(vocab), 8, " for 8 small kernels and two passes over fp32 logits per sequence"}};
+  std::vector<ElementwiseTable> tables;
+  for (const Op& op : ops) {
+    ElementwiseTable table;
+    table.name = ElementwiseName(op.id, s.gated_mlp);
+    table.source = op.bytes_per_token < 0 ? op.note : how + op.note;
+    for (int64_t tokens = 1; tokens <= 32768; tokens *= 2) {
+      const double us = op.bytes_per_token < 0
+                            ? 0.001
+                            : rule.Microseconds(op.bytes_per_token * static_cast<double>(tokens)) +
+                                  (op.kernels - 1) * rule.constant_us;
+      table.points.push_back({tokens, us});
+    }
+    tables.push_back(std::move(table));
+  }
+  return tables;
+}
+
+std::vector<AllReduceTable> ResolveAllReduce(const ShapeProfile& profile, const ShardShapes& s) {
+  std::vector<AllReduceTable> out;
+  for (const ShapeAllReduceTable& table : profile.all_reduce) {
+    if (table.gpus != s.tensor_parallel) continue;
+    std::vector<ProfileTable::Point> curve;
+    for (const ProfilePoint& p : table.points) curve.push_back({1.0, static_cast<double>(p.key), p.time_us * 1e-6});
+    const ProfileTable t(curve, 0.0, 0.0, [](double, double bytes) { return 5e-6 + bytes / 100e9; });
+    AllReduceTable resolved;
+    resolved.tensor_parallel = table.gpus;
+    for (int64_t tokens = 1; tokens <= 32768; tokens *= 2) {
+      const double bytes = AllReduceBytes(s, static_cast<double>(tokens));
+      resolved.points.push_back({tokens, t.Lookup(1.0, bytes).seconds * 1e6});
+    }
+    out.push_back(std::move(resolved));
+  }
+  return out;
+}
+
+void ResolveGemms(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out,
+                  ShapeResolution& r) {
+  for (int g = 0; g < kGemmCount; ++g) {
+    const GemmId id = static_cast<GemmId>(g);
+    const GemmShape shape = GemmShapeOf(shard, id);
+    GemmTable table;
+    table.name = std::string(GemmName(id));
+    table.n = shape.n;
+    table.k = shape.k;
+    std::string note;
+    table.points = TransferGemm(profile.gemm, profile.ceilings, shape.n, shape.k, &note);
+    if (table.points.empty()) continue;
+    table.transferred = !note.empty();
+    if (note.empty()) {
+      ++r.gemm_measured;
+    } else {
+      ++r.gemm_transferred;
+      r.notes.push_back(table.name + " " + std::to_string(shape.n) + "x" + std::to_string(shape.k) + " " + note);
+    }
+    out.gemm.push_back(std::move(table));
+  }
+}
+
+void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out,
+                      ShapeResolution& r) {
+  const ShapeHeads heads{shard.q_heads, shard.kv_heads, shard.head_dim};
+  std::string prefill_note, decode_note;
+  const std::vector<ProfilePoint> no_cache =
+      TransferPrefill(profile.prefill_attention, profile.ceilings, heads, &prefill_note);
+  const std::vector<AttentionPoint> decode =
+      TransferDecode(profile.decode_attention, profile.ceilings, heads, &decode_note);
+  if (no_cache.empty() || decode.empty()) {
+    throw InputError(profile.origin, 0, no_cache.empty() ? "prefill_attention" : "decode_attention",
+                     "no table of head dim " + std::to_string(shard.head_dim));
+  }
+  r.prefill_heads_measured = prefill_note.empty();
+  r.decode_heads_measured = decode_note.empty();
+  if (!prefill_note.empty()) r.notes.push_back("prefill attention " + HeadsText(heads) + " " + prefill_note);
+  if (!decode_note.empty()) r.notes.push_back("decode attention " + HeadsText(heads) + " " + decode_note);
+  for (AttentionTable* t : {&out.prefill_attention, &out.decode_attention}) {
+    t->q_heads = shard.q_heads;
+    t->kv_heads = shard.kv_heads;
+    t->head_dim = shard.head_dim;
+    t->block_tokens = 16;
+  }
+  out.prefill_attention.points = PrefillWithContext(no_cache, decode, shard);
+  out.decode_attention.points = decode;
+  out.prefill_attention.transferred = !prefill_note.empty();
+  out.decode_attention.transferred = !decode_note.empty();
+}
+
+}  // namespace
+
+std::string ShapeResolution::Summary() const {
+  std::string text = "GEMMs " + std::to_string(gemm_measured) + " of " +
+                     std::to_string(gemm_measured + gemm_transferred) + " at measured (n, k)";
+  text += prefill_heads_measured && decode_heads_measured ? "; attention heads measured"
+                                                          : "; attention heads transferred";
+  if (!notes.empty()) {
+    text += "; transferred by the shape rule (";
+    for (size_t i = 0; i < notes.size(); ++i) text += (i ? "; " : "") + notes[i];
+    text += ")";
+  }
+  return text;
+}
+
+KernelProfile ResolveShapeProfile(const ShapeProfile& profile, const ModelSpec& model,
+                                  int64_t tensor_parallel, ShapeResolution* resolution) {
+  const ShardShapes shard = ShardModel(model, tensor_parallel);
+  ShapeResolution r;
+  KernelProfile out;
+  out.gpu = profile.gpu;
+  out.model = model.name;
+  out.command = profile.command;
+  out.tensor_parallel = tensor_parallel;
+  out.interpolation = Interpolation::kLinear;
+  out.gemm_kernel = profile.source.stack;
+  out.prefill_attention_kernel = profile.source.stack;
+  out.decode_attention_kernel = profile.source.stack;
+  out.elementwise_kernel = "modelled by " + profile.source.kind + "'s analytic rule";
+  out.provenance.gpu_name = profile.device;
+  out.provenance.date_utc = profile.measured_on;
+  out.source = profile.source;
+  ResolveGemms(profile, shard, out, r);
+  ResolveAttention(profile, shard, out, r);
+  out.elementwise = FusedElementwise(profile, shard, shard.vocab * shard.tensor_parallel);
+  out.all_reduce = ResolveAllReduce(profile, shard);
+  out.origin = profile.origin + ", resolved for " + model.name + " at TP " +
+               std::to_string(tensor_parallel) + ": " + r.Summary();
+  out.cpu_overhead = DefaultProfileCpuOverhead();
+  if (resolution) *resolution = std::move(r);
+  return out;
+}
+
+}  // namespace efimsim

@@ -1,0 +1,82 @@
+#pragma once
+// The shape rule: a shape-keyed profile (models/formats/shape_profile.h) priced for
+// one model's own per-GPU shapes under tensor parallelism, as the
+// model-keyed KernelProfile the profile latency model reads.
+//
+//   GEMM (n, k) measured: its table as measured.
+//   GEMM (n, k) not measured: utilisation transfer. At each m, a measured
+//     table's utilisation is SOL / time, with SOL = max(2 m n k / F,
+//     2 (m n + m k + n k) / B) at the source's datasheet ceilings F, B. The
+//     target's time is its own SOL over the inverse-distance-weighted mean
+//     utilisation of the (up to) 4 nearest measured (n', k') within 2 octaves
+//     in both n and k (distance = Euclidean in log2 n, log2 k; weight 1/d^2);
+//     with none that near, the nearest one alone (said in the report).
+//   Attention heads (q, kv, head dim) measured: as measured. Not measured:
+//     the same utilisation transfer from the (up to) 4 nearest measured head
+//     counts of the same head dim (distance in log2 q, log2 kv), with
+//     operator_work.h's attention FLOPs and bytes as the work.
+//   Prefill attention over a cached prefix (the source measured none): a
+//     chunk of n new tokens over c cached costs T(s) (s^2 - c^2) / s^2 with
+//     s = n + c and T the measured no-cache time of one s-token sequence
+//     (AIConfigurator's own rule), and never less than one query's decode
+//     attention over c cached tokens (reading the cached K and V).
+//   Elementwise operators: the source's analytic rule (ElementwiseRule) over
+//     the bytes of the engine's fused kernels (fused add+RMSNorm, in-place
+//     rotary embedding, SiLU-and-mul); the residual add is inside the fused
+//     RMSNorm and the KV-cache write inside the attention timing; sampling
+//     is 8 small kernels plus two passes over fp32 logits. All flagged
+//     modelled.
+//   All-reduce: the engine's measured all-reduce of the TP group over the
+//     hidden state's bytes.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/formats/kernel_profile.h"
+#include "models/formats/model_spec.h"
+#include "models/latency/operator_work.h"
+#include "models/formats/shape_profile.h"
+
+namespace efimsim {
+
+// How each operator of the resolved profile was obtained, for outputs.
+struct ShapeResolution {
+  int64_t gemm_measured = 0;
+  int64_t gemm_transferred = 0;
+  bool prefill_heads_measured = false;
+  bool decode_heads_measured = false;
+  std::vector<std::string> notes;  // one line per transferred table
+  // One phrase: "GEMMs 4 of 5 at measured (n, k); heads measured".
+  std::string Summary() const;
+};
+
+// The model's KernelProfile at `tensor_parallel` (its tensor_parallel field
+// set so, shapes per GPU). Throws UsageError when TP does not shard the model
+// (ShardModel), InputError (naming the shape profile) when the profile has
+// no table of the model's head dim.
+KernelProfile ResolveShapeProfile(const ShapeProfile& profile, const ModelSpec& model,
+                                  int64_t tensor_parallel, ShapeResolution* resolution = nullptr);
+
+// ---- Pieces of the rule, for the importer's leave-one-out study and tests.
+
+// Shapes holding only the given attention heads (bf16): what the attention
+// work formulas of models/latency/operator_work.h read.
+ShardShapes HeadShapes(const ShapeHeads& heads);
+// Speed of light of `work` at `ceilings`, seconds: max(FLOPs / compute,
+// bytes / bandwidth).
+double SolSeconds(const ShapeCeilings& ceilings, const OperatorWork& work);
+
+// GEMM (n, k) over `m_keys` by the transfer rule from `tables` (which need
+// not hold (n, k)); `note` (if given) says which sites were used.
+std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables,
+                                       const ShapeCeilings& ceilings, int64_t n, int64_t k,
+                                       std::string* note = nullptr);
+std::vector<ProfilePoint> TransferPrefill(const std::vector<ShapePrefillTable>& tables,
+                                          const ShapeCeilings& ceilings, const ShapeHeads& heads,
+                                          std::string* note = nullptr);
+std::vector<AttentionPoint> TransferDecode(const std::vector<ShapeDecodeTable>& tables,
+                                           const ShapeCeilings& ceilings, const ShapeHeads& heads,
+                                           std::string* note = nullptr);
+
+}  // namespace efimsim

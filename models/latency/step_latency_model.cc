@@ -1,0 +1,203 @@
+#include "models/latency/step_latency_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+
+#include "sim/base/check.h"
+
+namespace efimsim {
+
+std::vector<int64_t> DefaultCaptureSizes() {
+  std::vector<int64_t> sizes = {1, 2, 4};
+  for (int64_t size = 8; size <= 512; size += 8) sizes.push_back(size);
+  return sizes;
+}
+
+int64_t PadToCaptureSize(int64_t batch, const std::vector<int64_t>& sizes) {
+  EFIMSIM_CHECK(!sizes.empty(), "capture sizes are non-empty");
+  const auto it = std::lower_bound(sizes.begin(), sizes.end(), batch);
+  return it == sizes.end() ? batch : *it;
+}
+
+int64_t PadToCaptureSize(int64_t batch) {
+  static const std::vector<int64_t> sizes = DefaultCaptureSizes();
+  return PadToCaptureSize(std::max<int64_t>(batch, 1), sizes);
+}
+
+struct StepLatencyModel::Evaluation {
+  std::array<OperatorTime, kStepOpCount> per_launch{};  // one instance of each operator
+  // path.seconds is exact only where the launch time may exceed it
+  // (StepGraph::Evaluate with a threshold); use launch_exposed_seconds.
+  CriticalPath path;
+  double step_seconds = 0;          // CPU: per-step constant
+  double sequences_seconds = 0;     // CPU: per-sequence term
+  double launch_exposed_seconds = 0;  // CPU: launch time not hidden behind the GPU
+  int64_t gemm_tokens = 0;
+  bool graph_step = false;
+};
+
+StepLatencyModel::StepLatencyModel(const ModelSpec& model, int64_t tensor_parallel,
+                                   CpuOverheadConfig overhead, std::vector<int64_t> capture_sizes,
+                                   std::string overhead_source,
+                                   std::unique_ptr<OperatorTimer> timer)
+    : shapes_(ShardModel(model, tensor_parallel)), overhead_(overhead),
+      capture_sizes_(std::move(capture_sizes)), overhead_source_(std::move(overhead_source)),
+      timer_(std::move(timer)), graph_(model.layers, tensor_parallel > 1) {
+  EFIMSIM_CHECK(timer_ != nullptr, "a step model needs an operator timer");
+  EFIMSIM_CHECK(!capture_sizes_.empty() && std::is_sorted(capture_sizes_.begin(), capture_sizes_.end()),
+                "capture sizes sorted and non-empty");
+}
+
+std::string StepLatencyModel::OverheadText() const {
+  char text[384];
+  std::snprintf(text, sizeof text, "CPU overheads %s: step %.0f us, per sequence %.0f us, %s%s",
+                overhead_source_.c_str(), overhead_.step_us, overhead_.per_sequence_us,
+                overhead_.cuda_graphs ? "CUDA graphs for decode-only steps" : "eager mode",
+                overhead_.overlap_host ? ", host work overlapped with the GPU (only max(0, host - GPU) adds)" : "");
+  return text;
+}
+
+StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const SequenceWork> batch) const {
+  EFIMSIM_CHECK(!batch.empty(), "Predict on an empty batch");
+  int64_t total_tokens = 0;
+  int64_t emitting = 0;
+  int64_t decodes = 0;
+  for (const SequenceWork& seq : batch) {
+    EFIMSIM_CHECK(seq.new_tokens >= 1 && seq.context_tokens >= 0, "bad sequence work");
+    total_tokens += seq.new_tokens;
+    emitting += seq.emits_token ? 1 : 0;
+    decodes += seq.new_tokens == 1 ? 1 : 0;
+  }
+  const bool decode_only = decodes == static_cast<int64_t>(batch.size());
+  Evaluation e;
+  e.graph_step = overhead_.cuda_graphs && decode_only && total_tokens <= capture_sizes_.back();
+  e.gemm_tokens = e.graph_step ? PadToCaptureSize(total_tokens, capture_sizes_) : total_tokens;
+  const int64_t m = e.gemm_tokens;
+
+  auto set = [&](StepOp op, OperatorTime time) { e.per_launch[static_cast<size_t>(op)] = time; };
+  auto add = [&](StepOp op, OperatorTime time, double weight) {
+    AccumulateLaunch(e.per_launch[static_cast<size_t>(op)], time, weight);
+  };
+  set(StepOp::kInputNorm, timer_->Elementwise(ElementwiseId::kRmsnorm, m));
+  set(StepOp::kQkvProj, timer_->Gemm(GemmId::kQkvProj, m));
+  set(StepOp::kRope, timer_->Elementwise(ElementwiseId::kRope, m));
+  set(StepOp::kKvCacheWrite, timer_->Elementwise(ElementwiseId::kKvCacheWrite, m));
+  // Decode sequences: 1/B of a B-decode kernel each, at its own context.
+  if (decodes > 0) set(StepOp::kDecodeAttention, timer_->DecodeAttentionShares(batch, decodes));
+  for (const SequenceWork& seq : batch) {
+    if (seq.new_tokens != 1) {
+      add(StepOp::kPrefillAttention, timer_->PrefillAttention(seq.new_tokens, seq.context_tokens),
+          1.0);
+    }
+  }
+  for (StepOp op : {StepOp::kPrefillAttention, StepOp::kDecodeAttention}) {
+    if (e.per_launch[static_cast<size_t>(op)].source.empty()) e.per_launch[static_cast<size_t>(op)].source = "none";
+  }
+  set(StepOp::kOProj, timer_->Gemm(GemmId::kOProj, m));
+  set(StepOp::kAttentionResidual, timer_->Elementwise(ElementwiseId::kResidualAdd, m));
+  set(StepOp::kPostAttentionNorm, timer_->Elementwise(ElementwiseId::kRmsnorm, m));
+  set(StepOp::kGateUpProj, timer_->Gemm(GemmId::kGateUpProj, m));
+  set(StepOp::kActivation, timer_->Elementwise(ElementwiseId::kActivation, m));
+  set(StepOp::kDownProj, timer_->Gemm(GemmId::kDownProj, m));
+  set(StepOp::kMlpResidual, timer_->Elementwise(ElementwiseId::kResidualAdd, m));
+  if (shapes_.tensor_parallel > 1) {
+    set(StepOp::kAttentionAllReduce, timer_->AllReduce(m));
+    set(StepOp::kMlpAllReduce, timer_->AllReduce(m));
+  }
+  set(StepOp::kFinalNorm, timer_->Elementwise(ElementwiseId::kRmsnorm, m));
+  if (emitting > 0) {
+    set(StepOp::kLmHead, timer_->Gemm(GemmId::kLmHead, emitting));
+    set(StepOp::kSampling, timer_->Elementwise(ElementwiseId::kSampling, emitting));
+  } else {
+    set(StepOp::kLmHead, {0.0, false, "none"});
+    set(StepOp::kSampling, {0.0, false, "none"});
+  }
+
+  std::array<double, kStepOpCount> seconds{};
+  for (size_t i = 0; i < seconds.size(); ++i) seconds[i] = e.per_launch[i].seconds;
+  const double launch_seconds =
+      1e-6 * (e.graph_step ? overhead_.graph_launch_us
+                           : overhead_.eager_launch_per_layer_us * static_cast<double>(shapes_.layers));
+  // Only max(0, launch - path) is used, so the exact path length is needed
+  // only when it may be shorter than the launch time.
+  e.step_seconds = 1e-6 * overhead_.step_us;
+  e.sequences_seconds = 1e-6 * overhead_.per_sequence_us * static_cast<double>(batch.size());
+  if (overhead_.overlap_host) {
+    // All host work hides behind the GPU's step; the part that does not
+    // adds, shared out over the host rows in proportion.
+    const double host = e.step_seconds + e.sequences_seconds + launch_seconds;
+    e.path = graph_.Evaluate(seconds, host);
+    const double exposed = std::max(0.0, host - e.path.seconds);
+    const double share = host > 0 ? exposed / host : 0.0;
+    e.step_seconds *= share;
+    e.sequences_seconds *= share;
+    e.launch_exposed_seconds = launch_seconds * share;
+    return e;
+  }
+  e.path = graph_.Evaluate(seconds, launch_seconds);
+  e.launch_exposed_seconds = std::max(0.0, launch_seconds - e.path.seconds);
+  return e;
+}
+
+StepBreakdown StepLatencyModel::Explain(std::span<const SequenceWork> batch) const {
+  const Evaluation e = Evaluate(batch);
+  StepBreakdown out;
+  out.gemm_tokens = e.gemm_tokens;
+  out.cuda_graph_step = e.graph_step;
+  auto add_row = [&](OperatorCost row) {
+    Duration* part = nullptr;
+    switch (row.part) {
+      case StepPart::kGemm: part = &out.cost.gemm; break;
+      case StepPart::kAttention: part = &out.cost.attention; break;
+      case StepPart::kElementwise: part = &out.cost.elementwise; break;
+      case StepPart::kLmHead: part = &out.cost.lm_head; break;
+      case StepPart::kCommunication: part = &out.cost.communication; break;
+      case StepPart::kCpuOverhead: part = &out.cost.cpu_overhead; break;
+    }
+    *part += row.time;
+    out.cost.extrapolated = out.cost.extrapolated || row.extrapolated;
+    out.operators.push_back(std::move(row));
+  };
+  for (const StepOp op : graph_.Operators()) {
+    const size_t i = static_cast<size_t>(op);
+    const OperatorTime& launch = e.per_launch[i];
+    add_row({std::string(StepOpName(op)), StepOpPart(op), FromSeconds(e.path.seconds_by_op[i]),
+             e.path.count_by_op[i], launch.extrapolated && launch.seconds > 0,
+             std::string(launch.source)});
+  }
+  add_row({"cpu_step", StepPart::kCpuOverhead, FromSeconds(e.step_seconds), 1, false,
+           overhead_source_});
+  add_row({"cpu_per_sequence", StepPart::kCpuOverhead, FromSeconds(e.sequences_seconds),
+           static_cast<int64_t>(batch.size()), false, overhead_source_});
+  add_row({e.graph_step ? "cpu_graph_launch_exposed" : "cpu_eager_launch_exposed",
+           StepPart::kCpuOverhead, FromSeconds(e.launch_exposed_seconds), 1, false,
+           overhead_source_});
+  return out;
+}
+
+StepCost StepLatencyModel::Predict(std::span<const SequenceWork> batch) const {
+  // Explain() without the strings, rounding each operator the same way, so
+  // Predict(b) == Explain(b).cost exactly.
+  const Evaluation e = Evaluate(batch);
+  StepCost cost;
+  for (const StepOp op : graph_.Operators()) {
+    const size_t i = static_cast<size_t>(op);
+    const Duration time = FromSeconds(e.path.seconds_by_op[i]);
+    switch (StepOpPart(op)) {
+      case StepPart::kGemm: cost.gemm += time; break;
+      case StepPart::kAttention: cost.attention += time; break;
+      case StepPart::kElementwise: cost.elementwise += time; break;
+      case StepPart::kLmHead: cost.lm_head += time; break;
+      case StepPart::kCommunication: cost.communication += time; break;
+      case StepPart::kCpuOverhead: cost.cpu_overhead += time; break;
+    }
+    cost.extrapolated =
+        cost.extrapolated || (e.per_launch[i].extrapolated && e.per_launch[i].seconds > 0);
+  }
+  cost.cpu_overhead += FromSeconds(e.step_seconds) + FromSeconds(e.sequences_seconds) +
+                       FromSeconds(e.launch_exposed_seconds);
+  return cost;
+}
+
+}  // namespace efimsim
