@@ -18,8 +18,7 @@ int RunConvertCommand(int argc, const char* const* argv) {
       ("output", po::value<std::string>(), "efimsim trace (JSON Lines) to write; written "
        "completely or not at all")
       ("format", po::value<std::string>()->default_value("auto"),
-       "input format: auto, efimsim, azure-csv, mooncake-jsonl, tasktracker-csv, "
-       "humaneval-infilling")
+       ParamHelpText(*FindRunParam("trace-format")->info).c_str())
       ("max-line-bytes", po::value<int64_t>()->default_value(kDefaultMaxLineBytes),
        "longest input line (or CSV record) accepted [bytes]")
       ("block-tokens", po::value<int64_t>()->default_value(16),

@@ -24,8 +24,7 @@ void AddGeneralOptions(po::options_description& general) {
        "the workload JSONL of an LLMServingSim run (default: meta.json's dataset_path, looked "
        "up in every folder above the run)")
       ("latency-model", po::value<std::string>()->default_value("auto"),
-       "auto (measured kernels of the GPU, the engine's own first: --kernel-source; else the "
-       "calibrated fallback), profile or roofline")
+       ParamHelpText(*FindRunParam("latency-model")->info).c_str())
       ("arrivals", po::value<std::string>()->default_value("auto"),
        "replayed arrival times: auto (the engine's queue times when the run has them, else the "
        "workload's), workload (the workload's schedule) or engine")
