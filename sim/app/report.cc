@@ -96,6 +96,8 @@ std::string RenderRunHeader(const ExperimentResult& result) {
            "network; not simulated)\n";
   }
   if (entry != nullptr && entry->part_headline != nullptr) out += entry->part_headline(info);
+  const std::string router_note = SettingText(info, "cluster", "router_note");
+  if (!router_note.empty()) out += "router:        " + router_note + "\n";
   const std::string warning = SettingText(info, "warnings", "rejected_requests");
   if (!warning.empty()) out += "WARNING:       rejected requests: " + warning + "\n";
   const std::string skipped = SettingText(info, "warnings", "trace_lines_skipped");

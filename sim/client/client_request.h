@@ -11,7 +11,7 @@ namespace efimsim {
 
 struct ClientRequest {
   uint64_t request_id = 0;       // unique within a run, in send order
-  int64_t user = 0;
+  int64_t user = 0;              // the user or session it belongs to; -1: none (request records)
   int64_t round = 0;
   // The prompt's token ids. Imported traces that carry no ids leave it
   // empty and give `prompt_length` instead (and, when the trace has them,

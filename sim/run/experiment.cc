@@ -261,7 +261,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     parts.engine.describe_parts(parts.engine_context, result.info);
   }
   parts.workload->DescribeResults(result.info);
-  DescribeCluster(config, per_replica, router.routed(), result.info);
+  DescribeCluster(config, per_replica, router.routed(), router.note(), result.info);
   DescribeWarnings(config, *parts.workload, observer.rejected, observer.first_rejection,
                    result.summary, result.info);
   return result;

@@ -36,8 +36,21 @@ class LeastOutstanding : public RoutingPolicy {
 class SessionAffinity : public RoutingPolicy {
  public:
   size_t Pick(const ClientRequest& request, const std::vector<EngineReplica*>& replicas) override {
+    if (request.user < 0) {
+      ++without_session_;
+      return round_robin_.Pick(request, replicas);
+    }
     return static_cast<size_t>(Mix64(static_cast<uint64_t>(request.user)) % replicas.size());
   }
+  std::string Note() const override {
+    if (without_session_ == 0) return "";
+    return std::to_string(without_session_) +
+           " requests of no user or session went round-robin (no session to keep together)";
+  }
+
+ private:
+  RoundRobin round_robin_;     // for requests without a session
+  int64_t without_session_ = 0;
 };
 
 using Factory = std::function<std::unique_ptr<RoutingPolicy>()>;

@@ -10,7 +10,9 @@
 //   session-affinity   every request of a user goes to replica
 //                      Mix64(user) % N, so a user's rounds find their prefix
 //                      in that replica's cache (stable: depends on the user id
-//                      and N only)
+//                      and N only); requests of no user or session (trace
+//                      request records, vllm-bench) go round-robin instead
+//                      of all to one replica, and the run says how many
 // Cancel goes to the replica that holds the request; unknown ids are a
 // no-op, as for a single replica. Routing is deterministic: no hash-map
 // iteration decides anything.
@@ -31,6 +33,9 @@ class RoutingPolicy {
   virtual ~RoutingPolicy() = default;
   // Index in [0, replicas.size()) of the replica that gets `request`.
   virtual size_t Pick(const ClientRequest& request, const std::vector<EngineReplica*>& replicas) = 0;
+  // What the run's description should say about how the policy routed
+  // (a fallback it had to take); "" when nothing.
+  virtual std::string Note() const { return ""; }
 };
 
 // Throws UsageError("--router: ...") naming the valid policies.
@@ -51,6 +56,8 @@ class Router : public RequestSink {
 
   // Requests routed to each replica so far.
   const std::vector<int64_t>& routed() const { return routed_; }
+  // The policy's note on how it routed (RoutingPolicy::Note).
+  std::string note() const { return policy_->Note(); }
 
  private:
   std::vector<EngineReplica*> replicas_;

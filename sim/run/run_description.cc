@@ -88,11 +88,13 @@ void DescribeOutputLengths(const OutputLengthModel& model, const std::vector<int
 }
 
 void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCounters>& replicas,
-                     const std::vector<int64_t>& routed, RunInfo& info) {
+                     const std::vector<int64_t>& routed, const std::string& router_note,
+                     RunInfo& info) {
   if (config.replicas > 1) {
     auto& c = info.Section("cluster").settings;
     c.push_back({"replicas", config.replicas});
     c.push_back({"router", config.router});
+    if (!router_note.empty()) c.push_back({"router_note", router_note});
     c.push_back({"kv_figures", std::string("per replica: kv_blocks_total is one replica's pool, "
                                            "peak KV is the fullest replica's")});
     for (size_t i = 0; i < replicas.size(); ++i) {

@@ -33,9 +33,11 @@ void DescribeOutputLengths(const OutputLengthModel& model, const std::vector<int
                            RunInfo& info);
 
 // Clusters (replicas > 1): the router and each replica's requests, steps,
-// hit rate and peak KV usage.
+// hit rate and peak KV usage, and the router's note on how it routed
+// (RoutingPolicy::Note), if any.
 void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCounters>& replicas,
-                     const std::vector<int64_t>& routed, RunInfo& info);
+                     const std::vector<int64_t>& routed, const std::string& router_note,
+                     RunInfo& info);
 
 // Trace lines skipped for their length (into the summary and a warning) and
 // rejected requests (a warning naming the first).

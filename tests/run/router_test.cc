@@ -112,6 +112,26 @@ TEST_F(RouterTest, SessionAffinityKeepsEachUserOnOneReplica) {
   EXPECT_EQ(recorder_.finished.size(), 24u);
 }
 
+TEST_F(RouterTest, SessionAffinitySpreadsRequestsWithoutASessionAndSaysSo) {
+  // Request records of a trace belong to no user (-1): they used to hash to
+  // one replica, so 4 replicas served as one.
+  Build("session-affinity", 4);
+  for (uint64_t id = 0; id < 8; ++id) router_->Submit(Request(id, -1));
+  EXPECT_EQ(router_->routed(), (std::vector<int64_t>{2, 2, 2, 2}));
+  EXPECT_NE(router_->note().find("8 requests of no user or session went round-robin"),
+            std::string::npos)
+      << router_->note();
+  simulator_.Run();
+  EXPECT_EQ(recorder_.finished.size(), 8u);
+}
+
+TEST_F(RouterTest, SessionAffinityWithSessionsHasNothingToSay) {
+  Build("session-affinity", 2);
+  router_->Submit(Request(0, 3));
+  EXPECT_EQ(router_->note(), "");
+  simulator_.Run();
+}
+
 TEST_F(RouterTest, CancelReachesTheReplicaHoldingTheRequest) {
   Build("round-robin", 2);
   router_->Submit(Request(0, 0));
