@@ -233,7 +233,7 @@ RateReportSetup RateSetup(const CapacityCommand& c, double wall_s) {
 void PlanForTargetUsers(std::vector<Plan>& plans, const CapacityCommand& c) {
   const int64_t target = c.options.target_users;
   for (Plan& plan : plans) {
-    if (plan.search.max_users == 0) continue;
+    if (plan.search.max_users == 0 || plan.search.limited_by_rejections) continue;
     plan.deployments = (target + plan.search.max_users - 1) / plan.search.max_users;
     plan.replicas = plan.deployments * c.base.replicas;
     plan.gpus = plan.replicas * c.gpus_per_replica;
@@ -291,6 +291,7 @@ void PrintUsersCapacity(const std::vector<Plan>& plans, const CapacityCommand& c
               << "  " << (r.max_users == 0 ? "even 1 user fails: " : "") << r.limited_by << "\n";
   }
   std::cout << "\n";
+  PrintRejectionWarnings(plans);
   PrintEfimSaving(plans);
   PrintWrote(plans, c.out_dir, wall_s);
 }

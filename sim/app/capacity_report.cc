@@ -47,6 +47,15 @@ void PrintWrote(const std::vector<Plan>& plans, const std::string& out_dir, doub
   std::cout << line;
 }
 
+void PrintRejectionWarnings(const std::vector<Plan>& plans) {
+  for (const Plan& plan : plans) {
+    if (!plan.search.limited_by_rejections) continue;
+    std::cout << "WARNING: " << plan.search.policy
+              << ": the engine rejected requests, which is not saturation; no replica or GPU "
+                 "count follows (" << plan.search.limited_by << ")\n";
+  }
+}
+
 void PrintEfimSaving(const std::vector<Plan>& plans) {
   if (const Plan* efim = FindPlan(plans, "efim")) {
     for (const char* other_name : {"fim", "baseline"}) {
@@ -107,7 +116,7 @@ namespace {
 void PlanForTargetRate(std::vector<Plan>& plans, const ExperimentConfig& base,
                        const RateReportSetup& setup) {
   for (Plan& plan : plans) {
-    if (plan.search.max_rate_per_s <= 0) continue;
+    if (plan.search.max_rate_per_s <= 0 || plan.search.limited_by_rejections) continue;
     plan.deployments =
         static_cast<int64_t>(std::ceil(setup.target_rate / plan.search.max_rate_per_s));
     plan.replicas = plan.deployments * base.replicas;
@@ -211,6 +220,7 @@ int ReportRateCapacity(std::vector<Plan>& plans, const ExperimentConfig& base,
   PrintRateReportHeader(plans, base, setup, unit);
   PrintRateTable(plans,
                  CapacityAxes(base.workload).rate == WorkloadCapacityAxes::Rate::kArrivals, unit);
+  PrintRejectionWarnings(plans);
   PrintEfimSaving(plans);
   PrintWrote(plans, setup.out_dir, setup.wall_s);
   return 0;

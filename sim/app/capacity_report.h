@@ -42,6 +42,9 @@ std::string ProbeCsvTail(const LoadProbe& p);
 void PrintWrote(const std::vector<Plan>& plans, const std::string& out_dir, double wall_s);
 // "EFIM vs fim: 15 GPUs instead of 19: 4 fewer (21.1%)", and vs baseline.
 void PrintEfimSaving(const std::vector<Plan>& plans);
+// A WARNING line for each policy whose search ended on rejected requests:
+// its answer is a configuration limit, and no replicas or GPUs follow.
+void PrintRejectionWarnings(const std::vector<Plan>& plans);
 
 // What the open-loop report states besides the plans.
 struct RateReportSetup {

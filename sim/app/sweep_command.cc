@@ -160,6 +160,9 @@ int RunSweepCommand(int argc, const char* const* argv) {
     return 130;
   }
   if (tty) std::cerr << "\n";
+  for (const std::string& warning : sweep.warnings) {
+    if (!warning.empty()) std::cerr << "sweep: warning: " << warning << "\n";
+  }
   std::string csv = header;
   for (const std::string& row : sweep.rows) csv += row;
   WriteFileAtomically(staged.Path("sweep.csv"), csv);

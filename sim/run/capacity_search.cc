@@ -148,8 +148,12 @@ LoadProbe RunProbe(const ExperimentConfig& base, const std::vector<Slo>& slos,
   p.meets_slos = run.summary.requests_completed > 0 && run.summary.engine.rejected_requests == 0;
   p.verdict = "ok";
   if (run.summary.requests_completed == 0) p.verdict = "no request completed";
-  if (run.summary.engine.rejected_requests > 0) {
-    p.verdict = std::to_string(run.summary.engine.rejected_requests) + " requests rejected";
+  p.rejected = run.summary.engine.rejected_requests;
+  if (p.rejected > 0) {
+    p.verdict = "rejected" + at + ": " + std::to_string(p.rejected) +
+                " requests the engine can never serve (" +
+                SettingText(run.info, "warnings", "rejected_requests", 0) +
+                "): a configuration limit (--max-model-len, KV cache size), not load";
   }
   for (const Slo& slo : slos) {
     const double value = SloMetricValue(run.summary, slo.metric);
@@ -159,7 +163,8 @@ LoadProbe RunProbe(const ExperimentConfig& base, const std::vector<Slo>& slos,
     }
   }
   const auto [first_ms, last_ms] = QueueingThirds(measured);
-  if (last_ms > search.queue_growth_ratio * first_ms + search.queue_growth_min_ms) {
+  if (p.rejected == 0 &&
+      last_ms > search.queue_growth_ratio * first_ms + search.queue_growth_min_ms) {
     p.saturated = true;
     p.verdict = "saturated" + at + ": queueing delay grows (" + Format(first_ms) +
                 " ms in the first third of requests, " + Format(last_ms) + " ms in the last)";
@@ -189,6 +194,7 @@ class LoadSearch {
       result_.limited_by = axis_.limit_text;
     } else {
       result_.limited_by = bad_reason_;
+      result_.limited_by_rejections = bad_rejected_;
     }
     return std::move(result_);
   }
@@ -203,6 +209,13 @@ class LoadSearch {
     return result_.probes.back();
   }
 
+  // `steps` is the smallest failing load so far, failed as `p` says.
+  void Fail(int64_t steps, const LoadProbe& p) {
+    bad_ = steps;
+    bad_reason_ = p.verdict;
+    bad_rejected_ = p.rejected > 0;
+  }
+
   void MarkSaturated(int64_t steps) {
     if (saturated_from_ == 0 || steps < saturated_from_) saturated_from_ = steps;
   }
@@ -211,7 +224,7 @@ class LoadSearch {
   // gaining plateau_gain of throughput is saturation.
   void CheckPlateau(LoadProbe& p, int64_t steps) const {
     const auto half = throughput_.find(steps / 2);
-    if (!axis_.plateau_test || p.saturated || good_ == 0 || steps != 2 * good_ ||
+    if (!axis_.plateau_test || p.saturated || p.rejected > 0 || good_ == 0 || steps != 2 * good_ ||
         half == throughput_.end() ||
         p.summary.request_throughput_per_s >= (1.0 + search_.plateau_gain) * half->second) {
       return;
@@ -229,8 +242,7 @@ class LoadSearch {
       CheckPlateau(p, steps);
       if (p.saturated) MarkSaturated(steps);
       if (!Passes(p)) {
-        bad_ = steps;
-        bad_reason_ = p.verdict;
+        Fail(steps, p);
         return;
       }
       good_ = steps;
@@ -246,8 +258,7 @@ class LoadSearch {
       if (Passes(p)) {
         good_ = mid;
       } else {
-        bad_ = mid;
-        bad_reason_ = p.verdict;
+        Fail(mid, p);
       }
     }
   }
@@ -261,6 +272,7 @@ class LoadSearch {
   int64_t good_ = 0;  // largest passing load so far
   int64_t bad_ = 0;   // smallest failing load so far; 0: none yet
   std::string bad_reason_;
+  bool bad_rejected_ = false;  // the probe at bad_ failed by rejecting requests
   int64_t saturated_from_ = 0;
 };
 

@@ -74,6 +74,9 @@ struct LoadProbe {
   RunSummary summary;  // of the requests after warm-up (the engine counters are the run's)
   bool meets_slos = false;
   bool saturated = false;
+  // Requests the engine rejected (too long for --max-model-len or the KV
+  // cache): a probe with any fails as "rejected", never as saturated.
+  int64_t rejected = 0;
   std::string verdict;  // "ok", or why the probe failed
 };
 
@@ -83,8 +86,12 @@ struct CapacityResult {
   int64_t max_users = 0;
   // True when max_users == the search bound and it passed: a lower bound.
   bool at_search_limit = false;
-  // Why the next load up failed (SLO, saturation), or "search limit".
+  // Why the next load up failed (SLO, saturation, rejection), or "search limit".
   std::string limited_by;
+  // The next load up failed because the engine rejected requests: the
+  // answer reflects a configuration limit, not load, and no replica or GPU
+  // count follows from it.
+  bool limited_by_rejections = false;
   // Smallest load found saturated; 0 when none was.
   int64_t saturated_from_users = 0;
   std::vector<LoadProbe> probes;  // in probe order

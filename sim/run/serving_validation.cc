@@ -420,6 +420,25 @@ std::shared_ptr<const TraceInMemory> ReplayTrace(const ServingRun& run,
   return trace;
 }
 
+// validate-serving compares every request of the run: one the simulated
+// engine rejects (too long for --max-model-len or for the KV cache) has no
+// prediction. UsageError when a command-line option caused it, InputError
+// naming the run's first file when its own configuration did.
+void RequireEveryRequestServed(const ServingRun& run, const ServingValidationOptions& options,
+                               const ExperimentResult& result) {
+  const int64_t rejected = result.summary.engine.rejected_requests;
+  if (rejected == 0) return;
+  const std::string why =
+      std::to_string(rejected) + " of the run's " + std::to_string(run.requests.size()) +
+      " requests were rejected by the simulated engine (first: " +
+      SettingText(result.info, "warnings", "rejected_requests", 0) +
+      "), so they cannot be compared; every request the real server served must fit";
+  for (const char* option : {"max-model-len", "num-gpu-blocks-override", "kv-blocks"}) {
+    if (Given(options, option)) throw UsageError("--" + std::string(option) + ": " + why);
+  }
+  throw InputError(run.files.empty() ? run.description : run.files.front(), 0, "", why);
+}
+
 // Measured and predicted per-request latencies (ms) and relative errors.
 struct LatencySamples {
   std::vector<double> m_ttft, p_ttft, m_tpot, p_tpot, m_e2e, p_e2e, r_ttft, r_tpot, r_e2e;
@@ -569,6 +588,7 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
   config.trace_in_memory = ReplayTrace(run, order, arrivals);
   v.result = RunExperiment(config);
   v.latency_model = SettingText(v.result.info, "latency_model", "description", 0);
+  RequireEveryRequestServed(run, options, v.result);
 
   const LatencySamples s = CompareRequests(run, order, arrivals, v);
   CompareQueue(run, order, arrivals, v);

@@ -32,6 +32,17 @@ void SweepRunner::Run(int64_t k) {
   WriteRequestsCsv(dir + "/requests.csv", result.records);
   rows[static_cast<size_t>(k)] =
       SweepCsvRow(index, grid_size, ExperimentOptionValues(config, option_keys), result);
+  const RunSummary& s = result.summary;
+  if (s.requests_completed == 0) {
+    warnings[static_cast<size_t>(k)] =
+        RunId(index, grid_size) + " (" + PointText(point) + "): no request completed (" +
+        std::to_string(s.engine.rejected_requests) + " rejected, " +
+        std::to_string(s.requests_cancelled) + " cancelled" +
+        (s.engine.rejected_requests > 0
+             ? "; first " + SettingText(result.info, "warnings", "rejected_requests", 0)
+             : std::string()) +
+        "): its latency, rate and hit-rate fields in sweep.csv are empty";
+  }
 }
 
 void ValidateGrid(const ExperimentConfig& base, const std::vector<GridAxis>& axes,

@@ -29,6 +29,8 @@ struct SweepRunner {
   const std::string& out_dir;
   std::vector<std::string> option_keys;  // sweep.csv's option columns
   std::vector<std::string> rows;         // sweep.csv's row of runs[k], by k
+  // Why runs[k] measured nothing (no request completed), by k; "" when it did.
+  std::vector<std::string> warnings = std::vector<std::string>(runs.size());
 
   // Runs grid run runs[k] (thread-safe across k): writes its summary.json
   // and requests.csv and fills rows[k]. A usage error names the run and

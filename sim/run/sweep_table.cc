@@ -32,17 +32,24 @@ std::string InfoText(const RunInfo& info, const std::string& section, const std:
 struct Metric {
   std::string name;
   std::string (*value)(const ExperimentResult&);
+  // Only a run that completed requests has it (latencies, rates, hit rates
+  // over them): empty for a run that measured nothing, never 0 as if measured.
+  bool needs_completed_requests = false;
 };
+
+// The fields of `Metric` rows that need completed requests.
+#define EFIMSIM_MEASURED(name, expr) \
+  {name, [](const ExperimentResult& r) { return expr; }, true}
 
 std::string F(double v) { return FormatFixed(v, 6); }
 std::string I(int64_t v) { return std::to_string(v); }
 
-#define EFIMSIM_DIST(prefix, member)                                                        \
-  {prefix "_mean_ms", [](const ExperimentResult& r) { return F(r.summary.member.mean); }},  \
-      {prefix "_p50_ms", [](const ExperimentResult& r) { return F(r.summary.member.p50); }}, \
-      {prefix "_p90_ms", [](const ExperimentResult& r) { return F(r.summary.member.p90); }}, \
-      {prefix "_p99_ms", [](const ExperimentResult& r) { return F(r.summary.member.p99); }}, \
-      {prefix "_max_ms", [](const ExperimentResult& r) { return F(r.summary.member.max); }}
+#define EFIMSIM_DIST(prefix, member)                                   \
+  EFIMSIM_MEASURED(prefix "_mean_ms", F(r.summary.member.mean)),       \
+      EFIMSIM_MEASURED(prefix "_p50_ms", F(r.summary.member.p50)),     \
+      EFIMSIM_MEASURED(prefix "_p90_ms", F(r.summary.member.p90)),     \
+      EFIMSIM_MEASURED(prefix "_p99_ms", F(r.summary.member.p99)),     \
+      EFIMSIM_MEASURED(prefix "_max_ms", F(r.summary.member.max))
 
 const std::vector<Metric>& Metrics() {
   static const std::vector<Metric> metrics = {
@@ -58,13 +65,10 @@ const std::vector<Metric>& Metrics() {
       {"trace_lines_skipped", [](const ExperimentResult& r) { return I(r.summary.trace_lines_skipped); }},
       {"trace_records_dropped",
        [](const ExperimentResult& r) { return I(r.summary.trace_records_dropped); }},
-      {"makespan_s", [](const ExperimentResult& r) { return F(ToSeconds(r.summary.makespan)); }},
-      {"request_throughput_per_s",
-       [](const ExperimentResult& r) { return F(r.summary.request_throughput_per_s); }},
-      {"output_token_throughput_per_s",
-       [](const ExperimentResult& r) { return F(r.summary.output_token_throughput_per_s); }},
-      {"total_token_throughput_per_s",
-       [](const ExperimentResult& r) { return F(r.summary.total_token_throughput_per_s); }},
+      EFIMSIM_MEASURED("makespan_s", F(ToSeconds(r.summary.makespan))),
+      EFIMSIM_MEASURED("request_throughput_per_s", F(r.summary.request_throughput_per_s)),
+      EFIMSIM_MEASURED("output_token_throughput_per_s", F(r.summary.output_token_throughput_per_s)),
+      EFIMSIM_MEASURED("total_token_throughput_per_s", F(r.summary.total_token_throughput_per_s)),
       EFIMSIM_DIST("ttft", ttft_ms),
       EFIMSIM_DIST("tpot", tpot_ms),
       EFIMSIM_DIST("e2e", e2e_ms),
@@ -72,14 +76,12 @@ const std::vector<Metric>& Metrics() {
       {"prompt_tokens", [](const ExperimentResult& r) { return I(r.summary.prompt_tokens); }},
       {"output_tokens", [](const ExperimentResult& r) { return I(r.summary.output_tokens); }},
       {"cached_tokens", [](const ExperimentResult& r) { return I(r.summary.cached_tokens); }},
-      {"prefix_cache_hit_rate",
-       [](const ExperimentResult& r) { return F(r.summary.prefix_cache_hit_rate); }},
+      EFIMSIM_MEASURED("prefix_cache_hit_rate", F(r.summary.prefix_cache_hit_rate)),
       {"prefix_cache_queries",
        [](const ExperimentResult& r) { return I(r.summary.engine.prefix_cache_query_tokens); }},
       {"prefix_cache_hits",
        [](const ExperimentResult& r) { return I(r.summary.engine.prefix_cache_hit_tokens); }},
-      {"first_admission_hit_rate",
-       [](const ExperimentResult& r) { return F(r.summary.first_admission_hit_rate); }},
+      EFIMSIM_MEASURED("first_admission_hit_rate", F(r.summary.first_admission_hit_rate)),
       {"preemptions", [](const ExperimentResult& r) { return I(r.summary.engine.preemptions); }},
       {"efim_rebases", [](const ExperimentResult& r) { return I(r.summary.efim_rebases); }},
       {"kv_blocks_total", [](const ExperimentResult& r) { return I(r.summary.engine.kv_blocks_total); }},
@@ -97,6 +99,7 @@ const std::vector<Metric>& Metrics() {
   return metrics;
 }
 #undef EFIMSIM_DIST
+#undef EFIMSIM_MEASURED
 
 // The engines' part counters sweep.csv lists for every run (0 where a run
 // lacks them), in registry order, after the shared metrics.
@@ -165,9 +168,10 @@ std::string SweepCsvRow(int64_t run_index, int64_t grid_size,
     out += ',';
     out += CsvField(option.second);
   }
+  const bool measured = result.summary.requests_completed > 0;
   for (const Metric& metric : Metrics()) {
     out += ',';
-    out += CsvField(metric.value(result));
+    if (measured || !metric.needs_completed_requests) out += CsvField(metric.value(result));
   }
   for (const std::string& counter : PartCounterColumns()) {
     out += ',';

@@ -21,6 +21,8 @@ std::string RunId(int64_t run_index, int64_t grid_size);
 
 std::string SweepCsvHeader(const std::vector<OptionSetting>& options);
 // One line, newline-terminated. `options` are ExperimentOptionValues(config).
+// A run that completed no request (every one rejected or cancelled) leaves
+// its latency, rate and hit-rate fields empty: it measured none.
 std::string SweepCsvRow(int64_t run_index, int64_t grid_size,
                         const std::vector<OptionSetting>& options, const ExperimentResult& result);
 

@@ -178,6 +178,9 @@ mkdir -p "$out/vs/vllm" && cp "$run_dir/workload.jsonl" "$out/vs/" && cp "$run_d
 sed -i 's/"output_toks": 3/"output_toks": 4/' "$out/vs/workload.jsonl"
 expect_error_plain "field 'sha256'" validate-serving "$out/vs"
 expect_error_plain "the run does not name its GPU: give --gpu" validate-serving "$run_dir/vllm_bench_result.json"
+# A request the simulated engine rejects cannot be compared: a usage error
+# naming the option that caused it (it was an internal error, exit 3).
+expect_error_plain "--max-model-len: 4 of the run's 4 requests were rejected" validate-serving "$run_dir" --max-model-len 10
 stdout=$("$efimsim" validate-serving "$run_dir" 2>&1)
 if [[ $? -eq 0 && $stdout == *"ttft"*"tpot"*"e2e"* && $stdout == *"not reproduced"* ]]; then
   passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: validate-serving on the fixture: $stdout"; fi

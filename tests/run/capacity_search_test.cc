@@ -129,6 +129,26 @@ TEST(CapacitySearch, ReachingTheSearchBoundSaysItIsALowerBound) {
   EXPECT_NE(r.limited_by.find("lower bound"), std::string::npos);
 }
 
+TEST(CapacitySearch, RejectedRequestsAreNotSaturation) {
+  // Documents of 2048-4096 tokens against a 3000-token context: some users'
+  // requests can never be served. That failure is a configuration limit,
+  // said so, and never called saturation (it used to be, via the plateau).
+  ExperimentConfig base = Paper("fim");
+  base.engine.max_model_len = 3000;
+  CapacitySearchConfig search;
+  search.max_users = 64;
+  const CapacityResult r = SearchCapacity(base, {}, search);
+  EXPECT_TRUE(r.limited_by_rejections);
+  EXPECT_EQ(r.limited_by.rfind("rejected at ", 0), 0u) << r.limited_by;
+  EXPECT_EQ(r.saturated_from_users, 0);
+  for (const LoadProbe& p : r.probes) {
+    if (p.rejected > 0) {
+      EXPECT_FALSE(p.saturated) << p.verdict;
+      EXPECT_NE(p.verdict.find("not load"), std::string::npos) << p.verdict;
+    }
+  }
+}
+
 TEST(CapacitySearch, ImpossibleSloGivesZeroUsers) {
   CapacitySearchConfig search;
   search.max_users = 8;

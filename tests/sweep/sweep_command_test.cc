@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -109,6 +110,41 @@ TEST_F(SweepCommandTest, ErrorsNameTheOption) {
 TEST(SweepTable, RunIdsWidenOnlyForHugeGrids) {
   EXPECT_EQ(RunId(7, 12), "run-0007");
   EXPECT_EQ(RunId(7, 123456), "run-000007");
+}
+
+TEST_F(SweepCommandTest, APointThatMeasuredNothingLeavesItsLatencyFieldsEmpty) {
+  // max_model_len=100 rejects every request of the first point: it must not
+  // report 0 ms latencies and zero throughput as if it had measured them.
+  ASSERT_EQ(Run(RunSweepCommand, {"sweep", "--grid", "max_model_len=100,0", "--policies", "fim",
+                                  "--users", "2", "--rounds", "1", "--documents", "synthetic",
+                                  "--wall-time=false", "--jobs", "1", "--out", Dir("rejected")}),
+            0);
+  std::istringstream csv(Read(Dir("rejected") + "/sweep.csv"));
+  std::string header, rejected, served;
+  std::getline(csv, header);
+  std::getline(csv, rejected);
+  std::getline(csv, served);
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream fields(line);
+    std::string cell;
+    while (std::getline(fields, cell, ',')) cells.push_back(cell);
+    if (!line.empty() && line.back() == ',') cells.push_back("");
+    return cells;
+  };
+  auto field = [&](const std::string& row, const std::string& column) {
+    const std::vector<std::string> names = split(header), values = split(row);
+    const auto at = static_cast<size_t>(std::find(names.begin(), names.end(), column) - names.begin());
+    return at < values.size() ? values[at] : std::string("?");
+  };
+  EXPECT_EQ(field(rejected, "requests_completed"), "0");
+  EXPECT_EQ(field(rejected, "requests_rejected"), "2");
+  for (const char* column : {"ttft_mean_ms", "e2e_p99_ms", "request_throughput_per_s",
+                             "makespan_s", "prefix_cache_hit_rate"}) {
+    EXPECT_EQ(field(rejected, column), "") << column;
+    EXPECT_NE(field(served, column), "") << column;
+  }
+  EXPECT_EQ(field(rejected, "steps"), "0");  // counters stay: they are measured
 }
 
 }  // namespace
