@@ -58,6 +58,10 @@ struct EngineEntry {
   void (*validate)(const EngineContext& context) = nullptr;
   // One replica's core.
   std::unique_ptr<EngineCore> (*make)(const EngineContext& context) = nullptr;
+  // Bytes one replica's KV structures will take (block pool, key index,
+  // radix tree, optional tiers), estimated from their sizes before they are
+  // allocated (sim/run/memory_budget.h), with the options they grow with.
+  double (*memory_bytes)(const EngineContext& context) = nullptr;
   // The "engine" section's leading settings: name, semantics and the
   // engine's own options (the settings all engines share follow).
   void (*describe)(const EngineContext& context, std::vector<Setting>& settings) = nullptr;

@@ -57,6 +57,30 @@ ModelSpec RunModel(const ExperimentConfig& config) {
 }
 
 
+// The run's memory estimate against its budget (memory_budget.h): every
+// replica's KV structures and what the workload makes up front. Throws
+// UsageError naming the options behind the largest part; true otherwise.
+bool CheckRunMemory(const ExperimentConfig& c, const ModelSpec& model, const GpuSpec& gpu,
+                    const KvCapacity& capacity, const PolicySpec& policy) {
+  const EngineEntry& engine = Engines().Get(c.engine.name);
+  std::vector<MemoryItem> items;
+  if (engine.memory_bytes != nullptr) {
+    const EngineContext context{c.engine, c.engine_options, model, gpu, capacity,
+                                policy.prefix_caching};
+    const std::string blocks = std::to_string(capacity.blocks);
+    std::string options = c.engine.kv_blocks > 0 ? "--kv-blocks " + blocks
+                          : c.engine.num_gpu_blocks_override > 0
+                              ? "--num-gpu-blocks-override " + blocks
+                              : "the KV cache GPU memory leaves (" + blocks + " blocks)";
+    if (c.replicas > 1) options += " x --replicas " + std::to_string(c.replicas);
+    items.push_back({"the KV cache structures (and the engine's optional tiers)", options,
+                     static_cast<double>(c.replicas) * engine.memory_bytes(context)});
+  }
+  items.push_back(WorkloadMemory(c));
+  CheckMemoryBudget(items, MemoryBudgetBytes(c.max_memory_gib), c.max_memory_gib);
+  return true;
+}
+
 // What a run is made of, built and checked in this order before anything
 // runs (so a bad setting fails before any work). Without `with_workload`
 // (ValidateExperiment) every part but the workload: no trace is read, no
@@ -72,6 +96,7 @@ struct RunParts {
         default_output_length(output_length_option.IsDefault()),
         output_length(MakeOutputLength(c, output_length_option, policy)),
         capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel)),
+        memory_fits(CheckRunMemory(c, model, gpu, capacity, policy)),
         latency(MakeLatencyModel(RunLatencyConfig(c), model, gpu)),
         workload(with_workload ? MakeWorkload(c.workload, {c, policy, model, RunTokenizer(c),
                                                             output_length.get()})
@@ -91,6 +116,7 @@ struct RunParts {
   const bool default_output_length;
   const std::unique_ptr<OutputLengthModel> output_length;  // null: every request to its cap
   const KvCapacity capacity;
+  const bool memory_fits;  // checked before anything that grows with an option is built
   const std::unique_ptr<LatencyModel> latency;
   const std::unique_ptr<Workload> workload;  // null without with_workload
   const EngineEntry& engine;

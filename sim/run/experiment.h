@@ -93,6 +93,9 @@ struct ExperimentConfig {
   // (sim/run/router.h: round-robin, least-outstanding, session-affinity).
   int64_t replicas = 1;
   std::string router = "round-robin";
+  // The memory a run may use (sim/run/memory_budget.h); 0: 80% of this
+  // machine's. A run whose estimate exceeds it is refused before it starts.
+  double max_memory_gib = 0;
   // "": none. Otherwise a Chrome trace-event JSON of the run (steps per
   // replica, requests per session; sim/metrics/timeline_writer.h).
   std::string timeline_path;

@@ -150,6 +150,10 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
         "sees); the closed loop's next request is not delayed by it. 0 = none (engine times)", 0,
         kParamNoLimit, {}, /*quiet_default=*/true},
        &C::client_overhead_ms},
+      {{"max-memory-gib", "GiB", "memory a run may use; a run whose estimate (KV structures of "
+        "every replica, prompts made up front) exceeds it is refused before it starts; 0: 80% of "
+        "this machine's", 0, kParamNoLimit, {}, /*quiet_default=*/true},
+       &C::max_memory_gib},
   };
   return table;
 }

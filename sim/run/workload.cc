@@ -8,6 +8,7 @@ namespace {
 struct WorkloadEntry {
   std::unique_ptr<Workload> (*make)(const WorkloadContext&) = nullptr;
   WorkloadCapacityAxes capacity;
+  MemoryItem (*memory)(const ExperimentConfig&) = nullptr;  // null: streams its requests
 };
 
 const Registry<WorkloadEntry>& Workloads() {
@@ -18,14 +19,21 @@ const Registry<WorkloadEntry>& Workloads() {
     r.Add("trace", {&MakeTraceWorkload, {false, false, Rate::kArrivals}});
     r.Add("typing", {&MakeTypingWorkload, {true, false, Rate::kSessions}});
     // Its load stages wait on completions: no arrival schedule to scale.
-    r.Add("inference-perf", {&MakeInferencePerfWorkload, {false, false, Rate::kNone}});
-    r.Add("vllm-bench", {&MakeVllmBenchWorkload, {false, false, Rate::kArrivals}});
+    r.Add("inference-perf",
+          {&MakeInferencePerfWorkload, {false, false, Rate::kNone}, &InferencePerfMemory});
+    r.Add("vllm-bench",
+          {&MakeVllmBenchWorkload, {false, false, Rate::kArrivals}, &VllmBenchMemory});
     return r;
   }();
   return registry;
 }
 
 }  // namespace
+
+MemoryItem WorkloadMemory(const ExperimentConfig& config) {
+  const WorkloadEntry& entry = Workloads().Get(config.workload);
+  return entry.memory != nullptr ? entry.memory(config) : MemoryItem{};
+}
 
 WorkloadCapacityAxes CapacityAxes(const std::string& name) {
   return Workloads().Get(name).capacity;

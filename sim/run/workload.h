@@ -36,6 +36,7 @@
 #include "sim/core/simulator.h"
 #include "sim/metrics/run_info.h"
 #include "sim/run/experiment.h"
+#include "sim/run/memory_budget.h"
 #include "sim/run/run_params.h"
 #include "traces/shared_tokenizer.h"
 #include "traces/trace_reader.h"
@@ -111,12 +112,20 @@ std::unique_ptr<TraceReplayClient> MakeTraceReplayClient(const ExperimentConfig&
                                                          const TextPromptBuilder* builder,
                                                          const std::string& name);
 
+// What the workload `config` names materialises before or during the run
+// that grows with its options (vllm-bench's prompts, inference-perf's
+// requests), estimated before anything is built (memory_budget.h); bytes 0
+// for a workload that streams its requests.
+MemoryItem WorkloadMemory(const ExperimentConfig& config);
+
 // The factories behind the registry (one per workload file).
 std::unique_ptr<Workload> MakeClosedLoopPaperWorkload(const WorkloadContext& context);
 std::unique_ptr<Workload> MakeTraceWorkload(const WorkloadContext& context);
 std::unique_ptr<Workload> MakeTypingWorkload(const WorkloadContext& context);
 std::unique_ptr<Workload> MakeInferencePerfWorkload(const WorkloadContext& context);
 std::unique_ptr<Workload> MakeVllmBenchWorkload(const WorkloadContext& context);
+MemoryItem InferencePerfMemory(const ExperimentConfig& config);
+MemoryItem VllmBenchMemory(const ExperimentConfig& config);
 
 // The option tables of workloads that have their own (workload_options.h),
 // in registration order; AllParamTables lists them after the shared ones.

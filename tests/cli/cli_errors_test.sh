@@ -57,6 +57,14 @@ expect_error "--slo: unknown metric 'bogus'" capacity --slo bogus=1
 expect_error "--trigger: unknown value 'nope' (choose one of: every-edit, debounce, adaptive-debounce, single-in-flight)" replay --workload typing --trigger nope
 expect_error "/nonexistent" replay --workload trace --trace /nonexistent
 expect_error "--rate-scale" replay --workload trace --trace /nonexistent --rate-scale 0
+# Sizes that scale memory are estimated before anything is allocated (they
+# died of bad_alloc, exit 3, or grew past 8 GB).
+expect_error "--kv-blocks 500000000: the KV cache structures" replay --kv-blocks 500000000
+expect_error "--num-gpu-blocks-override 2000000000: the KV cache structures" replay --num-gpu-blocks-override 2000000000
+expect_error "--stages 10:1e12: the 1e+13 requests inference-perf's stages send" replay --workload inference-perf --stages 10:1e12
+expect_error "--num-prompts 1000000000 x" replay --workload vllm-bench --num-prompts 1000000000
+expect_error "(--random-prefix-len + --random-input-len) 1e+09" replay --workload vllm-bench --random-input-len 1000000000
+expect_error "more than a run may use: --max-memory-gib 0.1" replay --kv-blocks 5000000 --max-memory-gib 0.1
 # An option of a part the run does not use is refused, naming both (never ignored).
 expect_error "--rate-scale: applies to --workload trace or inference-perf or vllm-bench only, but this run has --workload efim-paper" replay --rate-scale 2
 expect_error "--session-rate: applies to --workload typing only, but this run has --workload efim-paper" replay --session-rate 1

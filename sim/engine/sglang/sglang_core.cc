@@ -165,6 +165,13 @@ SglangLimits ResolveSglangLimits(const EngineContext& context) {
   return limits;
 }
 
+// Measured on this build: the RSS of a replay grows by 78 bytes per block
+// of --block-tokens slots (1M -> 4M blocks); rounded up.
+double SglangMemoryBytes(const EngineContext& context) {
+  constexpr double kBytesPerBlock = 80;
+  return static_cast<double>(context.capacity.blocks) * kBytesPerBlock;
+}
+
 std::unique_ptr<EngineCore> MakeSglangCore(const EngineContext& context) {
   SglangCoreConfig config;
   config.limits = ResolveSglangLimits(context);
@@ -213,6 +220,7 @@ EngineEntry SglangEngine() {
                        StoredPart<SglangConfig>("sglang"), ParamScope{"engine", {"sglang"}})};
   };
   entry.make = MakeSglangCore;
+  entry.memory_bytes = SglangMemoryBytes;
   entry.describe = DescribeSglang;
   entry.headline = SglangHeadline;
   return entry;
