@@ -124,7 +124,10 @@ run_case() {
   if [[ $(snapshot "$target") != "$before" ]]; then
     fail "$label: the previous output at $target changed"; ok=0
   fi
-  ((ok)) && passed=$((passed + 1))
+  if ((ok)); then
+    passed=$((passed + 1))
+    echo "ok: $label: exit $rc after $stop_ms ms"
+  fi
   rm -rf "$dir"
 }
 
