@@ -144,7 +144,7 @@ std::vector<Slo> SlosFromOptions(const po::variables_map& values) {
 }
 
 // Reads and checks the command (usage errors in the order the options are
-// checked), installs the interrupt handler into its base config, and
+// checked), gives its base config the interrupt flag, and
 // checks that --out can be created; creates nothing.
 CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   CapacityCommand c;
@@ -170,7 +170,7 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   if (c.open_loop && axes.rate == WorkloadCapacityAxes::Rate::kSessions && base.duration_s == 0) {
     base.duration_s = c.search.typing_window_s;
   }
-  base.interrupt = InstallInterruptHandler();
+  base.interrupt = InterruptFlag();
   c.out_dir = OutputDirOption(c.options.out);
   // Checked now, created only once the search has an answer: a failed or
   // interrupted search leaves no folder behind.
@@ -304,13 +304,9 @@ int RunCapacityCommand(int argc, const char* const* argv) {
   const CapacityCommand command = CapacityCommandFromOptions(values);
   AnnounceSearch(command);
   const auto started = std::chrono::steady_clock::now();
-  std::vector<Plan> plans;
-  try {
-    plans = SearchPolicies(command);
-  } catch (const Interrupted& interrupted) {
-    std::cerr << "efimsim: " << interrupted.what() << "; no output files were written\n";
-    return 130;
-  }
+  std::vector<Plan> plans = SearchPolicies(command);  // Interrupted: main reports it
+  // The last moment to stop: the outputs below are written whole.
+  ThrowIfInterrupted();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   PrepareOutputDir(command.out_dir);

@@ -53,8 +53,8 @@ std::string PolicyTimelinePath(const std::string& path, const std::string& polic
 // Runs policy `index` of `count` on `base`, streaming its records to a new
 // requests.csv in its staged folder (appended to `requests_csv`,
 // uncommitted) and its progress to stderr; appends its result to
-// `results`. False if interrupted: reported on stderr, no result.
-bool RunComparedPolicy(const ExperimentConfig& base, const std::string& policy, size_t index,
+// `results`. Interrupted passes through (the progress line ended first).
+void RunComparedPolicy(const ExperimentConfig& base, const std::string& policy, size_t index,
                        size_t count, const StagedOutputDir& staged,
                        std::vector<std::unique_ptr<RequestsCsvWriter>>& requests_csv,
                        std::vector<PolicyResult>& results) {
@@ -77,10 +77,10 @@ bool RunComparedPolicy(const ExperimentConfig& base, const std::string& policy, 
   try {
     results.push_back({config.policy, RunExperiment(config)});
     if (progress.Finish()) std::cerr << started_line;  // reports replaced or followed it
-  } catch (const Interrupted& interrupted) {
+  } catch (const Interrupted&) {
     progress.Finish();
-    std::cerr << "\nefimsim: " << interrupted.what() << "; no output files were written\n";
-    return false;
+    std::cerr << "\n";
+    throw;
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -89,7 +89,6 @@ bool RunComparedPolicy(const ExperimentConfig& base, const std::string& policy, 
                 static_cast<long long>(results.back().result.summary.requests_completed),
                 static_cast<long long>(results.back().result.summary.engine.steps), wall_s);
   std::cerr << line;
-  return true;
 }
 
 // Checks every run measured requests, then commits each policy's
@@ -119,7 +118,7 @@ int RunCompareCommand(int argc, const char* const* argv) {
   if (!ParseCompareCommandLine(argc, argv, values)) return 0;
   const std::vector<std::string> policies = SplitPolicies(values["policies"].as<std::string>());
   ExperimentConfig base = ExperimentFromOptions(values);
-  base.interrupt = InstallInterruptHandler();
+  base.interrupt = InterruptFlag();
   const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
   // Written whole or not at all; an earlier compare's policy folders that
   // this one does not write are removed at the end, not left beside it.
@@ -130,9 +129,7 @@ int RunCompareCommand(int argc, const char* const* argv) {
   // with the trace); the files appear only after every policy has run.
   std::vector<std::unique_ptr<RequestsCsvWriter>> requests_csv;
   for (size_t i = 0; i < policies.size(); ++i) {
-    if (!RunComparedPolicy(base, policies[i], i, policies.size(), staged, requests_csv, results)) {
-      return 130;
-    }
+    RunComparedPolicy(base, policies[i], i, policies.size(), staged, requests_csv, results);
   }
   CommitComparison(base, results, requests_csv, staged);
 

@@ -3,6 +3,7 @@
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
 #include "traces/trace_open.h"
@@ -56,7 +57,12 @@ int RunConvertCommand(int argc, const char* const* argv) {
   std::unique_ptr<TraceReader> reader = OpenTrace(input, options);
   AtomicOutputFile file(output);
   TraceWriter writer(file.stream(), reader->header());
-  while (auto record = reader->Next()) writer.Write(*record);
+  // Polled per record: an interrupt drops the temporary file (~AtomicOutputFile).
+  while (auto record = reader->Next()) {
+    ThrowIfInterrupted();
+    writer.Write(*record);
+  }
+  ThrowIfInterrupted();
   file.Commit();
   std::cout << "wrote " << writer.records_written() << " records from " << input << " ("
             << TraceFormatName(options.format == TraceFormat::kAuto ? DetectTraceFormat(input)

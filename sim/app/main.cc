@@ -1,12 +1,17 @@
 // efimsim: discrete-event simulator of LLM serving for multi-round code
 // infilling. Exit codes: 0 ok, 2 usage error, 1 bad input or output,
-// 3 internal error (a bug: please report it with the command line).
+// 3 internal error (a bug: please report it with the command line),
+// 128 + the signal when SIGINT (130), SIGTERM (143) or SIGHUP (129) stopped
+// the command: it then wrote nothing, and an earlier output at --out is as
+// it was (sim/app/interrupt.h).
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
 
 #include "sim/app/command_table.h"
 #include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
 
@@ -59,8 +64,17 @@ int Dispatch(int argc, const char* const* argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any command stages anything: from here on a signal only raises
+  // the flag the commands poll.
+  efimsim::cli::InstallInterruptHandler();
   try {
     return Dispatch(argc, argv);
+  } catch (const efimsim::Interrupted& interrupted) {
+    // What was staged is gone: unwinding removed it on the way here.
+    std::cerr << "efimsim: " << interrupted.what() << " by "
+              << efimsim::cli::InterruptSignalName() << "; no output files were written\n";
+    const int signal_number = efimsim::cli::InterruptSignal();
+    return 128 + (signal_number != 0 ? signal_number : SIGINT);
   } catch (const efimsim::UsageError& error) {
     std::cerr << "efimsim: error: " << error.what() << "\n";
     return 2;

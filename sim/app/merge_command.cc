@@ -8,6 +8,7 @@
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
 #include "sim/base/output_dir.h"
 #include "sim/app/staged_output_dir.h"
 #include "sim/run/sweep_manifest.h"
@@ -31,6 +32,7 @@ std::string ReadWholeFile(const std::string& path) {
 SweepManifest CheckOneSweep(const std::vector<std::string>& inputs) {
   SweepManifest first;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    ThrowIfInterrupted();
     const std::string path = inputs[i] + "/sweep.json";
     const SweepManifest manifest = ParseSweepManifest(ReadWholeFile(path), path);
     if (i == 0) {
@@ -75,6 +77,7 @@ int RunMergeCommand(int argc, const char* const* argv) {
   const SweepManifest manifest = CheckOneSweep(inputs);
   std::vector<std::string> contents, names;
   for (const std::string& dir : inputs) {
+    ThrowIfInterrupted();
     names.push_back(dir + "/sweep.csv");
     contents.push_back(ReadWholeFile(names.back()));
   }
@@ -87,9 +90,14 @@ int RunMergeCommand(int argc, const char* const* argv) {
     for (const std::string& dir : inputs) {
       const fs::path runs = fs::path(dir) / "runs";
       if (!fs::is_directory(runs)) continue;
+      // Run by run, polling between them (a sweep may have thousands).
       std::error_code error;
-      fs::copy(runs, staged.Path("runs"),
-               fs::copy_options::recursive | fs::copy_options::overwrite_existing, error);
+      for (fs::directory_iterator run(runs, error), end; !error && run != end;
+           run.increment(error)) {
+        ThrowIfInterrupted();
+        fs::copy(run->path(), fs::path(staged.Path("runs")) / run->path().filename(),
+                 fs::copy_options::recursive | fs::copy_options::overwrite_existing, error);
+      }
       if (error) {
         throw OutputError("merge: copying " + runs.string() + " to " + out_dir + "/runs: " +
                           error.message());

@@ -15,6 +15,7 @@
 #include "models/formats/spec_catalog.h"
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
 #include "sim/base/output_dir.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
@@ -125,6 +126,13 @@ ImportSettings ImportSettingsFrom(const po::variables_map& values, const std::st
   return settings;
 }
 
+// Writes an imported profile to --out whole, unless a signal came during
+// the import (its readers are not polled): then Interrupted, nothing written.
+void WriteImportedProfile(const std::string& out, const std::string& json) {
+  ThrowIfInterrupted();
+  WriteFileAtomically(out, json);
+}
+
 // --from pytorch-reference: the profile from the ops JSON runs, with
 // elementwise rates from a Vidur mlp.csv when given.
 KernelProfile ImportFromReference(const po::variables_map& values, const ModelSpec& model,
@@ -134,6 +142,7 @@ KernelProfile ImportFromReference(const po::variables_map& values, const ModelSp
   if (values.count("mlp")) throw UsageError("--mlp: only for --from vidur");
   std::vector<ReferenceOps> runs;
   for (const std::string& path : values["run"].as<std::vector<std::string>>()) {
+    ThrowIfInterrupted();
     runs.push_back(LoadReferenceOps(path));
   }
   std::optional<ElementwiseRates> rates;
@@ -212,7 +221,7 @@ int ImportFromAiConfigurator(const po::variables_map& values, const GpuSpec& gpu
                  static_cast<long long>(s.points), 100 * s.median, 100 * s.p90);
   }
   const std::string out = values["out"].as<std::string>();
-  WriteFileAtomically(out, ShapeProfileJson(profile));
+  WriteImportedProfile(out, ShapeProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s, %s kernels)\n", out.c_str(), profile.gpu.c_str(), profile.engine.c_str());
   return 0;
 }
@@ -230,7 +239,7 @@ int ImportLlmServingSimShapeProfile(const po::variables_map& values, const GpuSp
       ImportLlmServingSimShapes(values["bundle"].as<std::vector<std::string>>(), gpu, settings, report);
   for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());
   const std::string out = values["out"].as<std::string>();
-  WriteFileAtomically(out, ShapeProfileJson(profile));
+  WriteImportedProfile(out, ShapeProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s, %s kernels, %zu GEMM shapes)\n", out.c_str(), profile.gpu.c_str(),
                profile.engine.c_str(), profile.gemm.size());
   return 0;
@@ -320,7 +329,7 @@ int RunImport(int argc, const char* const* argv) {
   } else if (from == "efimsim-kernels") {
     profile = ImportFromEfimsimKernels(values, model, gpu);
     const std::string out = values["out"].as<std::string>();
-    WriteFileAtomically(out, KernelProfileJson(profile));
+    WriteImportedProfile(out, KernelProfileJson(profile));
     std::fprintf(stderr, "wrote %s (%s/%s)\n", out.c_str(), profile.gpu.c_str(), profile.model.c_str());
     return 0;
   } else {
@@ -330,7 +339,7 @@ int RunImport(int argc, const char* const* argv) {
 
   PrintImportReport(report);
   const std::string out = values["out"].as<std::string>();
-  WriteFileAtomically(out, KernelProfileJson(profile));
+  WriteImportedProfile(out, KernelProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s/%s)\n", out.c_str(), profile.gpu.c_str(), profile.model.c_str());
   return 0;
 }

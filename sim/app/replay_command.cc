@@ -37,7 +37,7 @@ int RunReplayCommand(int argc, const char* const* argv) {
     return 0;
   }
   ExperimentConfig config = ExperimentFromOptions(values);
-  config.interrupt = InstallInterruptHandler();
+  config.interrupt = InterruptFlag();
   config.policy = values["policy"].as<std::string>();
   GetPolicy(config.policy);  // validate before any work
   const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
@@ -54,10 +54,9 @@ int RunReplayCommand(int argc, const char* const* argv) {
   try {
     result = RunExperiment(config);
     progress.Finish();
-  } catch (const Interrupted& interrupted) {
+  } catch (const Interrupted&) {
     progress.Finish();
-    std::cerr << "efimsim: " << interrupted.what() << "; no output files were written\n";
-    return 130;
+    throw;  // main reports it; unwinding removes the staged files
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "sim/app/interrupt.h"
 #include "sim/base/output_dir.h"
 #include "sim/base/errors.h"
 
@@ -30,6 +31,7 @@ StagedOutputDir::~StagedOutputDir() {
 }
 
 void StagedOutputDir::Commit(const std::vector<std::string>& stale) {
+  ThrowIfInterrupted();  // the last moment to stop; the moves below are not cut short
   try {
     PrepareOutputDir(final_dir_);
     std::vector<std::string> names;

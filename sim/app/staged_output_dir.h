@@ -29,6 +29,8 @@ class StagedOutputDir {
 
   // Moves the staged outputs into the final folder (created if missing).
   // OutputError when a rename fails; the staging folder is then removed.
+  // Interrupted, moving nothing, once a signal came (interrupt.h); a signal
+  // during the moves waits for them (its handler only raises the flag).
   void Commit(const std::vector<std::string>& stale = {});
 
  private:

@@ -130,7 +130,7 @@ int RunSweepCommand(int argc, const char* const* argv) {
   if (!base.timeline_path.empty()) {
     throw UsageError("--timeline: not available in sweep (use replay for one run's timeline)");
   }
-  base.interrupt = InstallInterruptHandler();
+  base.interrupt = InterruptFlag();
   const std::vector<GridAxis> axes = SweepAxes(values);
   const int64_t grid_size = GridSize(axes);
   const Shard shard = ParseShard(values["shard"].as<std::string>());
@@ -155,9 +155,9 @@ int RunSweepCommand(int argc, const char* const* argv) {
     ParallelFor(
         static_cast<int64_t>(runs.size()), jobs, [&](int64_t k) { sweep.Run(k); },
         [&](int64_t done) { PrintSweepProgress(done, runs.size(), started, tty); });
-  } catch (const Interrupted& interrupted) {
-    std::cerr << "\nefimsim: " << interrupted.what() << "; no output files were written\n";
-    return 130;
+  } catch (const Interrupted&) {
+    std::cerr << "\n";  // after the progress line; main reports the interrupt
+    throw;
   }
   if (tty) std::cerr << "\n";
   for (const std::string& warning : sweep.warnings) {

@@ -6,6 +6,7 @@
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
 #include "sim/base/errors.h"
 #include "traces/load_tokenizer.h"
 
@@ -58,24 +59,29 @@ int RunTokenizeCommand(int argc, const char* const* argv) {
   }
   const tokenizer::BpeTokenizer bpe = LoadTokenizer(values["tokenizer"].as<std::string>());
   const bool json = values["json"].as<bool>();
-  if (json) std::cout << "{\"files\": [";
+  // Printed whole at the end: an interrupt (polled per file) prints nothing.
+  std::ostringstream out;
+  if (json) out << "{\"files\": [";
   bool first = true;
   for (const std::string& file : files) {
+    ThrowIfInterrupted();
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file, 0, "", "cannot open file");
     std::ostringstream text;
     text << in.rdbuf();
     const std::vector<int32_t> ids = bpe.Encode(text.str(), tokenizer::AddedTokenText::kAsPlainText);
     if (json) {
-      std::cout << (first ? "" : ", ") << "{\"path\": " << JsonString(file) << ", \"ids\": [";
-      for (size_t i = 0; i < ids.size(); ++i) std::cout << (i ? "," : "") << ids[i];
-      std::cout << "]}";
+      out << (first ? "" : ", ") << "{\"path\": " << JsonString(file) << ", \"ids\": [";
+      for (size_t i = 0; i < ids.size(); ++i) out << (i ? "," : "") << ids[i];
+      out << "]}";
     } else {
-      std::cout << ids.size() << "\t" << file << "\n";
+      out << ids.size() << "\t" << file << "\n";
     }
     first = false;
   }
-  if (json) std::cout << "]}\n";
+  if (json) out << "]}\n";
+  ThrowIfInterrupted();
+  std::cout << out.str();
   return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
+#include "sim/app/interrupt.h"
 #include "traces/serving_run.h"
 #include "sim/run/serving_validation.h"
 #include "sim/base/errors.h"
@@ -111,7 +112,9 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
 
   const ServingValidationOptions options = ValidationOptions(values);
   const ServingRun run = ReadServingRun(paths, values["workload"].as<std::string>());
+  ThrowIfInterrupted();
   const ServingValidation validation = ValidateServing(run, options);
+  ThrowIfInterrupted();  // before anything is printed or written
   std::cout << RenderServingValidation(run, validation);
   const std::string json = values["json"].as<std::string>();
   if (!json.empty()) {

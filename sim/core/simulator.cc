@@ -36,14 +36,18 @@ uint64_t Simulator::Run() {
     ++events_handled_;
     if ((events_handled_ & 4095) != 0) continue;
     if (periodic_hook_) periodic_hook_();
-    if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) {
-      running_ = false;
-      throw Interrupted("interrupted at simulated time " +
-                        std::to_string(ToSeconds(now_.time_since_epoch())) + " s");
-    }
+    if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) ThrowInterrupted();
   }
   running_ = false;
+  // A run shorter than the polling period stops too: its result is dropped.
+  if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) ThrowInterrupted();
   return events_handled_ - handled_before;
+}
+
+void Simulator::ThrowInterrupted() {
+  running_ = false;
+  throw Interrupted("interrupted at simulated time " +
+                    std::to_string(ToSeconds(now_.time_since_epoch())) + " s");
 }
 
 }  // namespace efimsim

@@ -32,7 +32,8 @@ class Simulator {
   // Returns the number of events handled by this call.
   uint64_t Run();
   // When set, Run() throws Interrupted soon after *flag becomes true (it is
-  // polled every few thousand events). The flag must outlive the run.
+  // polled every few thousand events, and before Run() returns, so a short
+  // run stops too). The flag must outlive the run.
   void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
   // Called from Run() every few thousand events, between events: for
   // host-side work such as progress reports. It must not schedule events or
@@ -44,6 +45,7 @@ class Simulator {
 
  private:
   [[noreturn]] void ThrowClockOverflow(Duration delay) const;
+  [[noreturn]] void ThrowInterrupted();
 
   EventQueue queue_;
   TimePoint now_ = kTimeZero;

@@ -227,10 +227,18 @@ void ValidateExperiment(const ExperimentConfig& config) {
   MakeRoutingPolicy(config.router);
 }
 
+void PollInterrupt(const ExperimentConfig& config) {
+  if (config.interrupt != nullptr && config.interrupt->load(std::memory_order_relaxed)) {
+    throw Interrupted("interrupted");
+  }
+}
+
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const auto wall_start = Clock::now();
+  PollInterrupt(config);
   CheckSettings(config);
   const RunParts parts(config);
+  PollInterrupt(config);  // the set-up (trace, corpus, tokenizer) can take a while
 
   Simulator simulator;
   simulator.set_interrupt_flag(config.interrupt);

@@ -135,10 +135,15 @@ struct ExperimentResult {
 };
 
 // Throws UsageError for bad settings, InputError for a bad trace,
-// Interrupted when config.interrupt is raised; InternalError if an
+// Interrupted when config.interrupt is raised (polled before the set-up,
+// after it, and while the simulation runs); InternalError if an
 // end-of-run invariant fails (every request finished, cancelled or
 // rejected, every block back with reference count 0, no event left).
 ExperimentResult RunExperiment(const ExperimentConfig& config);
+
+// Throws Interrupted when config.interrupt is raised (nothing without a
+// flag): the poll between runs, sweep points and capacity probes.
+void PollInterrupt(const ExperimentConfig& config);
 
 // The checks RunExperiment makes before it runs anything, short of building
 // the workload (no trace is read, no corpus tokenized): option ranges and

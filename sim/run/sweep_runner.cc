@@ -16,6 +16,7 @@ std::string PointText(const std::vector<OptionSetting>& point) {
 }
 
 void SweepRunner::Run(int64_t k) {
+  PollInterrupt(base);  // the pool starts no further run once one throws
   const int64_t index = runs[static_cast<size_t>(k)];
   const std::vector<OptionSetting> point = GridPoint(axes, index);
   ExperimentConfig config = base;
@@ -48,6 +49,7 @@ void SweepRunner::Run(int64_t k) {
 void ValidateGrid(const ExperimentConfig& base, const std::vector<GridAxis>& axes,
                   int64_t grid_size) {
   for (int64_t index = 0; index < grid_size; ++index) {
+    PollInterrupt(base);
     const std::vector<OptionSetting> point = GridPoint(axes, index);
     ExperimentConfig config = base;
     for (const auto& [key, value] : point) SetExperimentOption(config, key, value);

@@ -34,13 +34,14 @@ struct SweepRunner {
 
   // Runs grid run runs[k] (thread-safe across k): writes its summary.json
   // and requests.csv and fills rows[k]. A usage error names the run and
-  // its point.
+  // its point; Interrupted (base.interrupt) before or during the run.
   void Run(int64_t k);
 };
 
 // Every grid point checked as its run would check it (ValidateExperiment),
 // before any run: a bad combination (e.g. --grid engine=vllm_v1,sglang with
 // --cpu-kv-gib) fails at once, naming its run, instead of mid-sweep.
+// Interrupted (base.interrupt) between points.
 void ValidateGrid(const ExperimentConfig& base, const std::vector<GridAxis>& axes,
                   int64_t grid_size);
 
