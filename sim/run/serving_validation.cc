@@ -12,6 +12,7 @@
 #include "sim/base/atomic_file.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
+#include "sim/run/run_params.h"
 #include "sim/metrics/summary.h"
 
 namespace efimsim {
@@ -420,6 +421,29 @@ std::shared_ptr<const TraceInMemory> ReplayTrace(const ServingRun& run,
   return trace;
 }
 
+// Settings taken from the run are the run's: a value efimsim cannot take
+// (tensor_parallel_size 3) is an InputError naming the run's file and field,
+// not a command-line option error. Options given on the command line stay
+// usage errors.
+void CheckSettingsTakenFromRun(const ServingRun& run, const ServingValidationOptions& options,
+                               const ExperimentConfig& config, const ServingValidation& v) {
+  try {
+    CheckRunParams(config);
+  } catch (const UsageError& error) {
+    const std::string what = error.what();
+    const size_t colon = what.find(": ");
+    if (what.rfind("--", 0) != 0 || colon == std::string::npos) throw;
+    const std::string option = what.substr(2, colon - 2);
+    if (Given(options, option)) throw;
+    for (const auto& [field, mapped] : v.mapping) {
+      if (mapped.find("-> --" + option) == std::string::npos) continue;
+      throw InputError(run.files.empty() ? run.description : run.files.front(), 0, field,
+                       what.substr(colon + 2) + " (efimsim's --" + option + " cannot take it)");
+    }
+    throw;
+  }
+}
+
 // validate-serving compares every request of the run: one the simulated
 // engine rejects (too long for --max-model-len or for the KV cache) has no
 // prediction. UsageError when a command-line option caused it, InputError
@@ -584,6 +608,7 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
 
   const std::string arrivals = ChooseArrivals(run, options, v);
   const std::vector<size_t> order = ArrivalOrder(run, arrivals);
+  CheckSettingsTakenFromRun(run, options, config, v);
   config.trace_path = "the run's requests (" + run.description + ")";  // a label only
   config.trace_in_memory = ReplayTrace(run, order, arrivals);
   v.result = RunExperiment(config);

@@ -186,6 +186,11 @@ mkdir -p "$out/vs/vllm" && cp "$run_dir/workload.jsonl" "$out/vs/" && cp "$run_d
 sed -i 's/"output_toks": 3/"output_toks": 4/' "$out/vs/workload.jsonl"
 expect_error_plain "field 'sha256'" validate-serving "$out/vs"
 expect_error_plain "the run does not name its GPU: give --gpu" validate-serving "$run_dir/vllm_bench_result.json"
+# A value in the run's meta.json that efimsim cannot take is the run's input
+# error (file and field), not a command-line option error (it was "--tp: ...").
+mkdir -p "$out/vs3/vllm" && cp "$run_dir/workload.jsonl" "$out/vs3/" && cp "$run_dir/vllm/"* "$out/vs3/vllm/"
+sed -i 's/"tensor_parallel_size": 1/"tensor_parallel_size": 3/' "$out/vs3/vllm/meta.json"
+expect_error_plain "vs3/vllm/meta.json: field 'tensor_parallel_size': unknown value '3'" validate-serving "$out/vs3"
 # A request the simulated engine rejects cannot be compared: a usage error
 # naming the option that caused it (it was an internal error, exit 3).
 expect_error_plain "--max-model-len: 4 of the run's 4 requests were rejected" validate-serving "$run_dir" --max-model-len 10
