@@ -1,8 +1,11 @@
 #include "sim/app/staged_output_dir.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <system_error>
 
@@ -12,6 +15,32 @@
 
 namespace efimsim::cli {
 namespace fs = std::filesystem;
+namespace {
+
+// An exclusive lock on a folder (flock on its descriptor) for the life of
+// the object: two efimsim processes committing into the same --out take
+// turns, so the folder holds one whole output, the later one, never a mix.
+// The lock goes with the descriptor, also when the process dies.
+class FolderLock {
+ public:
+  explicit FolderLock(const std::string& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY)) {
+    if (fd_ < 0) throw OutputError("--out: cannot open " + dir + " to lock it");
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        ::close(fd_);
+        throw OutputError("--out: cannot lock " + dir);
+      }
+    }
+  }
+  ~FolderLock() { ::close(fd_); }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
 
 StagedOutputDir::StagedOutputDir(std::string final_dir)
     : final_dir_(OutputDirOption(std::move(final_dir))),
@@ -34,6 +63,7 @@ void StagedOutputDir::Commit(const std::vector<std::string>& stale) {
   ThrowIfInterrupted();  // the last moment to stop; the moves below are not cut short
   try {
     PrepareOutputDir(final_dir_);
+    const FolderLock lock(final_dir_);  // another process's commit into it waits, or we do
     std::vector<std::string> names;
     for (const fs::directory_entry& entry : fs::directory_iterator(staging_)) {
       names.push_back(entry.path().filename().string());

@@ -7,7 +7,9 @@
 // earlier run). Destroyed without Commit (an error, an interrupt), it
 // removes the staging folder: a failed run leaves no new file or folder,
 // and the previous complete output is as it was. Entries of the final folder
-// that the command does not own are never touched.
+// that the command does not own are never touched. Commits of two processes
+// into one folder take turns (a lock on the folder): it ends up holding the
+// later one's whole output, never a mix.
 #include <string>
 #include <vector>
 
