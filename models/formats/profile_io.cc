@@ -101,13 +101,9 @@ std::string Joined(const std::set<std::string>& names) {
   return out;
 }
 
-}  // namespace
-
-KernelProfile ParseKernelProfile(const std::string& json_text, const std::string& origin) {
-  const json root_json = ParseJson(json_text, origin);
-  StrictObject root(root_json, origin, "");
-  KernelProfile profile;
-  profile.origin = origin;
+// "schema_version" (1) and "kind" checked; then gpu, model and command.
+void ReadProfileHeader(StrictObject& root, KernelProfile& profile) {
+  const std::string& origin = root.origin();
   const int64_t version = root.Int("schema_version", 1);
   if (version != 1) {
     throw InputError(origin, 0, "schema_version",
@@ -119,16 +115,40 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
   profile.gpu = root.String("gpu");
   profile.model = root.String("model");
   profile.command = root.String("command");
+}
 
+void ReadKernelNames(StrictObject& root, KernelProfile& profile) {
+  const std::string& origin = root.origin();
   StrictObject kernels(root.Field("kernels"), origin, "kernels");
   profile.gemm_kernel = kernels.String("gemm");
   profile.prefill_attention_kernel = kernels.String("prefill_attention");
   profile.decode_attention_kernel = kernels.String("decode_attention");
   profile.elementwise_kernel = kernels.String("elementwise");
   kernels.RejectUnknownKeys();
+}
 
+void ReadSweepRepetitions(StrictObject& provenance, ProfileSweepRepetitions& r) {
+  const std::string& origin = provenance.origin();
+  StrictObject reps(provenance.Field("sweep_repetitions"), origin, "provenance.sweep_repetitions");
+  r.count = reps.Int("count", 1);
+  r.combine = reps.String("combine");
+  const nlohmann::json& tables = reps.Array("tables");
+  for (size_t i = 0; i < tables.size(); ++i) {
+    StrictObject t(tables[i], origin, "provenance.sweep_repetitions.tables[" + std::to_string(i) + "]");
+    ProfileTableNoise noise;
+    noise.table = t.String("table");
+    noise.points = t.Int("points", 1);
+    noise.max_rel_diff = t.Number("max_rel_diff", 0.0);
+    noise.median_rel_diff = t.Number("median_rel_diff", 0.0);
+    t.RejectUnknownKeys();
+    r.tables.push_back(std::move(noise));
+  }
+  reps.RejectUnknownKeys();
+}
+
+void ReadProvenance(StrictObject& root, ProfileProvenance& p) {
+  const std::string& origin = root.origin();
   StrictObject provenance(root.Field("provenance"), origin, "provenance");
-  ProfileProvenance& p = profile.provenance;
   p.gpu_name = provenance.String("gpu_name");
   p.sm_count = provenance.Int("sm_count", 0);
   p.sm_clock_mhz = provenance.Int("sm_clock_mhz", 0);
@@ -137,26 +157,13 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
   p.cuda_runtime_version = provenance.String("cuda_runtime_version");
   p.git_commit = provenance.String("git_commit");
   p.date_utc = provenance.String("date_utc");
-  if (provenance.Has("sweep_repetitions")) {
-    StrictObject reps(provenance.Field("sweep_repetitions"), origin, "provenance.sweep_repetitions");
-    ProfileSweepRepetitions& r = p.sweep_repetitions;
-    r.count = reps.Int("count", 1);
-    r.combine = reps.String("combine");
-    const nlohmann::json& tables = reps.Array("tables");
-    for (size_t i = 0; i < tables.size(); ++i) {
-      StrictObject t(tables[i], origin, "provenance.sweep_repetitions.tables[" + std::to_string(i) + "]");
-      ProfileTableNoise noise;
-      noise.table = t.String("table");
-      noise.points = t.Int("points", 1);
-      noise.max_rel_diff = t.Number("max_rel_diff", 0.0);
-      noise.median_rel_diff = t.Number("median_rel_diff", 0.0);
-      t.RejectUnknownKeys();
-      r.tables.push_back(std::move(noise));
-    }
-    reps.RejectUnknownKeys();
-  }
+  if (provenance.Has("sweep_repetitions")) ReadSweepRepetitions(provenance, p.sweep_repetitions);
   provenance.RejectUnknownKeys();
+}
 
+// The optional "source" and "interpolation" (log-log unless it says linear).
+void ReadSourceAndInterpolation(StrictObject& root, KernelProfile& profile) {
+  const std::string& origin = root.origin();
   if (root.Has("source")) {
     StrictObject source(root.Field("source"), origin, "source");
     profile.source = ReadProfileSource(source);
@@ -169,48 +176,47 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
       throw InputError(origin, 0, "interpolation", "expected \"linear\" or \"log-log\"");
     }
   }
+}
 
+// A table's "name": one of `known`, not in `seen` (then added to it); `noun`
+// names the kind of table in the errors ("GEMM", "operator").
+std::string ReadTableName(StrictObject& table, const std::set<std::string>& known,
+                          const std::string& noun, std::set<std::string>& seen) {
+  const std::string name = table.String("name");
+  if (!known.count(name)) {
+    throw InputError(table.origin(), 0, table.Path("name"),
+                     "unknown " + noun + " \"" + name + "\" (known: " + Joined(known) + ")");
+  }
+  if (!seen.insert(name).second) {
+    throw InputError(table.origin(), 0, table.Path("name"), noun + " \"" + name + "\" listed twice");
+  }
+  return name;
+}
+
+void ReadGemmTables(StrictObject& root, std::vector<GemmTable>& out) {
+  const std::string& origin = root.origin();
   const json& gemm = root.Array("gemm");
   std::set<std::string> seen;
   for (size_t i = 0; i < gemm.size(); ++i) {
     StrictObject table(gemm[i], origin, Indexed("gemm", i));
     GemmTable t;
-    t.name = table.String("name");
-    if (!GemmNames().count(t.name)) {
-      throw InputError(origin, 0, table.Path("name"),
-                       "unknown GEMM \"" + t.name + "\" (known: " + Joined(GemmNames()) + ")");
-    }
-    if (!seen.insert(t.name).second) {
-      throw InputError(origin, 0, table.Path("name"), "GEMM \"" + t.name + "\" listed twice");
-    }
+    t.name = ReadTableName(table, GemmNames(), "GEMM", seen);
     t.n = table.Int("n", 1);
     t.k = table.Int("k", 1);
     t.points = ReadPoints(table, "m", 1);
     table.RejectUnknownKeys();
-    profile.gemm.push_back(std::move(t));
+    out.push_back(std::move(t));
   }
+}
 
-  // Optional: a source without attention timings leaves them to the roofline.
-  if (root.Has("prefill_attention")) {
-    profile.prefill_attention = ReadAttention(root, "prefill_attention", "new_tokens");
-  }
-  if (root.Has("decode_attention")) {
-    profile.decode_attention = ReadAttention(root, "decode_attention", "batch");
-  }
-
+void ReadElementwiseTables(StrictObject& root, std::vector<ElementwiseTable>& out) {
+  const std::string& origin = root.origin();
   const json& elementwise = root.Array("elementwise");
-  seen.clear();
+  std::set<std::string> seen;
   for (size_t i = 0; i < elementwise.size(); ++i) {
     StrictObject table(elementwise[i], origin, Indexed("elementwise", i));
     ElementwiseTable t;
-    t.name = table.String("name");
-    if (!ElementwiseNames().count(t.name)) {
-      throw InputError(origin, 0, table.Path("name"),
-                       "unknown operator \"" + t.name + "\" (known: " + Joined(ElementwiseNames()) + ")");
-    }
-    if (!seen.insert(t.name).second) {
-      throw InputError(origin, 0, table.Path("name"), "operator \"" + t.name + "\" listed twice");
-    }
+    t.name = ReadTableName(table, ElementwiseNames(), "operator", seen);
     t.points = ReadPoints(table, "tokens", 1);
     if (table.Has("source")) {
       t.source = table.String("source");
@@ -219,27 +225,32 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
       }
     }
     table.RejectUnknownKeys();
-    profile.elementwise.push_back(std::move(t));
+    out.push_back(std::move(t));
   }
+}
 
-  if (root.Has("all_reduce")) {
-    const json& all_reduce = root.Array("all_reduce");
-    std::set<int64_t> degrees;
-    for (size_t i = 0; i < all_reduce.size(); ++i) {
-      StrictObject table(all_reduce[i], origin, Indexed("all_reduce", i));
-      AllReduceTable t;
-      t.tensor_parallel = table.Int("tensor_parallel", 2);
-      if (!degrees.insert(t.tensor_parallel).second) {
-        throw InputError(origin, 0, table.Path("tensor_parallel"), "listed twice");
-      }
-      t.points = ReadPoints(table, "tokens", 1);
-      table.RejectUnknownKeys();
-      profile.all_reduce.push_back(std::move(t));
+// The optional "all_reduce" list, one table per tensor-parallel degree.
+void ReadAllReduceTables(StrictObject& root, std::vector<AllReduceTable>& out) {
+  const std::string& origin = root.origin();
+  if (!root.Has("all_reduce")) return;
+  const json& all_reduce = root.Array("all_reduce");
+  std::set<int64_t> degrees;
+  for (size_t i = 0; i < all_reduce.size(); ++i) {
+    StrictObject table(all_reduce[i], origin, Indexed("all_reduce", i));
+    AllReduceTable t;
+    t.tensor_parallel = table.Int("tensor_parallel", 2);
+    if (!degrees.insert(t.tensor_parallel).second) {
+      throw InputError(origin, 0, table.Path("tensor_parallel"), "listed twice");
     }
+    t.points = ReadPoints(table, "tokens", 1);
+    table.RejectUnknownKeys();
+    out.push_back(std::move(t));
   }
+}
 
+void ReadCpuOverhead(StrictObject& root, ProfileCpuOverhead& c) {
+  const std::string& origin = root.origin();
   StrictObject cpu(root.Field("cpu_overhead"), origin, "cpu_overhead");
-  ProfileCpuOverhead& c = profile.cpu_overhead;
   c.source = cpu.String("source");
   if (c.source != "default" && !c.Measured()) {
     throw InputError(origin, 0, "cpu_overhead.source", "expected \"default\" or \"measured: <how>\"");
@@ -263,6 +274,30 @@ KernelProfile ParseKernelProfile(const std::string& json_text, const std::string
     c.graph_capture_batch_sizes.push_back(size);
   }
   cpu.RejectUnknownKeys();
+}
+
+}  // namespace
+
+KernelProfile ParseKernelProfile(const std::string& json_text, const std::string& origin) {
+  const json root_json = ParseJson(json_text, origin);
+  StrictObject root(root_json, origin, "");
+  KernelProfile profile;
+  profile.origin = origin;
+  ReadProfileHeader(root, profile);
+  ReadKernelNames(root, profile);
+  ReadProvenance(root, profile.provenance);
+  ReadSourceAndInterpolation(root, profile);
+  ReadGemmTables(root, profile.gemm);
+  // Optional: a source without attention timings leaves them to the roofline.
+  if (root.Has("prefill_attention")) {
+    profile.prefill_attention = ReadAttention(root, "prefill_attention", "new_tokens");
+  }
+  if (root.Has("decode_attention")) {
+    profile.decode_attention = ReadAttention(root, "decode_attention", "batch");
+  }
+  ReadElementwiseTables(root, profile.elementwise);
+  ReadAllReduceTables(root, profile.all_reduce);
+  ReadCpuOverhead(root, profile.cpu_overhead);
   root.RejectUnknownKeys();
   return profile;
 }

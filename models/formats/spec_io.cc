@@ -44,12 +44,9 @@ std::vector<std::string> Names(const std::vector<EmbeddedFile>& files) {
   return names;
 }
 
-}  // namespace
-
-ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin) {
-  const json root = ParseJson(json_text, origin);
-  StrictObject object(root, origin, "");
-  CheckSchemaVersion(object);
+// The spec's fields before "tokens", read and checked in file order.
+ModelSpec ReadModelShapes(StrictObject& object) {
+  const std::string& origin = object.origin();
   ModelSpec spec;
   spec.name = object.String("name");
   spec.source = object.String("source");
@@ -90,7 +87,12 @@ ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin
   if (spec.q_heads % spec.kv_heads != 0) {
     throw InputError(origin, 0, "q_heads", "must be a multiple of kv_heads");
   }
+  return spec;
+}
 
+// The "tokens" object into spec.tokens, checked; needs spec.vocab_size.
+void ReadSpecialTokens(StrictObject& object, ModelSpec& spec) {
+  const std::string& origin = object.origin();
   StrictObject tokens(object.Field("tokens"), origin, "tokens");
   if (tokens.Has("note")) tokens.String("note");
   const int64_t vocab = spec.vocab_size;
@@ -131,6 +133,16 @@ ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin
                      "bos, fim_prefix, fim_suffix and fim_middle must be distinct token ids");
   }
   tokens.RejectUnknownKeys();
+}
+
+}  // namespace
+
+ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin) {
+  const json root = ParseJson(json_text, origin);
+  StrictObject object(root, origin, "");
+  CheckSchemaVersion(object);
+  ModelSpec spec = ReadModelShapes(object);
+  ReadSpecialTokens(object, spec);
   object.RejectUnknownKeys();
   return spec;
 }

@@ -195,11 +195,11 @@ LlmServingSimMeta ParseLlmServingSimMeta(const std::string& text, const std::str
   return meta;
 }
 
-KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec& model,
-                                         const GpuSpec& gpu, const ImportSettings& settings,
-                                         ImportReport& report) {
-  const LlmServingSimMeta meta = LoadLlmServingSimMeta(dir);
-  CheckGpu(meta, gpu);
+namespace {
+
+// The shapes LLMServingSim profiled (meta.yaml's hf_overrides) must be the
+// model's, and must be there.
+void CheckProfiledShapes(const LlmServingSimMeta& meta, const ModelSpec& model) {
   const auto require = [&](const char* field, int64_t source, int64_t spec, const char* what) {
     if (source != 0) RequireModelShape(meta.origin, 0, field, "LLMServingSim profiled", what, source, spec, model);
   };
@@ -210,22 +210,38 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
   if (meta.num_attention_heads == 0 || meta.num_key_value_heads == 0 || meta.intermediate_size == 0) {
     throw InputError(meta.origin, 0, "hf_overrides", "the profiled shapes (heads, KV heads, FFN size) are missing");
   }
+}
 
+// A bundle's tp1 tables, read and parsed in this order.
+struct BundleCsvs {
+  LlmServingSimCsv dense;    // dense.csv: layer, tokens, time_us
+  LlmServingSimCsv per_seq;  // per_sequence.csv: layer, sequences, time_us
+  LlmServingSimCsv attention;
+};
+
+BundleCsvs ReadBundleCsvs(const std::string& dir) {
   const std::string dense_path = dir + "/tp1/dense.csv";
   const std::string seq_path = dir + "/tp1/per_sequence.csv";
   const std::string attn_path = dir + "/tp1/attention.csv";
-  const LlmServingSimCsv dense =
+  BundleCsvs csvs;
+  csvs.dense =
       ParseLlmServingSimCsv(ReadFileBytes(dense_path), dense_path, {"layer", "tokens", "time_us"}, true);
-  const LlmServingSimCsv per_seq = ParseLlmServingSimCsv(ReadFileBytes(seq_path), seq_path,
-                                                         {"layer", "sequences", "time_us"}, true);
-  const LlmServingSimCsv attention = ParseLlmServingSimCsv(
+  csvs.per_seq = ParseLlmServingSimCsv(ReadFileBytes(seq_path), seq_path,
+                                       {"layer", "sequences", "time_us"}, true);
+  csvs.attention = ParseLlmServingSimCsv(
       ReadFileBytes(attn_path), attn_path,
       {"prefill_chunk", "kv_prefill", "n_decode", "kv_decode", "time_us"}, false);
+  return csvs;
+}
 
-  // layer -> key -> time (us); a repeated key is an error (the source writes
-  // each once).
-  std::map<std::string, std::map<int64_t, double>> tables;
-  for (const LlmServingSimCsv* csv : {&dense, &per_seq}) {
+// layer -> key (tokens or sequences) -> time (us).
+using LayerTables = std::map<std::string, std::map<int64_t, double>>;
+
+// dense.csv and per_sequence.csv by layer, every layer the profile needs
+// present; a repeated key is an error (the source writes each once).
+LayerTables ReadLayerTables(const BundleCsvs& csvs) {
+  LayerTables tables;
+  for (const LlmServingSimCsv* csv : {&csvs.dense, &csvs.per_seq}) {
     for (const auto& row : csv->rows) {
       const int64_t key = static_cast<int64_t>(row.values[0]);
       if (key < 1) throw InputError(csv->origin, row.line, csv->header[1], "must be >= 1");
@@ -238,10 +254,17 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
   for (const char* layer : {"layernorm", "qkv_proj", "rotary_emb", "o_proj", "gate_up_proj", "act_fn",
                             "down_proj", "lm_head", "sampler"}) {
     if (!tables.count(layer)) {
-      throw InputError(std::string(layer) == "lm_head" || std::string(layer) == "sampler" ? seq_path : dense_path,
-                       0, "layer", std::string("no rows for ") + layer);
+      const bool per_sequence = std::string(layer) == "lm_head" || std::string(layer) == "sampler";
+      throw InputError(per_sequence ? csvs.per_seq.origin : csvs.dense.origin, 0, "layer",
+                       std::string("no rows for ") + layer);
     }
   }
+  return tables;
+}
+
+// Notes the qk_norm table it leaves out; refuses any other layer not of a
+// dense Llama-style model.
+void CheckLayerNames(const LayerTables& tables, const std::string& dense_path, ImportReport& report) {
   const std::set<std::string> known = {"embedding", "layernorm", "qkv_proj", "rotary_emb", "o_proj",
                                        "gate_up_proj", "act_fn", "down_proj", "final_layernorm",
                                        "lm_head", "sampler"};
@@ -259,7 +282,11 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
                        "not imported)");
     }
   }
+}
 
+// The profile's names and provenance, and its attention tables' shapes.
+KernelProfile NewLlmServingSimProfile(const LlmServingSimMeta& meta, const ModelSpec& model,
+                                      const GpuSpec& gpu, const ImportSettings& settings) {
   KernelProfile profile;
   profile.gpu = gpu.name;
   profile.model = model.name;
@@ -277,7 +304,13 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
   if (meta.block_size > 0) {
     for (AttentionTable* t : {&profile.prefill_attention, &profile.decode_attention}) t->block_tokens = meta.block_size;
   }
+  return profile;
+}
 
+// The GEMM tables (lm_head from per_sequence.csv), their held-out study and
+// the interpolation it chooses.
+void AddGemmTables(const LayerTables& tables, const ModelSpec& model, const ImportSettings& settings,
+                   KernelProfile& profile, ImportReport& report) {
   const ShardShapes full = ShardModel(model, 1);
   const std::vector<std::pair<GemmId, const char*>> gemms = {
       {GemmId::kQkvProj, "qkv_proj"}, {GemmId::kOProj, "o_proj"}, {GemmId::kGateUpProj, "gate_up_proj"},
@@ -300,7 +333,9 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
   report.interpolation.push_back(Summarize("gemm", linear, loglog, {}));
   report.chosen = Choose(settings, linear, loglog);
   profile.interpolation = report.chosen;
+}
 
+void AddElementwiseTables(const LayerTables& tables, const ModelSpec& model, KernelProfile& profile) {
   const bool gated = model.mlp == MlpKind::kGated;
   const std::vector<std::pair<ElementwiseId, const char*>> measured = {
       {ElementwiseId::kRmsnorm, "layernorm"}, {ElementwiseId::kRope, "rotary_emb"},
@@ -325,11 +360,14 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
     table.points = {{1, 0.001}, {16384, 0.001}};
     profile.elementwise.push_back(std::move(table));
   }
+}
 
-  // attention.csv: pure prefill (n_decode 0) and pure decode (prefill_chunk
-  // 0) rows; mixed rows (one chunk + n decodes in one kernel) have no place
-  // in the format (efimsim prices a mixed step as its prefill chunks plus
-  // its decode batch).
+// attention.csv: pure prefill (n_decode 0) and pure decode (prefill_chunk
+// 0) rows; mixed rows (one chunk + n decodes in one kernel) have no place
+// in the format (efimsim prices a mixed step as its prefill chunks plus
+// its decode batch).
+void AddAttentionTables(const LlmServingSimCsv& attention, KernelProfile& profile, ImportReport& report) {
+  const std::string& attn_path = attention.origin;
   std::map<std::pair<int64_t, int64_t>, double> prefill, decode;
   int64_t mixed = 0;
   for (const auto& row : attention.rows) {
@@ -362,11 +400,9 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
   report.notes.push_back("attention: " + std::to_string(prefill.size()) + " prefill and " +
                          std::to_string(decode.size()) + " decode points; " + std::to_string(mixed) +
                          " mixed rows (one chunk + n decodes) not imported");
-  report.notes.push_back("dense: " + std::to_string(tables.at("qkv_proj").size()) + " token counts (" +
-                         std::to_string(tables.at("qkv_proj").begin()->first) + ".." +
-                         std::to_string(tables.at("qkv_proj").rbegin()->first) + "); lm_head and sampler: " +
-                         std::to_string(tables.at("lm_head").size()) + " sequence counts");
+}
 
+ProfileSource DescribeSource(const LlmServingSimMeta& meta, const BundleCsvs& csvs) {
   ProfileSource source;
   source.kind = "llmservingsim";
   source.stack = "vLLM " + meta.vllm_version + " (CUDA " + meta.cuda_version + ") on " + meta.gpu +
@@ -385,9 +421,32 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
       "already cached; mixed rows and skew*.csv not imported; embedding (about 3-10 us a step) not "
       "priced";
   source.files.push_back(ProfileSourceFile{meta.origin, meta.sha256});
-  source.files.push_back(ProfileSourceFile{dense.origin, dense.sha256});
-  source.files.push_back(ProfileSourceFile{per_seq.origin, per_seq.sha256});
-  source.files.push_back(ProfileSourceFile{attention.origin, attention.sha256});
+  source.files.push_back(ProfileSourceFile{csvs.dense.origin, csvs.dense.sha256});
+  source.files.push_back(ProfileSourceFile{csvs.per_seq.origin, csvs.per_seq.sha256});
+  source.files.push_back(ProfileSourceFile{csvs.attention.origin, csvs.attention.sha256});
+  return source;
+}
+
+}  // namespace
+
+KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec& model,
+                                         const GpuSpec& gpu, const ImportSettings& settings,
+                                         ImportReport& report) {
+  const LlmServingSimMeta meta = LoadLlmServingSimMeta(dir);
+  CheckGpu(meta, gpu);
+  CheckProfiledShapes(meta, model);
+  const BundleCsvs csvs = ReadBundleCsvs(dir);
+  const LayerTables tables = ReadLayerTables(csvs);
+  CheckLayerNames(tables, csvs.dense.origin, report);
+  KernelProfile profile = NewLlmServingSimProfile(meta, model, gpu, settings);
+  AddGemmTables(tables, model, settings, profile, report);
+  AddElementwiseTables(tables, model, profile);
+  AddAttentionTables(csvs.attention, profile, report);
+  report.notes.push_back("dense: " + std::to_string(tables.at("qkv_proj").size()) + " token counts (" +
+                         std::to_string(tables.at("qkv_proj").begin()->first) + ".." +
+                         std::to_string(tables.at("qkv_proj").rbegin()->first) + "); lm_head and sampler: " +
+                         std::to_string(tables.at("lm_head").size()) + " sequence counts");
+  ProfileSource source = DescribeSource(meta, csvs);
   Finish(profile, std::move(source), std::nullopt, model, report);
   return profile;
 }

@@ -350,20 +350,17 @@ ElementwiseRates CarryElementwiseRates(ElementwiseRates rates, const ReferenceOp
   return rates;
 }
 
-KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, const ModelSpec& model,
-                                     const GpuSpec& gpu, const std::optional<ElementwiseRates>& rates,
-                                     const std::optional<VidurAllReduceTable>& all_reduce,
-                                     const ImportSettings& settings, ImportReport& report) {
-  if (runs.empty()) throw UsageError("profile import: give at least one reference run");
-  for (const ReferenceOps& run : runs) CheckReferenceShapes(run, model, gpu);
-  const ShardShapes full = ShardModel(model, 1);
-  double tflops = 0, tbps = 0;
-  for (const ReferenceOps& run : runs) {
-    tflops = std::max(tflops, run.gemm_tflops);
-    tbps = std::max(tbps, run.copy_tbps);
-  }
+namespace {
 
-  // Combine runs: the minimum of the medians, point by point.
+// The reference runs combined point by point: the minimum of the medians.
+struct CombinedRuns {
+  std::map<std::pair<std::string, int64_t>, double> gemm_us;    // (op, m) -> us
+  std::map<std::tuple<bool, int64_t, int64_t>, double> attn_us;  // (prefill, rows, keys) -> us
+  std::vector<double> noise;  // (max - min) / min of each point measured by two runs or more
+};
+
+// Combine runs: the minimum of the medians, point by point.
+CombinedRuns CombineRuns(const std::vector<ReferenceOps>& runs) {
   std::map<std::pair<std::string, int64_t>, std::vector<double>> gemm_ms;   // (op, m)
   std::map<std::tuple<bool, int64_t, int64_t>, std::vector<double>> attn_ms;  // (prefill, rows, keys)
   for (const ReferenceOps& run : runs) {
@@ -372,68 +369,94 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
       attn_ms[{row.prefill, row.rows, row.keys}].push_back(row.median_ms);
     }
   }
-  std::vector<double> noise;
+  CombinedRuns out;
   const auto combined_us = [&](const std::vector<double>& values) {
     if (values.size() >= 2) {
       const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-      noise.push_back((*hi - *lo) / *lo);
+      out.noise.push_back((*hi - *lo) / *lo);
     }
     return *std::min_element(values.begin(), values.end()) * 1000.0;
   };
-  std::map<std::pair<std::string, int64_t>, double> gemm_us;
-  for (const auto& [key, values] : gemm_ms) gemm_us[key] = combined_us(values);
-  std::map<std::tuple<bool, int64_t, int64_t>, double> attn_us;
-  for (const auto& [key, values] : attn_ms) attn_us[key] = combined_us(values);
-  const double run_noise = noise.empty() ? 0 : Quantile(noise, 0.5);
+  for (const auto& [key, values] : gemm_ms) out.gemm_us[key] = combined_us(values);
+  for (const auto& [key, values] : attn_ms) out.attn_us[key] = combined_us(values);
+  return out;
+}
 
+// How a measured eager time becomes an in-graph kernel time.
+struct InGraph {
+  double tflops = 0, tbps = 0;  // the runs' measured ceilings (the highest of the runs)
+  double gemm_gap_us = 0, attention_gap_us = 0;  // eager dispatch gaps
+
+  // In-graph kernel time: measured minus the gap, never below the roofline.
+  double KernelUs(double measured_us, double gap_us, const OperatorWork& work) const {
+    return std::max(measured_us - gap_us, RooflineUs(work, tflops, tbps));
+  }
+  double GemmUs(double measured_us, const OperatorWork& work) const {
+    return KernelUs(measured_us, gemm_gap_us, work);
+  }
+  double AttentionUs(double measured_us, const OperatorWork& work) const {
+    return KernelUs(measured_us, attention_gap_us, work);
+  }
+};
+
+// The eager dispatch gaps into `in_graph`, and the notes that say how the
+// runs were combined and the gaps found.
+void EstimateDispatchGaps(const CombinedRuns& combined, const ShardShapes& full,
+                          const ImportSettings& settings, InGraph& in_graph, ImportReport& report) {
+  const double run_noise = combined.noise.empty() ? 0 : Quantile(combined.noise, 0.5);
   // The eager dispatch gap: intercept of time over bytes on memory-bound points.
   std::vector<std::pair<double, double>> gemm_xy, decode_xy;
-  for (const auto& [key, us] : gemm_us) {
+  for (const auto& [key, us] : combined.gemm_us) {
     if (key.second <= 64) {
       gemm_xy.emplace_back(GemmWork(full, ReferenceGemmId(key.first), static_cast<double>(key.second)).bytes, us);
     }
   }
-  for (const auto& [key, us] : attn_us) {
+  for (const auto& [key, us] : combined.attn_us) {
     if (!std::get<0>(key)) {
       decode_xy.emplace_back(DecodeAttentionWork(full, static_cast<double>(std::get<1>(key)),
                                                  static_cast<double>(std::get<2>(key) - 1)).bytes, us);
     }
   }
-  const double gemm_gap_us = settings.dispatch_gap_from
-                                 ? GapFromGraphTimings(*settings.dispatch_gap_from, gemm_us, full, report)
-                                 : std::max(0.0, Intercept(gemm_xy));
-  const double attention_gap_us = std::max(0.0, Intercept(decode_xy));
+  in_graph.gemm_gap_us = settings.dispatch_gap_from
+                             ? GapFromGraphTimings(*settings.dispatch_gap_from, combined.gemm_us, full, report)
+                             : std::max(0.0, Intercept(gemm_xy));
+  in_graph.attention_gap_us = std::max(0.0, Intercept(decode_xy));
   report.notes.push_back("runs combined by the minimum of their medians; median run-to-run spread " +
                          Str(100 * run_noise, "%.1f") + "%");
-  report.notes.push_back("eager dispatch gap subtracted: GEMMs " + Str(gemm_gap_us, "%.1f") +
-                         " us, attention " + Str(attention_gap_us, "%.1f") +
+  report.notes.push_back("eager dispatch gap subtracted: GEMMs " + Str(in_graph.gemm_gap_us, "%.1f") +
+                         " us, attention " + Str(in_graph.attention_gap_us, "%.1f") +
                          " us (" + (settings.dispatch_gap_from ? "GEMMs: eager minus graph timings; attention: the "
                                                                   "intercept of time over bytes on decode points"
                                                                 : "intercepts of time over bytes at M <= 64 and over "
                                                                   "decode points") + ")");
+}
 
-  // In-graph kernel time: measured minus the gap, never below the roofline.
-  const auto kernel_us = [&](double measured_us, double gap_us, const OperatorWork& work) {
-    return std::max(measured_us - gap_us, RooflineUs(work, tflops, tbps));
-  };
-
+// The profile's names and provenance, from the first run.
+KernelProfile NewReferenceProfile(const ReferenceOps& first, const ModelSpec& model, const GpuSpec& gpu,
+                                  const ImportSettings& settings, bool modelled_elementwise) {
   KernelProfile profile;
   profile.gpu = gpu.name;
   profile.model = model.name;
   profile.command = settings.command;
-  const ReferenceOps& first = runs.front();
   profile.gemm_kernel = "cuBLAS via torch.matmul (x @ W, bf16; PyTorch " + first.torch_version + ")";
   profile.prefill_attention_kernel = "torch SDPA (flash), causal lower-right mask, contiguous K/V";
   profile.decode_attention_kernel = "torch SDPA, padded contiguous [batch, kv_heads, context, head_dim]";
-  profile.elementwise_kernel = rates ? "unfused PyTorch ops, modelled kernel by kernel (not measured)"
-                                     : "none (no elementwise tables: roofline)";
+  profile.elementwise_kernel = modelled_elementwise ? "unfused PyTorch ops, modelled kernel by kernel (not measured)"
+                                                    : "none (no elementwise tables: roofline)";
   profile.provenance.gpu_name = first.device;
   profile.provenance.sm_count = first.sm_count;
   profile.provenance.driver_version = "not recorded by the source";
   profile.provenance.cuda_runtime_version = "PyTorch " + first.torch_version;
   profile.provenance.git_commit = "n/a: measured by the source's measure.py, not efimsim's harness";
   profile.provenance.date_utc = settings.measured_on;
+  return profile;
+}
 
+// The source's description and its files: the runs, then the graph timings
+// and the elementwise rates' files where used.
+ProfileSource DescribeReferenceSource(const std::vector<ReferenceOps>& runs, const ImportSettings& settings,
+                                      const InGraph& in_graph, const std::optional<ElementwiseRates>& rates) {
+  const ReferenceOps& first = runs.front();
   ProfileSource source;
   source.kind = "pytorch-reference";
   source.stack = "PyTorch " + first.torch_version + " on " + first.device +
@@ -441,7 +464,7 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
                  "elementwise ops; its forward steps ran as CUDA graphs";
   source.method = "GEMM and attention: per point the minimum over " + std::to_string(runs.size()) +
                   " runs of the median of 20 timed eager calls, minus the eager dispatch gap (GEMMs " +
-                  Str(gemm_gap_us, "%.1f") + " us, attention " + Str(attention_gap_us, "%.1f") +
+                  Str(in_graph.gemm_gap_us, "%.1f") + " us, attention " + Str(in_graph.attention_gap_us, "%.1f") +
                   " us: " +
                   (settings.dispatch_gap_from
                        ? "GEMMs: the median of eager minus CUDA-graph times of the same shapes on the same GPU "
@@ -449,8 +472,8 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
                          "bytes on the decode points"
                        : std::string("intercepts of time over bytes on the memory-bound points")) +
                   "), never below the "
-                  "roofline at the run's measured ceilings (" + Str(tflops, "%.0f") + " TFLOP/s, " +
-                  Str(tbps, "%.2f") + " TB/s); decode context = keys - 1";
+                  "roofline at the run's measured ceilings (" + Str(in_graph.tflops, "%.0f") + " TFLOP/s, " +
+                  Str(in_graph.tbps, "%.2f") + " TB/s); decode context = keys - 1";
   if (rates) {
     source.method += "; elementwise tables modelled from measure.py's unfused ops, each kernel max(" +
                      Str(rates->floor_us, "%.2f") + " us, bytes / " + Str(rates->tbps, "%.2f") +
@@ -462,7 +485,17 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
   if (settings.dispatch_gap_from) {
     source.files.push_back(ProfileSourceFile{settings.dispatch_gap_from->origin, settings.dispatch_gap_from->sha256});
   }
+  if (rates) {
+    source.files.push_back(ProfileSourceFile{rates->origin, rates->sha256});
+    if (rates->carried_by) source.files.push_back(*rates->carried_by);
+  }
+  return source;
+}
 
+// The combined points as in-graph tables: GEMMs that have points, and
+// attention (decode context = keys - 1).
+void AddReferenceTables(const CombinedRuns& combined, const ShardShapes& full, const InGraph& in_graph,
+                        const ModelSpec& model, KernelProfile& profile) {
   for (int g = 0; g < kGemmCount; ++g) {
     const GemmId id = static_cast<GemmId>(g);
     GemmTable table;
@@ -470,78 +503,122 @@ KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, cons
     const GemmShape shape = GemmShapeOf(full, id);
     table.n = shape.n;
     table.k = shape.k;
-    for (const auto& [key, us] : gemm_us) {
+    for (const auto& [key, us] : combined.gemm_us) {
       if (ReferenceGemmId(key.first) != id) continue;
-      table.points.push_back(
-          {key.second, kernel_us(us, gemm_gap_us, GemmWork(full, id, static_cast<double>(key.second)))});
+      table.points.push_back({key.second, in_graph.GemmUs(us, GemmWork(full, id, static_cast<double>(key.second)))});
     }
     if (!table.points.empty()) profile.gemm.push_back(std::move(table));
   }
   SetAttentionShapes(profile, model);
-  for (const auto& [key, us] : attn_us) {
+  for (const auto& [key, us] : combined.attn_us) {
     const auto [prefill, rows, keys] = key;
     if (prefill) {
       const OperatorWork work = PrefillAttentionWork(full, static_cast<double>(rows), static_cast<double>(keys));
-      profile.prefill_attention.points.push_back({rows, keys, kernel_us(us, attention_gap_us, work)});
+      profile.prefill_attention.points.push_back({rows, keys, in_graph.AttentionUs(us, work)});
     } else {
       const OperatorWork work = DecodeAttentionWork(full, static_cast<double>(rows), static_cast<double>(keys - 1));
-      profile.decode_attention.points.push_back({rows, keys - 1, kernel_us(us, attention_gap_us, work)});
+      profile.decode_attention.points.push_back({rows, keys - 1, in_graph.AttentionUs(us, work)});
     }
   }
+}
 
-  // Held-out interpolation study on each run's own points (after the gap).
-  std::vector<double> gemm_linear, gemm_loglog, attn_linear, attn_loglog;
-  for (const ReferenceOps& run : runs) {
-    std::map<int64_t, std::vector<std::pair<int64_t, double>>> gemm_curves;
-    for (const ReferenceGemmRow& row : run.gemm) {
-      const GemmId id = ReferenceGemmId(row.op);
-      gemm_curves[static_cast<int64_t>(id)].emplace_back(
-          row.m, kernel_us(row.median_ms * 1000, gemm_gap_us, GemmWork(full, id, static_cast<double>(row.m))));
-    }
-    for (auto& [id, points] : gemm_curves) std::sort(points.begin(), points.end());
-    HoldOutCurves(gemm_curves, 0.0, gemm_linear, gemm_loglog);
-    // Attention along each key: rows at fixed context, contexts at fixed rows.
-    for (const bool prefill : {true, false}) {
-      std::map<int64_t, std::vector<std::pair<int64_t, double>>> by_rows, by_keys;
-      for (const ReferenceAttentionRow& row : run.attention) {
-        if (row.prefill != prefill) continue;
-        const int64_t context = prefill ? row.keys : row.keys - 1;
-        const OperatorWork work =
-            prefill ? PrefillAttentionWork(full, static_cast<double>(row.rows), static_cast<double>(context))
-                    : DecodeAttentionWork(full, static_cast<double>(row.rows), static_cast<double>(context));
-        const double us = kernel_us(row.median_ms * 1000, attention_gap_us, work);
-        by_rows[row.rows].emplace_back(context, us);
-        by_keys[context].emplace_back(row.rows, us);
-      }
-      for (auto* curves : {&by_rows, &by_keys}) {
-        for (auto& [k, points] : *curves) std::sort(points.begin(), points.end());
-      }
-      HoldOutCurves(by_rows, 1.0, attn_linear, attn_loglog);
-      HoldOutCurves(by_keys, 0.0, attn_linear, attn_loglog);
-    }
+// Held-out errors of linear and log-log interpolation.
+struct HeldOut {
+  std::vector<double> linear, loglog;
+};
+
+// Along each GEMM's curve of one run's own points (after the gap).
+void HoldOutRunGemms(const ReferenceOps& run, const ShardShapes& full, const InGraph& in_graph,
+                     HeldOut& gemm) {
+  std::map<int64_t, std::vector<std::pair<int64_t, double>>> gemm_curves;
+  for (const ReferenceGemmRow& row : run.gemm) {
+    const GemmId id = ReferenceGemmId(row.op);
+    gemm_curves[static_cast<int64_t>(id)].emplace_back(
+        row.m, in_graph.GemmUs(row.median_ms * 1000, GemmWork(full, id, static_cast<double>(row.m))));
   }
-  report.interpolation.push_back(Summarize("gemm", gemm_linear, gemm_loglog, noise));
-  report.interpolation.push_back(Summarize("attention", attn_linear, attn_loglog, noise));
-  std::vector<double> all_linear = gemm_linear, all_loglog = gemm_loglog;
-  all_linear.insert(all_linear.end(), attn_linear.begin(), attn_linear.end());
-  all_loglog.insert(all_loglog.end(), attn_loglog.begin(), attn_loglog.end());
+  for (auto& [id, points] : gemm_curves) std::sort(points.begin(), points.end());
+  HoldOutCurves(gemm_curves, 0.0, gemm.linear, gemm.loglog);
+}
+
+// Attention along each key of one run's own points (after the gap): rows at
+// fixed context, contexts at fixed rows.
+void HoldOutRunAttention(const ReferenceOps& run, const ShardShapes& full, const InGraph& in_graph,
+                         HeldOut& attention) {
+  for (const bool prefill : {true, false}) {
+    std::map<int64_t, std::vector<std::pair<int64_t, double>>> by_rows, by_keys;
+    for (const ReferenceAttentionRow& row : run.attention) {
+      if (row.prefill != prefill) continue;
+      const int64_t context = prefill ? row.keys : row.keys - 1;
+      const OperatorWork work =
+          prefill ? PrefillAttentionWork(full, static_cast<double>(row.rows), static_cast<double>(context))
+                  : DecodeAttentionWork(full, static_cast<double>(row.rows), static_cast<double>(context));
+      const double us = in_graph.AttentionUs(row.median_ms * 1000, work);
+      by_rows[row.rows].emplace_back(context, us);
+      by_keys[context].emplace_back(row.rows, us);
+    }
+    for (auto* curves : {&by_rows, &by_keys}) {
+      for (auto& [k, points] : *curves) std::sort(points.begin(), points.end());
+    }
+    HoldOutCurves(by_rows, 1.0, attention.linear, attention.loglog);
+    HoldOutCurves(by_keys, 0.0, attention.linear, attention.loglog);
+  }
+}
+
+// Held-out interpolation study on each run's own points (after the gap),
+// and the interpolation it chooses.
+void ChooseReferenceInterpolation(const std::vector<ReferenceOps>& runs, const ShardShapes& full,
+                                  const InGraph& in_graph, const std::vector<double>& noise,
+                                  const ImportSettings& settings, KernelProfile& profile,
+                                  ImportReport& report) {
+  HeldOut gemm, attention;
+  for (const ReferenceOps& run : runs) {
+    HoldOutRunGemms(run, full, in_graph, gemm);
+    HoldOutRunAttention(run, full, in_graph, attention);
+  }
+  report.interpolation.push_back(Summarize("gemm", gemm.linear, gemm.loglog, noise));
+  report.interpolation.push_back(Summarize("attention", attention.linear, attention.loglog, noise));
+  std::vector<double> all_linear = gemm.linear, all_loglog = gemm.loglog;
+  all_linear.insert(all_linear.end(), attention.linear.begin(), attention.linear.end());
+  all_loglog.insert(all_loglog.end(), attention.loglog.begin(), attention.loglog.end());
   report.chosen = Choose(settings, all_linear, all_loglog);
   profile.interpolation = report.chosen;
+}
 
-  if (rates) {
-    for (const ElementwiseId id : {ElementwiseId::kRmsnorm, ElementwiseId::kRope, ElementwiseId::kKvCacheWrite,
-                                   ElementwiseId::kActivation, ElementwiseId::kResidualAdd}) {
-      ElementwiseTable table;
-      table.name = ElementwiseName(id, true);
-      table.source = "modelled: measure.py's unfused PyTorch kernels, each max(floor, bytes / bandwidth)";
-      for (const int64_t tokens : PowerOfTwoTokens()) {
-        table.points.push_back({tokens, ReferenceElementwiseUs(id, static_cast<double>(tokens), full, *rates)});
-      }
-      profile.elementwise.push_back(std::move(table));
+// The elementwise tables modelled from measure.py's unfused ops.
+void AddReferenceElementwise(const ShardShapes& full, const ElementwiseRates& rates, KernelProfile& profile) {
+  for (const ElementwiseId id : {ElementwiseId::kRmsnorm, ElementwiseId::kRope, ElementwiseId::kKvCacheWrite,
+                                 ElementwiseId::kActivation, ElementwiseId::kResidualAdd}) {
+    ElementwiseTable table;
+    table.name = ElementwiseName(id, true);
+    table.source = "modelled: measure.py's unfused PyTorch kernels, each max(floor, bytes / bandwidth)";
+    for (const int64_t tokens : PowerOfTwoTokens()) {
+      table.points.push_back({tokens, ReferenceElementwiseUs(id, static_cast<double>(tokens), full, rates)});
     }
-    source.files.push_back(ProfileSourceFile{rates->origin, rates->sha256});
-    if (rates->carried_by) source.files.push_back(*rates->carried_by);
+    profile.elementwise.push_back(std::move(table));
   }
+}
+
+}  // namespace
+
+KernelProfile ImportReferenceProfile(const std::vector<ReferenceOps>& runs, const ModelSpec& model,
+                                     const GpuSpec& gpu, const std::optional<ElementwiseRates>& rates,
+                                     const std::optional<VidurAllReduceTable>& all_reduce,
+                                     const ImportSettings& settings, ImportReport& report) {
+  if (runs.empty()) throw UsageError("profile import: give at least one reference run");
+  for (const ReferenceOps& run : runs) CheckReferenceShapes(run, model, gpu);
+  const ShardShapes full = ShardModel(model, 1);
+  InGraph in_graph;
+  for (const ReferenceOps& run : runs) {
+    in_graph.tflops = std::max(in_graph.tflops, run.gemm_tflops);
+    in_graph.tbps = std::max(in_graph.tbps, run.copy_tbps);
+  }
+  const CombinedRuns combined = CombineRuns(runs);
+  EstimateDispatchGaps(combined, full, settings, in_graph, report);
+  KernelProfile profile = NewReferenceProfile(runs.front(), model, gpu, settings, rates.has_value());
+  ProfileSource source = DescribeReferenceSource(runs, settings, in_graph, rates);
+  AddReferenceTables(combined, full, in_graph, model, profile);
+  ChooseReferenceInterpolation(runs, full, in_graph, combined.noise, settings, profile, report);
+  if (rates) AddReferenceElementwise(full, *rates, profile);
   Finish(profile, std::move(source), all_reduce, model, report);
   return profile;
 }
@@ -604,17 +681,15 @@ void ImportVidurAttention(const VidurAttentionTable& table, const ModelSpec& mod
                          std::to_string(kv_write.size()) + " KV-write sizes from " + table.origin);
 }
 
-}  // namespace
+// Vidur's mlp.csv per token count: the minimum of the TP=1 rows' medians
+// (ms) of each op, in the order qkv, o, up, down, norm (the lower of the
+// two), rope, act, add, and an unused 0.
+using VidurBestRows = std::map<int64_t, std::array<double, 9>>;
 
-KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& model, const GpuSpec& gpu,
-                                 const std::optional<VidurAttentionTable>& attention,
-                                 const std::optional<VidurAllReduceTable>& all_reduce,
-                                 const ImportSettings& settings, ImportReport& report) {
-  CheckVidurGpu(mlp.origin, gpu);
-  const ShardShapes full = ShardModel(model, 1);
+VidurBestRows BestVidurRows(const VidurMlpTable& mlp, const ModelSpec& model, ImportReport& report) {
   // TP=1 rows only: Vidur's TP>1 rows are shard shapes on one GPU, which the
   // latency model derives from the full shapes by its fit instead.
-  std::map<int64_t, std::array<double, 9>> best;  // tokens -> min of medians (ms) per op
+  VidurBestRows best;  // tokens -> min of medians (ms) per op
   int64_t skipped_tp = 0;
   for (const VidurMlpRow& row : mlp.rows) {
     if (row.tensor_parallel != 1) {
@@ -646,7 +721,13 @@ KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& mode
   report.notes.push_back(std::to_string(best.size()) + " token counts at TP=1 (" +
                          std::to_string(skipped_tp) + " TP>1 rows not imported); repeated counts "
                          "combined by the minimum of their medians");
+  return best;
+}
 
+// The profile's names and provenance, and its attention tables' shapes.
+KernelProfile NewVidurProfile(const ModelSpec& model, const GpuSpec& gpu,
+                              const std::optional<VidurAttentionTable>& attention,
+                              const ImportSettings& settings) {
   KernelProfile profile;
   profile.gpu = gpu.name;
   profile.model = model.name;
@@ -662,7 +743,14 @@ KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& mode
   profile.provenance.git_commit = "n/a: measured by Vidur's profiler, not efimsim's harness";
   profile.provenance.date_utc = settings.measured_on;
   SetAttentionShapes(profile, model);
+  return profile;
+}
 
+// The GEMM and elementwise tables (us), the GEMMs' held-out study and the
+// interpolation it chooses.
+void AddVidurTables(const VidurBestRows& best, const ModelSpec& model, const ImportSettings& settings,
+                    KernelProfile& profile, ImportReport& report) {
+  const ShardShapes full = ShardModel(model, 1);
   const std::array<GemmId, 4> gemms = {GemmId::kQkvProj, GemmId::kOProj, GemmId::kGateUpProj,
                                        GemmId::kDownProj};
   std::vector<double> linear, loglog;
@@ -693,7 +781,10 @@ KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& mode
     for (const auto& [tokens, values] : best) table.points.push_back({tokens, values[column] * 1000.0});
     profile.elementwise.push_back(std::move(table));
   }
+}
 
+ProfileSource DescribeVidurSource(const VidurMlpTable& mlp,
+                                  const std::optional<VidurAttentionTable>& attention) {
   ProfileSource source;
   source.kind = "vidur";
   source.stack = "Vidur's profiler (microsoft/vidur): one vLLM-style transformer block in fp16 "
@@ -709,10 +800,22 @@ KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& mode
                                         : "no attention, lm_head or KV-write tables") +
                   " (roofline, flagged)";
   source.files.push_back(ProfileSourceFile{mlp.origin, mlp.sha256});
-  if (attention) {
-    ImportVidurAttention(*attention, model, profile, report);
-    source.files.push_back(ProfileSourceFile{attention->origin, attention->sha256});
-  }
+  if (attention) source.files.push_back(ProfileSourceFile{attention->origin, attention->sha256});
+  return source;
+}
+
+}  // namespace
+
+KernelProfile ImportVidurProfile(const VidurMlpTable& mlp, const ModelSpec& model, const GpuSpec& gpu,
+                                 const std::optional<VidurAttentionTable>& attention,
+                                 const std::optional<VidurAllReduceTable>& all_reduce,
+                                 const ImportSettings& settings, ImportReport& report) {
+  CheckVidurGpu(mlp.origin, gpu);
+  const VidurBestRows best = BestVidurRows(mlp, model, report);
+  KernelProfile profile = NewVidurProfile(model, gpu, attention, settings);
+  AddVidurTables(best, model, settings, profile, report);
+  ProfileSource source = DescribeVidurSource(mlp, attention);
+  if (attention) ImportVidurAttention(*attention, model, profile, report);
   Finish(profile, std::move(source), all_reduce, model, report);
   return profile;
 }

@@ -58,61 +58,83 @@ std::string StepLatencyModel::OverheadText() const {
   return text;
 }
 
-StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const SequenceWork> batch) const {
-  EFIMSIM_CHECK(!batch.empty(), "Predict on an empty batch");
+namespace {
+
+// A step's counts, each sequence checked.
+struct BatchCounts {
   int64_t total_tokens = 0;
-  int64_t emitting = 0;
-  int64_t decodes = 0;
+  int64_t emitting = 0;  // sequences that emit a token
+  int64_t decodes = 0;   // one-token sequences
+};
+
+BatchCounts CountBatch(std::span<const SequenceWork> batch) {
+  BatchCounts counts;
   for (const SequenceWork& seq : batch) {
     EFIMSIM_CHECK(seq.new_tokens >= 1 && seq.context_tokens >= 0, "bad sequence work");
-    total_tokens += seq.new_tokens;
-    emitting += seq.emits_token ? 1 : 0;
-    decodes += seq.new_tokens == 1 ? 1 : 0;
+    counts.total_tokens += seq.new_tokens;
+    counts.emitting += seq.emits_token ? 1 : 0;
+    counts.decodes += seq.new_tokens == 1 ? 1 : 0;
   }
-  const bool decode_only = decodes == static_cast<int64_t>(batch.size());
-  Evaluation e;
-  e.graph_step = overhead_.cuda_graphs && decode_only && total_tokens <= capture_sizes_.back();
-  e.gemm_tokens = e.graph_step ? PadToCaptureSize(total_tokens, capture_sizes_) : total_tokens;
-  const int64_t m = e.gemm_tokens;
+  return counts;
+}
 
-  auto set = [&](StepOp op, OperatorTime time) { e.per_launch[static_cast<size_t>(op)] = time; };
+// One launch of each operator of the step graph, priced by `timer` over `m`
+// GEMM rows (the step's tokens, padded on graph steps); attention, lm_head
+// and sampling are "none" where the step has no such work; without tensor
+// parallelism the all-reduces are left as they are. Allocation-free.
+void PriceOperators(const OperatorTimer& timer, std::span<const SequenceWork> batch,
+                    const BatchCounts& counts, int64_t m, bool tensor_parallel,
+                    std::array<OperatorTime, kStepOpCount>& per_launch) {
+  auto set = [&](StepOp op, OperatorTime time) { per_launch[static_cast<size_t>(op)] = time; };
   auto add = [&](StepOp op, OperatorTime time, double weight) {
-    AccumulateLaunch(e.per_launch[static_cast<size_t>(op)], time, weight);
+    AccumulateLaunch(per_launch[static_cast<size_t>(op)], time, weight);
   };
-  set(StepOp::kInputNorm, timer_->Elementwise(ElementwiseId::kRmsnorm, m));
-  set(StepOp::kQkvProj, timer_->Gemm(GemmId::kQkvProj, m));
-  set(StepOp::kRope, timer_->Elementwise(ElementwiseId::kRope, m));
-  set(StepOp::kKvCacheWrite, timer_->Elementwise(ElementwiseId::kKvCacheWrite, m));
+  set(StepOp::kInputNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
+  set(StepOp::kQkvProj, timer.Gemm(GemmId::kQkvProj, m));
+  set(StepOp::kRope, timer.Elementwise(ElementwiseId::kRope, m));
+  set(StepOp::kKvCacheWrite, timer.Elementwise(ElementwiseId::kKvCacheWrite, m));
   // Decode sequences: 1/B of a B-decode kernel each, at its own context.
-  if (decodes > 0) set(StepOp::kDecodeAttention, timer_->DecodeAttentionShares(batch, decodes));
+  if (counts.decodes > 0) set(StepOp::kDecodeAttention, timer.DecodeAttentionShares(batch, counts.decodes));
   for (const SequenceWork& seq : batch) {
     if (seq.new_tokens != 1) {
-      add(StepOp::kPrefillAttention, timer_->PrefillAttention(seq.new_tokens, seq.context_tokens),
+      add(StepOp::kPrefillAttention, timer.PrefillAttention(seq.new_tokens, seq.context_tokens),
           1.0);
     }
   }
   for (StepOp op : {StepOp::kPrefillAttention, StepOp::kDecodeAttention}) {
-    if (e.per_launch[static_cast<size_t>(op)].source.empty()) e.per_launch[static_cast<size_t>(op)].source = "none";
+    if (per_launch[static_cast<size_t>(op)].source.empty()) per_launch[static_cast<size_t>(op)].source = "none";
   }
-  set(StepOp::kOProj, timer_->Gemm(GemmId::kOProj, m));
-  set(StepOp::kAttentionResidual, timer_->Elementwise(ElementwiseId::kResidualAdd, m));
-  set(StepOp::kPostAttentionNorm, timer_->Elementwise(ElementwiseId::kRmsnorm, m));
-  set(StepOp::kGateUpProj, timer_->Gemm(GemmId::kGateUpProj, m));
-  set(StepOp::kActivation, timer_->Elementwise(ElementwiseId::kActivation, m));
-  set(StepOp::kDownProj, timer_->Gemm(GemmId::kDownProj, m));
-  set(StepOp::kMlpResidual, timer_->Elementwise(ElementwiseId::kResidualAdd, m));
-  if (shapes_.tensor_parallel > 1) {
-    set(StepOp::kAttentionAllReduce, timer_->AllReduce(m));
-    set(StepOp::kMlpAllReduce, timer_->AllReduce(m));
+  set(StepOp::kOProj, timer.Gemm(GemmId::kOProj, m));
+  set(StepOp::kAttentionResidual, timer.Elementwise(ElementwiseId::kResidualAdd, m));
+  set(StepOp::kPostAttentionNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
+  set(StepOp::kGateUpProj, timer.Gemm(GemmId::kGateUpProj, m));
+  set(StepOp::kActivation, timer.Elementwise(ElementwiseId::kActivation, m));
+  set(StepOp::kDownProj, timer.Gemm(GemmId::kDownProj, m));
+  set(StepOp::kMlpResidual, timer.Elementwise(ElementwiseId::kResidualAdd, m));
+  if (tensor_parallel) {
+    set(StepOp::kAttentionAllReduce, timer.AllReduce(m));
+    set(StepOp::kMlpAllReduce, timer.AllReduce(m));
   }
-  set(StepOp::kFinalNorm, timer_->Elementwise(ElementwiseId::kRmsnorm, m));
-  if (emitting > 0) {
-    set(StepOp::kLmHead, timer_->Gemm(GemmId::kLmHead, emitting));
-    set(StepOp::kSampling, timer_->Elementwise(ElementwiseId::kSampling, emitting));
+  set(StepOp::kFinalNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
+  if (counts.emitting > 0) {
+    set(StepOp::kLmHead, timer.Gemm(GemmId::kLmHead, counts.emitting));
+    set(StepOp::kSampling, timer.Elementwise(ElementwiseId::kSampling, counts.emitting));
   } else {
     set(StepOp::kLmHead, {0.0, false, "none"});
     set(StepOp::kSampling, {0.0, false, "none"});
   }
+}
+
+}  // namespace
+
+StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const SequenceWork> batch) const {
+  EFIMSIM_CHECK(!batch.empty(), "Predict on an empty batch");
+  const BatchCounts counts = CountBatch(batch);
+  const bool decode_only = counts.decodes == static_cast<int64_t>(batch.size());
+  Evaluation e;
+  e.graph_step = overhead_.cuda_graphs && decode_only && counts.total_tokens <= capture_sizes_.back();
+  e.gemm_tokens = e.graph_step ? PadToCaptureSize(counts.total_tokens, capture_sizes_) : counts.total_tokens;
+  PriceOperators(*timer_, batch, counts, e.gemm_tokens, shapes_.tensor_parallel > 1, e.per_launch);
 
   std::array<double, kStepOpCount> seconds{};
   for (size_t i = 0; i < seconds.size(); ++i) seconds[i] = e.per_launch[i].seconds;
