@@ -28,8 +28,8 @@ SessionStart Session(const std::string& id, int64_t time_ns) {
   s.time_ns = time_ns;
   s.session_id = id;
   s.user_id = "u-" + id;
-  s.document_id = "d";
-  s.text = "x";
+  s.document_id = std::string("d");  // not operator=(const char*): g++ 12 -Wrestrict false positive
+  s.text = std::string("x");
   return s;
 }
 EditEvent Edit(const std::string& id, int64_t time_ns, EditKind kind = EditKind::kInsert) {
