@@ -1,5 +1,5 @@
 #pragma once
-// A corpus of real code documents for the paper's workload (SEMANTICS.md §2:
+// A corpus of real code documents for the paper's workload (docs/semantics.md §2:
 // code files whose whole text is 2048 < tokens < 4096): the pinned corpus of
 // CPython standard-library files (pinned_corpus.h) or the source files of a
 // directory (source_documents.h), tokenized with the Llama-3.1 BPE tokenizer,

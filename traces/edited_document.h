@@ -30,7 +30,7 @@ class InvalidEdit : public std::runtime_error {
 struct EditEffect {
   bool text_changed = false;
   // True for an insert (or accepted completion) exactly at the cursor: the
-  // prefix only grew at its tail, so EFIM keeps prefix0 (SEMANTICS.md §1).
+  // prefix only grew at its tail, so EFIM keeps prefix0 (docs/semantics.md §1).
   bool appended_at_cursor = false;
   // Lowest byte offset whose content changed (text_changed only): a prefix
   // of first_changed_byte bytes is as before, so a cached prefix0 of at

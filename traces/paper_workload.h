@@ -1,5 +1,5 @@
 #pragma once
-// The EFIM paper's multi-round speed benchmark (SEMANTICS.md §2), exactly:
+// The EFIM paper's multi-round speed benchmark (docs/semantics.md §2), exactly:
 // with L = document length, half = L // 2, chunk = int(half / (R + 2)):
 //   prefix = doc[:chunk] (fixed), suffix = doc[half:] (fixed),
 //   round i middle = doc[chunk : int(half / (R + 2) * (i + 2))]

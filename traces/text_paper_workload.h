@@ -1,5 +1,5 @@
 #pragma once
-// The EFIM paper's multi-round benchmark (SEMANTICS.md §2) on real code: the
+// The EFIM paper's multi-round benchmark (docs/semantics.md §2) on real code: the
 // paper's arithmetic on CHARACTERS (L = the document's length in Unicode
 // code points, like Python's len(str); ComputePaperLayout), then the text
 // pieces tokenized with the real Llama-3.1 tokenizer, so prompts are real

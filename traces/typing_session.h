@@ -34,7 +34,7 @@
 namespace efimsim {
 
 struct TypingBehavior {
-  double chars_per_second = 6.0;     // mean typing speed (people: 5-8, SEMANTICS.md §6)
+  double chars_per_second = 6.0;     // mean typing speed (people: 5-8, docs/semantics.md §6)
   double min_keystroke_gap_s = 0.03;
   double pause_probability = 0.03;   // per keystroke
   double pause_mean_s = 2.0;

@@ -19,8 +19,8 @@ struct Work {
 };
 
 struct Peaks {
-  double tflops = 790.0;  // bf16 dense, measured 8192^3 (docs/GPU.md)
-  double tbps = 3.0;      // HBM, device-to-device copy (docs/GPU.md)
+  double tflops = 790.0;  // bf16 dense, measured 8192^3 (docs/gpu-calibration.md)
+  double tbps = 3.0;      // HBM, device-to-device copy (docs/gpu-calibration.md)
 };
 
 // "123.4 us  512.3 TFLOP/s  1.23 TB/s  81% of roofline (compute)"

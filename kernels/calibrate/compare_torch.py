@@ -4,7 +4,7 @@
 Usage: compare_torch.py REQUEST.json RESPONSE.json
 
 The request lists cases; each is timed the way the harness times its own
-kernels (docs/GPU.md): CUDA events around each launch, warm-up, median of
+kernels (docs/gpu-calibration.md): CUDA events around each launch, warm-up, median of
 `reps` runs, an L2 flush and a short GPU sleep before every run so launch
 latency is not counted.
 

@@ -1,5 +1,5 @@
 #pragma once
-// GPU timing as docs/GPU.md prescribes: CUDA events around each launch, a
+// GPU timing as docs/gpu-calibration.md prescribes: CUDA events around each launch, a
 // warm-up, the median of at least 20 runs. Before every timed run the L2 is
 // flushed (a memset of twice its size: in a real step each layer's weights
 // and KV come from HBM) and a spin kernel holds the GPU while the host queues

@@ -1,5 +1,5 @@
 #pragma once
-// When an IDE completion client sends a request (SEMANTICS.md §6):
+// When an IDE completion client sends a request (docs/semantics.md §6):
 //   every-edit        after each text change (cancel_stale decides whether
 //                     the previous request is aborted)
 //   debounce          `debounce_ms` after the last text change (Continue:

@@ -1,6 +1,6 @@
 #pragma once
 // Prompt formats: how an infilling context becomes the token sequence a
-// server sees (SEMANTICS.md §1). S = sentinel token; BOS first when the
+// server sees (docs/semantics.md §1). S = sentinel token; BOS first when the
 // model has one.
 //   psm  (FIM):  BOS <PRE> prefix <SUF> suffix <MID>
 //   spm:         BOS <SUF> suffix <PRE> prefix <MID>

@@ -60,7 +60,7 @@ class TextPromptBuilder {
   SpecialTokens tokens_;
 };
 
-// Context windows as completion clients cut them (SEMANTICS.md §6): the
+// Context windows as completion clients cut them (docs/semantics.md §6): the
 // cursor's line plus `lines` whole lines before it (prefix) or after it
 // (suffix). lines < 0 keeps everything.
 std::string_view WindowPrefix(std::string_view prefix, int64_t lines);

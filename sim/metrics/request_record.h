@@ -1,5 +1,5 @@
 #pragma once
-// One finished request, as SEMANTICS.md §7 measures it. Times are absolute
+// One finished request, as docs/semantics.md §7 measures it. Times are absolute
 // simulated instants; spans are derived by the accessors.
 //   TTFT: arrival -> first output token
 //   TPOT: (E2E - TTFT) / (output tokens - 1), undefined for one token

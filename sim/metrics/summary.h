@@ -1,5 +1,5 @@
 #pragma once
-// A run's summary statistics (SEMANTICS.md §7), computed from its request
+// A run's summary statistics (docs/semantics.md §7), computed from its request
 // records and the engine's counters.
 //
 // Percentiles use linear interpolation between closest ranks (numpy's and

@@ -1,4 +1,4 @@
-// Rules of vLLM v1's block pool (SEMANTICS.md §3), one test each.
+// Rules of vLLM v1's block pool (docs/semantics.md §3), one test each.
 #include "sim/engine/vllm/kv_block_pool.h"
 
 #include <gtest/gtest.h>

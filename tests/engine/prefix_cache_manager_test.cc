@@ -1,4 +1,4 @@
-// Rules of vLLM v1's KV cache manager with prefix caching (SEMANTICS.md §3).
+// Rules of vLLM v1's KV cache manager with prefix caching (docs/semantics.md §3).
 #include "sim/engine/vllm/prefix_cache_manager.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Rules of vLLM v1's scheduler (SEMANTICS.md §4), one test each.
+// Rules of vLLM v1's scheduler (docs/semantics.md §4), one test each.
 #include "sim/engine/vllm/vllm_v1_scheduler.h"
 
 #include <gtest/gtest.h>

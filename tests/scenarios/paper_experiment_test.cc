@@ -19,7 +19,7 @@ ExperimentConfig Config(const std::string& policy, int64_t rounds) {
   config.policy = policy;
   config.workload_paper.users = 16;
   config.workload_paper.rounds = rounds;
-  config.documents = "synthetic";  // SEMANTICS.md §2's table assumes tokens proportional to text
+  config.documents = "synthetic";  // docs/semantics.md §2's table assumes tokens proportional to text
   config.engine.check_invariants = true;
   return config;
 }
@@ -36,7 +36,7 @@ void PrintTo(const ReuseRow& row, std::ostream* os) {
 
 class PaperReuse : public ::testing::TestWithParam<ReuseRow> {};
 
-// SEMANTICS.md §2: reuse with no eviction (tokens proportional to
+// docs/semantics.md §2: reuse with no eviction (tokens proportional to
 // characters, no block rounding); the simulator must land within 1.5 points.
 TEST_P(PaperReuse, HitRatesMatchThePapersTableWithin1Point5) {
   const ReuseRow row = GetParam();

@@ -3,7 +3,7 @@
 // (vllm/v1/core/kv_cache_manager.py, 0.9-0.10 series: no block
 // preallocation, no sliding window, one KV cache group).
 //
-// Rules reproduced (SEMANTICS.md §3):
+// Rules reproduced (docs/semantics.md §3):
 //  - Lookup (FindLongestHit) only when a waiting request is admitted; walks
 //    block keys left to right, stops at the first miss, and is capped at
 //    (num_tokens - 1) / block_tokens blocks so at least one token is computed.
