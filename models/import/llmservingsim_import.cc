@@ -148,6 +148,23 @@ LlmServingSimCsv ParseLlmServingSimCsv(const std::string& text, const std::strin
   return csv;
 }
 
+namespace {
+
+// The last degree of a "tp_degrees: [1, 2]" list (>= 1).
+int64_t LastTpDegree(const std::string& value, const std::string& origin, int64_t line) {
+  if (value.size() < 2 || value.front() != '[' || value.back() != ']') {
+    throw InputError(origin, line, "tp_degrees", "expected a list like [1, 2], got '" + value + "'");
+  }
+  std::stringstream items(value.substr(1, value.size() - 2));
+  std::string item;
+  int64_t last = 0;
+  while (std::getline(items, item, ',')) last = MetaInt(Trim(item), origin, line, "tp_degrees");
+  if (last < 1) throw InputError(origin, line, "tp_degrees", "no degree >= 1 in '" + value + "'");
+  return last;
+}
+
+}  // namespace
+
 LlmServingSimMeta LoadLlmServingSimMeta(const std::string& dir) {
   const std::string path = dir + "/meta.yaml";
   return ParseLlmServingSimMeta(ReadFileBytes(path), path);
@@ -182,11 +199,18 @@ LlmServingSimMeta ParseLlmServingSimMeta(const std::string& text, const std::str
     else if (key == "num_key_value_heads") meta.num_key_value_heads = MetaInt(value, origin, number, key);
     else if (key == "vocab_size") meta.vocab_size = MetaInt(value, origin, number, key);
     else if (key == "block_size") meta.block_size = MetaInt(value, origin, number, key);
+    else if (top && key == "tp_degrees") meta.tp1_scale = LastTpDegree(value, origin, number);
     else continue;
     seen[key] = number;
   }
   for (const char* required : {"vllm_version", "gpu", "model", "variant"}) {
     if (!seen.count(required)) throw InputError(origin, 0, required, "missing");
+  }
+  if (meta.tp1_scale > 1) {
+    meta.intermediate_size *= meta.tp1_scale;
+    meta.num_attention_heads *= meta.tp1_scale;
+    meta.num_key_value_heads *= meta.tp1_scale;
+    meta.vocab_size *= meta.tp1_scale;
   }
   if (meta.variant != "bf16") {
     throw InputError(origin, seen["variant"], "variant",

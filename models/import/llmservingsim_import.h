@@ -44,8 +44,15 @@ struct LlmServingSimMeta {
   std::string origin, sha256;
   std::string vllm_version, cuda_version, gpu, model, profiled_at, variant;
   bool enforce_eager = false;
+  // The shapes of the tp1 tables. meta.yaml's engine_effective describes
+  // the bundle's last pass: with tp_degrees [1, T] its hf_overrides are the
+  // TP T shard's per-GPU shapes (emulated on one GPU), so the parser
+  // multiplies them by T (`tp1_scale`); the tp1 tables were timed at the
+  // full shapes (the RTX PRO 6000 bundles: Llama-3.1-8B's tp1 gate_up_proj
+  // reads 235 MB in 159.5 us, 82% of the card's bandwidth).
   int64_t intermediate_size = 0, num_attention_heads = 0, num_key_value_heads = 0, vocab_size = 0,
           block_size = 0, measurement_iterations = 0;
+  int64_t tp1_scale = 1;  // the last of tp_degrees: what the overrides were divided by
 };
 LlmServingSimMeta ParseLlmServingSimMeta(const std::string& text, const std::string& origin);
 // DIR/meta.yaml of a bundle, read and parsed (InputError naming the file).

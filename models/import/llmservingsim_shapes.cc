@@ -113,6 +113,11 @@ ShapeProfile ImportLlmServingSimShapes(const std::vector<std::string>& bundles, 
   std::vector<std::pair<double, double>> elementwise;
   for (size_t i = 0; i < bundles.size(); ++i) {
     const LlmServingSimMeta meta = LoadLlmServingSimMeta(bundles[i]);
+    if (meta.tp1_scale > 1) {
+      report.notes.push_back("bundle " + bundles[i] + ": meta.yaml's hf_overrides are its last pass's (TP " +
+                             std::to_string(meta.tp1_scale) + ") per-GPU shard shapes; its tp1 tables are keyed at " +
+                             std::to_string(meta.tp1_scale) + " x them");
+    }
     const ModelSpec profiled = ProfiledModel(meta);
     const KernelProfile profile = ImportLlmServingSimProfile(bundles[i], profiled, gpu, settings, report);
     const ShapeProfile shapes = ShapeProfileFromKernelProfile(profile, profiled, gpu);
@@ -135,7 +140,8 @@ ShapeProfile ImportLlmServingSimShapes(const std::vector<std::string>& bundles, 
   out.engine = "vllm_v1";
   out.command = settings.command;
   out.elementwise = FitRule(elementwise, gpu, bundles.front());
-  out.source.method += "; keyed by the shapes the bundles profiled (their hf_overrides), merged (the first "
+  out.source.method += "; keyed by the shapes the bundles profiled in their tp1 pass (hf_overrides, which "
+                       "describe a bundle's last pass, multiplied by its last TP degree), merged (the first "
                        "bundle's table of a repeated shape kept); elementwise rule fitted on their measured "
                        "RMSNorm and SiLU-and-mul tables";
   char rule[160];

@@ -1,12 +1,12 @@
 #pragma once
 // `efimsim profile import --from llmservingsim --shapes --bundle DIR ...`:
-// a shape profile (models/formats/shape_profile.h) from LLMServingSim bundles whose
-// model was profiled with overridden shapes (its meta.yaml hf_overrides:
-// the RTX PRO 6000 bundles time Llama-3.1-8B with FFN 7168, 16/4 heads and
-// a 64128 vocabulary, Qwen3-32B with FFN 12800, ...). Such timings are not
-// the named model's, so the model-keyed import refuses them; keyed by the
-// shapes that were really run, they are vLLM's own kernels on that GPU for
-// those shapes, and the shape rule prices any model from them.
+// a shape profile (models/formats/shape_profile.h) from LLMServingSim bundles,
+// keyed by the shapes their tp1 tables were timed at (meta.yaml's
+// hf_overrides, scaled back by the bundle's last TP degree: they describe
+// its last pass; the RTX PRO 6000 bundles of Llama-3.1-8B and Qwen3-32B
+// record their TP2 shards, FFN 7168 and 12800, so their tp1 tables are the
+// models' own shapes). They are vLLM's own kernels on that GPU for those
+// shapes, and the shape rule prices any other model from them.
 //
 // Per bundle: the named catalogue model with the meta's shapes applied is
 // the model that was profiled; its tables are imported as the model-keyed

@@ -159,6 +159,32 @@ TEST(LlmServingSimShapes, AutoTakesThemOnTheRtxPro6000) {
   EXPECT_NE(m->Description().find("shape_profiles/rtx-pro-6000/llmservingsim/vllm_v1.json"), std::string::npos);
 }
 
+TEST(LlmServingSimShapes, OverridesOfALaterTpPassAreScaledBackForTheTp1Tables) {
+  // A bundle profiled at tp_degrees [1, 2] records the TP2 pass's per-GPU
+  // shard in its hf_overrides; its tp1 tables were timed at twice those
+  // shapes, the model's own. Keying them at the shard's shapes priced every
+  // GEMM of the RTX PRO 6000 profile about 2x.
+  std::string meta = kMeta;
+  meta.replace(meta.find("intermediate_size: 14336"), 24, "intermediate_size: 7168");
+  meta.replace(meta.find("num_attention_heads: 32"), 23, "num_attention_heads: 16");
+  meta.replace(meta.find("num_key_value_heads: 8"), 22, "num_key_value_heads: 4");
+  const LlmServingSimMeta tp1_only = ParseLlmServingSimMeta(meta, "meta.yaml");
+  EXPECT_EQ(tp1_only.intermediate_size, 7168);
+  const LlmServingSimMeta two_passes = ParseLlmServingSimMeta("tp_degrees: [1, 2]\n" + meta, "meta.yaml");
+  EXPECT_EQ(two_passes.tp1_scale, 2);
+  EXPECT_EQ(two_passes.intermediate_size, 14336);
+  EXPECT_EQ(two_passes.num_attention_heads, 32);
+  EXPECT_EQ(two_passes.num_key_value_heads, 8);
+  EXPECT_THROW(ParseLlmServingSimMeta("tp_degrees: 2\n" + meta, "meta.yaml"), InputError);
+}
+
+TEST(LlmServingSimShapes, TheRtxPro6000ProfileMeasuresLlama8bsOwnGemms) {
+  const auto m = MakeLatencyModel(LatencyConfig{"auto", LatencyModelOptions{}, CpuOverheadConfig{}},
+                                  LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("rtx-pro-6000"));
+  EXPECT_NE(m->Description().find("GEMMs 5 of 5 at measured (n, k)"), std::string::npos)
+      << m->Description();
+}
+
 TEST(LlmServingSimImport, OtherGpuRefused) {
   Bundle b;
   try {
