@@ -33,15 +33,19 @@ const ParamTable<PaperWorkloadConfig>& WorkloadParams() {
   using C = PaperWorkloadConfig;
   static const ParamTable<C> table = {
       {ScopedTo("workload", {"efim-paper", "typing"},
-                {"users", "users", "users (efim-paper: one document each; typing: typists)", 1}), &C::users},
+                {"users", "users", "users (efim-paper: one document each; typing: typists)", 1}),
+       &C::users},
       {ScopedTo("workload", {"efim-paper"},
-                {"rounds", "rounds", "efim-paper: requests per user (the paper's R)", 1}), &C::rounds},
+                {"rounds", "rounds", "efim-paper: requests per user (the paper's R)", 1}),
+       &C::rounds},
       {{"seed", "", "seed of every random stream (documents, ...)", 0}, &C::seed},
       {ScopedTo("workload", {"efim-paper"},
-                {"doc-min-tokens", "tokens", "efim-paper documents are longer than this (exclusive)", 1}),
+                {"doc-min-tokens", "tokens",
+                 "efim-paper documents are longer than this (exclusive)", 1}),
        &C::doc_min_tokens},
       {ScopedTo("workload", {"efim-paper"},
-                {"doc-max-tokens", "tokens", "efim-paper documents are shorter than this (exclusive)", 3}),
+                {"doc-max-tokens", "tokens",
+                 "efim-paper documents are shorter than this (exclusive)", 3}),
        &C::doc_max_tokens},
   };
   return table;
@@ -50,10 +54,13 @@ const ParamTable<PaperWorkloadConfig>& WorkloadParams() {
 const ParamTable<ExperimentConfig>& RunParams() {
   using C = ExperimentConfig;
   static const ParamTable<C> table = {
-      {{"max-tokens", "tokens", "output tokens per request: the cap of --output-length; with its "
-        "default (fixed) every request generates exactly this many", 1},
+      {{"max-tokens", "tokens",
+        "output tokens per request: the cap of --output-length; with its "
+        "default (fixed) every request generates exactly this many",
+        1},
        &C::max_output_tokens},
-      {{"output-length", "tokens", "output-length model, capped by --max-tokens: fixed (= "
+      {{"output-length", "tokens",
+        "output-length model, capped by --max-tokens: fixed (= "
         "--max-tokens), fixed:N, trace:FILE (a trace's recorded output lengths), "
         "lognormal:median=M,p90=P, eos:p=P (end-of-sequence chance per token), "
         "eol[:multiline=F] (typing/trace sessions: stop at the end of the line, estimated from "
@@ -63,37 +70,47 @@ const ParamTable<ExperimentConfig>& RunParams() {
         "policy with the same model; trace request records keep their recorded lengths"},
        &C::output_length},
       {ScopedTo("workload", {"efim-paper"},
-                {"think-time-ms", "ms", "pause between a response's end and the user's next request "
-        "(efim-paper; with --think-time-dist exponential, its mean)", 0}),
+                {"think-time-ms", "ms",
+                 "pause between a response's end and the user's next request "
+                 "(efim-paper; with --think-time-dist exponential, its mean)",
+                 0}),
        &C::think_time_ms},
-      {ScopedTo("workload", {"efim-paper"},
-                Choice("think-time-dist", "efim-paper pauses: fixed (every pause --think-time-ms; all "
-              "users start at t = 0 and stay in step) or exponential (each pause, the first "
-              "included, drawn with mean --think-time-ms per user and round, the same under "
-              "every policy)",
-              {"fixed", "exponential"})),
+      {ScopedTo(
+           "workload", {"efim-paper"},
+           Choice("think-time-dist",
+                  "efim-paper pauses: fixed (every pause --think-time-ms; all "
+                  "users start at t = 0 and stay in step) or exponential (each pause, the first "
+                  "included, drawn with mean --think-time-ms per user and round, the same under "
+                  "every policy)",
+                  {"fixed", "exponential"})),
        &C::think_time_dist},
-      {Choice("latency-model", "step latency model: auto (measured kernels of the GPU as "
-              "--kernel-source chooses them, or --profile FILE; else the calibrated fallback; "
-              "outputs name which), profile (the same), fallback (the calibrated fallback even where "
-              "kernels were measured), or roofline (uncalibrated ceilings)",
-              LatencyModelNameList()),
+      {Choice(
+           "latency-model",
+           "step latency model: auto (measured kernels of the GPU as "
+           "--kernel-source chooses them, or --profile FILE; else the calibrated fallback; "
+           "outputs name which), profile (the same), fallback (the calibrated fallback even where "
+           "kernels were measured), or roofline (uncalibrated ceilings)",
+           LatencyModelNameList()),
        &C::latency_model},
-      {Choice("workload", "efim-paper (closed-loop multi-round), trace (--trace FILE, open "
+      {Choice("workload",
+              "efim-paper (closed-loop multi-round), trace (--trace FILE, open "
               "loop), typing (simulated users typing real files), inference-perf "
               "(shared-prefix data, load stages), or vllm-bench (vLLM bench serve datasets)",
               WorkloadNames()),
        &C::workload},
       {ScopedTo("workload", {"efim-paper"},
-                Choice("documents", "efim-paper documents: text (real code, Llama-3.1 tokenizer), "
-              "synthetic (token ids), or auto (text when the tokenizer is present)",
-              {"auto", "synthetic", "text"})),
+                Choice("documents",
+                       "efim-paper documents: text (real code, Llama-3.1 tokenizer), "
+                       "synthetic (token ids), or auto (text when the tokenizer is present)",
+                       {"auto", "synthetic", "text"})),
        &C::documents},
       {ScopedTo("workload", {"efim-paper", "typing"},
-                {"corpus-dir", "", "source files for text documents and typing; empty: the "
+                {"corpus-dir", "",
+                 "source files for text documents and typing; empty: the "
                  "pinned corpus cpython-3.11.2 built into efimsim (traces/data/README.md)"}),
        &C::corpus_dir},
-      {{"tokenizer", "", "Hugging Face tokenizer.json; empty: the one scripts/fetch-tokenizer "
+      {{"tokenizer", "",
+        "Hugging Face tokenizer.json; empty: the one scripts/fetch-tokenizer "
         "caches"},
        &C::tokenizer_path},
   };
@@ -104,55 +121,80 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
   using C = ExperimentConfig;
   static const ParamTable<C> table = {
       {ScopedTo("workload", {"trace"},
-                {"trace", "", "trace file for --workload trace (efimsim JSONL, Azure CSV, Mooncake "
-        "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz), ShareGPT JSONL in "
-        "LLMServingSim's layout)"}),
+                {"trace", "",
+                 "trace file for --workload trace (efimsim JSONL, Azure CSV, Mooncake "
+                 "JSONL, TaskTracker CSV, HumanEval infilling JSONL(.gz), ShareGPT JSONL in "
+                 "LLMServingSim's layout)"}),
        &C::trace_path},
-      {ScopedTo("workload", {"trace"},
-                Choice("trace-format", "the trace file's format; auto detects it from the first line",
-              TraceFormatNames())),
+      {ScopedTo(
+           "workload", {"trace"},
+           Choice("trace-format", "the trace file's format; auto detects it from the first line",
+                  TraceFormatNames())),
        &C::trace_format},
-      {ScopedTo("workload", {"trace"},
-                {"max-line-bytes", "bytes", "trace: the longest line (or CSV record) read; a longer one "
-        "is skipped and counted in summary.json (trace_lines_skipped), with the records that "
-        "depended on it (trace_records_dropped)", 1}),
+      {ScopedTo(
+           "workload", {"trace"},
+           {"max-line-bytes", "bytes",
+            "trace: the longest line (or CSV record) read; a longer one "
+            "is skipped and counted in summary.json (trace_lines_skipped), with the records that "
+            "depended on it (trace_records_dropped)",
+            1}),
        &C::max_line_bytes},
       {ScopedTo("workload", {"trace", "typing", "inference-perf", "vllm-bench"},
-                {"duration-s", "s", "trace, typing: send nothing after this simulated time; 0 = all", 0}),
+                {"duration-s", "s",
+                 "trace, typing: send nothing after this simulated time; 0 = all", 0}),
        &C::duration_s},
       {{"replicas", "replicas", "identical engine replicas behind the router (a cluster)", 1, 4096},
        &C::replicas},
-      {Choice("router", "how requests reach replicas: round-robin, least-outstanding (fewest "
+      {Choice("router",
+              "how requests reach replicas: round-robin, least-outstanding (fewest "
               "requests waiting or running), session-affinity (a user's rounds stay on one "
               "replica)",
               RoutingPolicyNameList()),
        &C::router},
-      {{"timeline", "", "write a Chrome trace-event JSON of the run to this file (open in "
+      {{"timeline", "",
+        "write a Chrome trace-event JSON of the run to this file (open in "
         "Perfetto): steps per replica, requests per session; empty: none"},
        &C::timeline_path},
-      {{"wall-time", "", "record the host's wall-clock seconds in summary.json "
+      {{"wall-time", "",
+        "record the host's wall-clock seconds in summary.json "
         "(simulator.wall_s); =false writes null, so that two runs' summary.json compare byte "
         "for byte"},
        &C::record_wall_time},
-      {ScopedTo("workload", {"trace", "inference-perf", "vllm-bench"},
-                {"rate-scale", "x", "trace: open-loop load: arrival times (request records, session "
-        "starts) divided by this, so 2 = twice the recorded rate; edits keep their offsets "
-        "within a session", 1e-9}),
+      {ScopedTo(
+           "workload", {"trace", "inference-perf", "vllm-bench"},
+           {"rate-scale", "x",
+            "trace: open-loop load: arrival times (request records, session "
+            "starts) divided by this, so 2 = twice the recorded rate; edits keep their offsets "
+            "within a session",
+            1e-9}),
        &C::rate_scale},
       {ScopedTo("workload", {"typing"},
-                {"session-rate", "sessions/s", "typing: > 0 = an open population: --sessions editing "
-        "sessions arriving as a Poisson process at this rate, each a user who types one file and "
-        "leaves; 0 = closed (--users)", 0}),
+                {"session-rate", "sessions/s",
+                 "typing: > 0 = an open population: --sessions editing "
+                 "sessions arriving as a Poisson process at this rate, each a user who types one "
+                 "file and "
+                 "leaves; 0 = closed (--users)",
+                 0}),
        &C::session_rate_per_s},
-      {{"client-overhead-ms", "ms",
+      {{"client-overhead-ms",
+        "ms",
         "per request: API server, tokenizer and network time outside the engine, added to every "
         "request's TTFT and E2E (first_token and finish in requests.csv are then what the client "
-        "sees); the closed loop's next request is not delayed by it. 0 = none (engine times)", 0,
-        kParamNoLimit, {}, /*quiet_default=*/true},
+        "sees); the closed loop's next request is not delayed by it. 0 = none (engine times)",
+        0,
+        kParamNoLimit,
+        {},
+        /*quiet_default=*/true},
        &C::client_overhead_ms},
-      {{"max-memory-gib", "GiB", "memory a run may use; a run whose estimate (KV structures of "
+      {{"max-memory-gib",
+        "GiB",
+        "memory a run may use; a run whose estimate (KV structures of "
         "every replica, prompts made up front) exceeds it is refused before it starts; 0: 80% of "
-        "this machine's", 0, kParamNoLimit, {}, /*quiet_default=*/true},
+        "this machine's",
+        0,
+        kParamNoLimit,
+        {},
+        /*quiet_default=*/true},
        &C::max_memory_gib},
   };
   return table;
@@ -162,28 +204,35 @@ const ParamTable<CompletionClientConfig>& CompletionParams() {
   using C = CompletionClientConfig;
   static const ParamTable<C> table = {
       {ScopedTo("workload", {"trace", "typing"},
-                Choice("trigger", "when an editing session sends a request: every-edit, debounce "
-              "(Continue), adaptive-debounce (Tabby), single-in-flight (llama.vim)",
-              CompletionTriggerNames())),
+                Choice("trigger",
+                       "when an editing session sends a request: every-edit, debounce "
+                       "(Continue), adaptive-debounce (Tabby), single-in-flight (llama.vim)",
+                       CompletionTriggerNames())),
        &C::trigger},
       {ScopedTo("workload", {"trace", "typing"},
-                {"debounce-ms", "ms", "debounce: wait after the last edit", 0}), &C::debounce_ms},
+                {"debounce-ms", "ms", "debounce: wait after the last edit", 0}),
+       &C::debounce_ms},
       {ScopedTo("workload", {"trace", "typing"},
-                {"adaptive-min-ms", "ms", "adaptive-debounce: shortest wait", 0}), &C::adaptive_min_ms},
+                {"adaptive-min-ms", "ms", "adaptive-debounce: shortest wait", 0}),
+       &C::adaptive_min_ms},
       {ScopedTo("workload", {"trace", "typing"},
-                {"adaptive-max-ms", "ms", "adaptive-debounce: longest wait", 0}), &C::adaptive_max_ms},
+                {"adaptive-max-ms", "ms", "adaptive-debounce: longest wait", 0}),
+       &C::adaptive_max_ms},
       {ScopedTo("workload", {"trace", "typing"},
-                {"retry-ms", "ms", "single-in-flight: resend this long after a response if typed meanwhile",
-        0}),
+                {"retry-ms", "ms",
+                 "single-in-flight: resend this long after a response if typed meanwhile", 0}),
        &C::retry_ms},
-      {ScopedTo("workload", {"trace", "typing"},
-                {"cancel-stale", "", "abort a session's in-flight request when sending a newer one"}),
+      {ScopedTo(
+           "workload", {"trace", "typing"},
+           {"cancel-stale", "", "abort a session's in-flight request when sending a newer one"}),
        &C::cancel_stale},
       {ScopedTo("workload", {"trace", "typing"},
-                {"context-lines-before", "lines", "prefix window: lines above the cursor's; -1 = all", -1}),
+                {"context-lines-before", "lines",
+                 "prefix window: lines above the cursor's; -1 = all", -1}),
        &C::context_lines_before},
       {ScopedTo("workload", {"trace", "typing"},
-                {"context-lines-after", "lines", "suffix window: lines below the cursor's; -1 = all", -1}),
+                {"context-lines-after", "lines",
+                 "suffix window: lines below the cursor's; -1 = all", -1}),
        &C::context_lines_after},
   };
   return table;
@@ -193,21 +242,23 @@ const ParamTable<TypingBehavior>& TypingParams() {
   using C = TypingBehavior;
   static const ParamTable<C> table = {
       {ScopedTo("workload", {"typing"},
-                {"chars-per-second", "chars/s", "typing: mean typing speed", 0.01}), &C::chars_per_second},
+                {"chars-per-second", "chars/s", "typing: mean typing speed", 0.01}),
+       &C::chars_per_second},
       {ScopedTo("workload", {"typing"},
                 {"pause-probability", "", "typing: chance of a pause per keystroke", 0, 1}),
        &C::pause_probability},
+      {ScopedTo("workload", {"typing"}, {"pause-mean-s", "s", "typing: mean pause", 0}),
+       &C::pause_mean_s},
       {ScopedTo("workload", {"typing"},
-                {"pause-mean-s", "s", "typing: mean pause", 0}), &C::pause_mean_s},
-      {ScopedTo("workload", {"typing"},
-                {"typo-probability", "", "typing: chance of a typo (typed, then deleted) per keystroke", 0,
-        1}),
+                {"typo-probability", "",
+                 "typing: chance of a typo (typed, then deleted) per keystroke", 0, 1}),
        &C::typo_probability},
       {ScopedTo("workload", {"typing"},
                 {"jump-probability", "", "typing: chance of a cursor jump per keystroke", 0, 1}),
        &C::jump_probability},
       {ScopedTo("workload", {"typing"},
-                {"accept-probability", "", "typing: chance a completion is accepted at a line start", 0, 1}),
+                {"accept-probability", "",
+                 "typing: chance a completion is accepted at a line start", 0, 1}),
        &C::accept_probability},
       {ScopedTo("workload", {"typing"},
                 {"chars-per-session", "chars", "typing: characters each session types", 1}),
@@ -220,10 +271,12 @@ const ParamTable<TypingWorkloadConfig>& TypingPopulationParams() {
   using C = TypingWorkloadConfig;
   static const ParamTable<C> table = {
       {ScopedTo("workload", {"typing"},
-                {"sessions-per-user", "sessions", "typing: files each user types, one after another", 1}),
+                {"sessions-per-user", "sessions",
+                 "typing: files each user types, one after another", 1}),
        &C::sessions_per_user},
-      {ScopedTo("workload", {"typing"},
-                {"think-time-mean-s", "s", "typing: mean pause before each session (exponential)", 0}),
+      {ScopedTo(
+           "workload", {"typing"},
+           {"think-time-mean-s", "s", "typing: mean pause before each session (exponential)", 0}),
        &C::think_time_mean_s},
       {ScopedTo("workload", {"typing"},
                 {"sessions", "sessions", "typing with --session-rate: sessions in the run", 1}),
