@@ -21,10 +21,16 @@ std::string ParamHelpText(const ParamInfo& info) {
 }
 
 void AddParamOption(po::options_description& options, const ParamInfo& info,
-                    const std::string& default_value) {
+                    const std::string& default_value, const ParamScope& scope) {
   auto* semantic = po::value<std::string>()->default_value(default_value);
   if (default_value == "true" || default_value == "false") semantic->implicit_value("true");
-  options.add_options()(info.name.c_str(), semantic, ParamHelpText(info).c_str());
+  std::string help = ParamHelpText(info);
+  if (!scope.applies_to_every_run()) {
+    std::string parts;
+    for (const std::string& part : scope.parts) parts += (parts.empty() ? "" : ", ") + part;
+    help += " [--" + scope.selector + " " + parts + " only]";
+  }
+  options.add_options()(info.name.c_str(), semantic, help.c_str());
 }
 
 std::vector<po::options_description> ExperimentOptionGroups() {
@@ -37,7 +43,7 @@ std::vector<po::options_description> ExperimentOptionGroups() {
       groups.emplace_back(group);
     }
     for (const RunParam& param : table.params) {
-      AddParamOption(groups.back(), *param.info, param.value(defaults));
+      AddParamOption(groups.back(), *param.info, param.value(defaults), param.scope);
     }
   }
   return groups;

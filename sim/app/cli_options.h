@@ -22,8 +22,10 @@ namespace po = boost::program_options;
 // "help [unit] (one of: a, b)": the option's --help line.
 std::string ParamHelpText(const ParamInfo& info);
 // One option "--name arg (=default)  help [unit]", parsed as text.
+// `scope` adds "[--engine sglang only]"-style text when the option applies to
+// some parts only.
 void AddParamOption(po::options_description& options, const ParamInfo& info,
-                    const std::string& default_value);
+                    const std::string& default_value, const ParamScope& scope = {});
 
 // Adds one option per parameter: "--name arg (=default)  help [unit]".
 template <class Config>
