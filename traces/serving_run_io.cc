@@ -36,6 +36,9 @@ Json ParseJson(const std::string& text, const std::string& file, int64_t line) {
     return Json::parse(text);
   } catch (const Json::parse_error& error) {
     throw InputError(file, line, "json", std::string("not valid JSON: ") + error.what());
+  } catch (const Json::out_of_range& error) {
+    // A number too large for a double (4e4999...): also the file's fault.
+    throw InputError(file, line, "json", std::string("not valid JSON: ") + error.what());
   }
 }
 
