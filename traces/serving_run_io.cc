@@ -155,6 +155,22 @@ std::vector<WorkloadLine> ReadWorkload(const std::string& path, const std::strin
   return out;
 }
 
+// True when `value` converts to T without loss: integers only from JSON
+// integers (nlohmann converts a double such as 1e79 to int64 with undefined
+// behaviour), every element of an integer list so. Fuzz finding 10.
+template <class T>
+bool HoldsExactly(const Json& value) {
+  if constexpr (std::is_same_v<T, int64_t>) {
+    return value.is_number_integer();
+  } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+    return value.is_array() && std::all_of(value.begin(), value.end(), [](const Json& element) {
+             return element.is_number_integer();
+           });
+  } else {
+    return true;  // other types: nlohmann's own checks throw, caught below
+  }
+}
+
 template <class T>
 std::optional<T> Optional(const Json& object, std::initializer_list<const char*> path) {
   const Json* at = &object;
@@ -162,7 +178,7 @@ std::optional<T> Optional(const Json& object, std::initializer_list<const char*>
     if (!at->is_object() || !at->contains(key)) return std::nullopt;
     at = &at->at(key);
   }
-  if (at->is_null()) return std::nullopt;
+  if (at->is_null() || !HoldsExactly<T>(*at)) return std::nullopt;
   try {
     return at->get<T>();
   } catch (const Json::exception&) {
