@@ -186,15 +186,16 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
         {},
         /*quiet_default=*/true},
        &C::client_overhead_ms},
-      {{"max-memory-gib",
-        "GiB",
-        "memory a run may use; a run whose estimate (KV structures of "
+  };
+  return table;
+}
+
+const ParamTable<ExperimentConfig>& RunLimitParams() {
+  using C = ExperimentConfig;
+  static const ParamTable<C> table = {
+      {{"max-memory-gib", "GiB", "memory a run may use; a run whose estimate (KV structures of "
         "every replica, prompts made up front) exceeds it is refused before it starts; 0: 80% of "
-        "this machine's",
-        0,
-        kParamNoLimit,
-        {},
-        /*quiet_default=*/true},
+        "this machine's", 0, kParamNoLimit, {}, /*quiet_default=*/true},
        &C::max_memory_gib},
   };
   return table;
@@ -368,6 +369,7 @@ const std::vector<RunParamTable>& AllParamTables() {
         Table("Workload", WorkloadParams(), +[](X& c) -> auto& { return c.workload_paper; }),
         Table("Workload", RunParams(), +[](X& c) -> auto& { return c; }),
         Table("Workload", TraceAndClusterParams(), +[](X& c) -> auto& { return c; }),
+        Table("Workload", RunLimitParams(), +[](X& c) -> auto& { return c; }),
         Table("Completion client (trace and typing workloads)", CompletionParams(),
               +[](X& c) -> auto& { return c.completion; }),
         Table("Completion client (trace and typing workloads)", TypingParams(),

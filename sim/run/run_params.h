@@ -28,6 +28,7 @@ namespace efimsim {
 const ParamTable<PaperWorkloadConfig>& WorkloadParams();
 const ParamTable<ExperimentConfig>& RunParams();  // max tokens, pauses, latency model, documents
 const ParamTable<ExperimentConfig>& TraceAndClusterParams();  // trace, replicas, rate, timeline, ...
+const ParamTable<ExperimentConfig>& RunLimitParams();  // what a run may use (--max-memory-gib)
 const ParamTable<CompletionClientConfig>& CompletionParams();
 const ParamTable<TypingBehavior>& TypingParams();
 const ParamTable<TypingWorkloadConfig>& TypingPopulationParams();
