@@ -146,8 +146,7 @@ int RunSweepCommand(int argc, const char* const* argv) {
   PrepareOutputDir(staged.Path("runs"));
   AnnounceSweep(grid_size, axes, shard, runs.size(), jobs);
 
-  SweepRunner sweep{base, axes, grid_size, runs, staged.dir(), SweepOptionKeys(base, axes),
-                    std::vector<std::string>(runs.size())};
+  SweepRunner sweep{base, axes, grid_size, runs, staged.dir(), SweepOptionKeys(base, axes)};
   const std::string header = SweepCsvHeader(ExperimentOptionValues(base, sweep.option_keys));
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();

@@ -57,17 +57,16 @@ ModelSpec RunModel(const ExperimentConfig& config) {
 }
 
 
-// The run's memory estimate against its budget (memory_budget.h): every
-// replica's KV structures and what the workload makes up front. Throws
-// UsageError naming the options behind the largest part; true otherwise.
-bool CheckRunMemory(const ExperimentConfig& c, const ModelSpec& model, const GpuSpec& gpu,
-                    const KvCapacity& capacity, const PolicySpec& policy) {
-  const EngineEntry& engine = Engines().Get(c.engine.name);
+// The engine's own checks, then the run's memory estimate against its
+// budget (memory_budget.h): every replica's KV structures and what the
+// workload makes up front. Throws UsageError (the memory error naming the
+// options behind the largest part); true otherwise.
+bool CheckEngineAndMemory(const ExperimentConfig& c, const EngineEntry& engine,
+                          const EngineContext& context) {
+  if (engine.validate != nullptr) engine.validate(context);
   std::vector<MemoryItem> items;
   if (engine.memory_bytes != nullptr) {
-    const EngineContext context{c.engine, c.engine_options, model, gpu, capacity,
-                                policy.prefix_caching};
-    const std::string blocks = std::to_string(capacity.blocks);
+    const std::string blocks = std::to_string(context.capacity.blocks);
     std::string options = c.engine.kv_blocks > 0 ? "--kv-blocks " + blocks
                           : c.engine.num_gpu_blocks_override > 0
                               ? "--num-gpu-blocks-override " + blocks
@@ -96,15 +95,13 @@ struct RunParts {
         default_output_length(output_length_option.IsDefault()),
         output_length(MakeOutputLength(c, output_length_option, policy)),
         capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel)),
-        memory_fits(CheckRunMemory(c, model, gpu, capacity, policy)),
+        engine(Engines().Get(c.engine.name)),
+        engine_context{c.engine, c.engine_options, model, gpu, capacity, policy.prefix_caching},
+        engine_and_memory_checked(CheckEngineAndMemory(c, engine, engine_context)),
         latency(MakeLatencyModel(RunLatencyConfig(c), model, gpu)),
         workload(with_workload ? MakeWorkload(c.workload, {c, policy, model, RunTokenizer(c),
                                                             output_length.get()})
-                               : nullptr),
-        engine(Engines().Get(c.engine.name)),
-        engine_context{c.engine, c.engine_options, model, gpu, capacity, policy.prefix_caching} {
-    if (engine.validate != nullptr) engine.validate(engine_context);
-  }
+                               : nullptr) {}
   RunParts(const RunParts&) = delete;
   RunParts& operator=(const RunParts&) = delete;
 
@@ -116,11 +113,12 @@ struct RunParts {
   const bool default_output_length;
   const std::unique_ptr<OutputLengthModel> output_length;  // null: every request to its cap
   const KvCapacity capacity;
-  const bool memory_fits;  // checked before anything that grows with an option is built
-  const std::unique_ptr<LatencyModel> latency;
-  const std::unique_ptr<Workload> workload;  // null without with_workload
   const EngineEntry& engine;
   const EngineContext engine_context;
+  // Before anything that grows with an option (or tokenizes a corpus) is built.
+  const bool engine_and_memory_checked;
+  const std::unique_ptr<LatencyModel> latency;
+  const std::unique_ptr<Workload> workload;  // null without with_workload
 };
 
 // Checks that need no model, spec or file, in the order users meet them.

@@ -28,8 +28,9 @@ struct SweepRunner {
   const std::vector<int64_t>& runs;  // grid indices, ascending
   const std::string& out_dir;
   std::vector<std::string> option_keys;  // sweep.csv's option columns
-  std::vector<std::string> rows;         // sweep.csv's row of runs[k], by k
-  // Why runs[k] measured nothing (no request completed), by k; "" when it did.
+  // By k: sweep.csv's row of runs[k], and why it measured nothing (no
+  // request completed; "" when it did).
+  std::vector<std::string> rows = std::vector<std::string>(runs.size());
   std::vector<std::string> warnings = std::vector<std::string>(runs.size());
 
   // Runs grid run runs[k] (thread-safe across k): writes its summary.json
