@@ -56,6 +56,16 @@ struct ElementwiseTable {
   bool Modelled() const { return source.rfind("modelled", 0) == 0; }
 };
 
+// Optional, MoE models only: one MoE layer's fused experts kernel on one GPU,
+// key = tokens of the step. Not in profile files: the shape rule resolves it
+// from a shape profile's moe tables (models/latency/shape_rule.h).
+struct MoeTable {
+  std::string kernel;        // what the source timed ("vllm fused_moe triton", ...)
+  std::string distribution;  // the routing the source measured ("balanced" = uniform)
+  std::vector<ProfilePoint> points;  // key: tokens; sorted, unique
+  bool transferred = false;          // as GemmTable::transferred
+};
+
 // Optional (an efimsim extension, see PROFILE.md): all-reduce of the hidden
 // state across `tensor_parallel` GPUs, key = tokens.
 struct AllReduceTable {
@@ -129,6 +139,7 @@ struct KernelProfile {
   AttentionTable decode_attention;
   std::vector<ElementwiseTable> elementwise;
   std::vector<AllReduceTable> all_reduce;
+  std::optional<MoeTable> moe;  // MoE models resolved from a shape profile only
   ProfileCpuOverhead cpu_overhead;
   // The tensor parallelism whose per-GPU shapes the tables hold (GEMM n and
   // k, attention heads, all-reduce group). 1 for every file (the latency

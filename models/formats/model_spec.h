@@ -12,6 +12,37 @@ namespace efimsim {
 
 enum class MlpKind : uint8_t { kGated, kPlain };  // gate+up+down, or up+down
 
+// Mixture-of-experts MLPs (vLLM's FusedMoE; Mixtral, Qwen3-MoE, Llama-4,
+// DeepSeek-V2). Absent (experts == 0): every layer has a dense MLP of
+// ffn_size. Experts are gated (gate, up, down) like the dense MLP.
+struct MoeSpec {
+  int64_t experts = 0;                 // routed experts per MoE layer; 0: dense model
+  int64_t experts_per_token = 0;       // top-k, 1 <= k <= experts
+  int64_t expert_ffn_size = 0;         // one routed expert's intermediate size
+  int64_t shared_expert_ffn_size = 0;  // the always-on shared experts' summed intermediate size; 0: none
+  int64_t first_dense_layers = 0;      // leading layers with a dense MLP (DeepSeek's first_k_dense_replace)
+  int64_t layer_step = 1;              // after those, layer i is MoE iff (i + 1) % layer_step == 0 (Llama-4's interleave)
+
+  bool IsMoe() const { return experts > 0; }
+  // Layer index 0 .. layers-1.
+  bool IsMoeLayer(int64_t layer) const {
+    return IsMoe() && layer >= first_dense_layers && (layer + 1) % layer_step == 0;
+  }
+};
+
+// The numeric format a run serves the linear layers' weights in (vLLM's
+// --quantization). Embeddings, lm_head, norms and the MoE router stay in the
+// checkpoint dtype, as vLLM's FP8 methods leave them.
+enum class WeightQuantization : uint8_t {
+  kNone,      // the checkpoint dtype
+  kFp8,       // FP8 E4M3, per-tensor scales (vLLM --quantization fp8 on a BF16 checkpoint)
+  kFp8Block,  // FP8 E4M3, 128x128 block scales (FP8 checkpoints such as Qwen3-*-FP8, DeepSeek)
+};
+const char* WeightQuantizationName(WeightQuantization q);  // "none", "fp8", "fp8_block"
+// The KV cache's element format (vLLM's --kv-cache-dtype).
+enum class KvCacheDtype : uint8_t { kAuto, kFp8 };  // auto: the checkpoint dtype
+const char* KvCacheDtypeName(KvCacheDtype d);       // "auto", "fp8"
+
 // Token ids a prompt builder needs. Sentinels are single tokens.
 struct SpecialTokens {
   TokenId bos = -1;         // -1: the model has no BOS
@@ -38,24 +69,62 @@ struct ModelSpec {
   int64_t dtype_bytes = 2;
   int64_t max_context_tokens = 0;
   SpecialTokens tokens;
+  MoeSpec moe;  // experts == 0: dense
+  // How a run serves it: set from the run's options (ServedAs), never from
+  // the spec file. Defaults: the checkpoint's dtype for weights and KV.
+  WeightQuantization quantization = WeightQuantization::kNone;
+  KvCacheDtype kv_cache_dtype = KvCacheDtype::kAuto;
+  bool expert_parallel = false;  // experts spread over the TP group (--enable-expert-parallel)
 
   // Derived figures.
   int64_t AttentionParamsPerLayer() const;  // q, k, v, o projections
+  // A dense layer's MLP (ffn_size); for an MoE layer see the Moe* figures.
   int64_t MlpParamsPerLayer() const;
-  int64_t LinearParamsPerLayer() const { return AttentionParamsPerLayer() + MlpParamsPerLayer(); }
+  int64_t MoeLayers() const;   // layers whose MLP is MoE (0 for a dense model)
+  int64_t DenseLayers() const { return layers - MoeLayers(); }
+  int64_t MoeRouterParamsPerLayer() const { return moe.experts * hidden_size; }
+  int64_t MoeExpertParams() const { return 3 * hidden_size * moe.expert_ffn_size; }  // one expert
+  int64_t MoeSharedParamsPerLayer() const { return 3 * hidden_size * moe.shared_expert_ffn_size; }
   int64_t EmbeddingParams() const { return vocab_size * hidden_size; }
   int64_t LmHeadParams() const { return vocab_size * hidden_size; }  // shared when tied
-  int64_t TotalParams() const;  // norms included
-  int64_t WeightBytes() const { return TotalParams() * dtype_bytes; }
-  // 2 (K and V) x layers x kv_heads x head_dim x dtype bytes.
-  int64_t KvBytesPerToken() const { return 2 * layers * kv_heads * head_dim * dtype_bytes; }
+  // Parameters of the quantizable linear layers (projections, dense MLPs,
+  // routed and shared experts): every layer's weights but norms and routers.
+  int64_t LinearParams() const;
+  int64_t TotalParams() const;   // norms, routers, embeddings included
+  // Parameters one token runs through: routed experts only its top-k.
+  int64_t ActiveParams() const;
+  // Bytes of one linear-layer weight element as served (1 under FP8).
+  int64_t LinearWeightBytes() const {
+    return quantization == WeightQuantization::kNone ? dtype_bytes : 1;
+  }
+  int64_t KvElementBytes() const { return kv_cache_dtype == KvCacheDtype::kFp8 ? 1 : dtype_bytes; }
+  // Linear weights at LinearWeightBytes(), everything else at dtype_bytes.
+  int64_t WeightBytes() const {
+    return LinearParams() * LinearWeightBytes() + (TotalParams() - LinearParams()) * dtype_bytes;
+  }
+  // 2 (K and V) x layers x kv_heads x head_dim x KV element bytes.
+  int64_t KvBytesPerToken() const { return 2 * layers * kv_heads * head_dim * KvElementBytes(); }
+  // "bf16 weights, bf16 KV" / "fp8 weights, fp8 KV": for outputs.
+  std::string PrecisionText() const;
 };
+
+// How a run serves a model (vLLM's --quantization, --kv-cache-dtype,
+// --enable-expert-parallel).
+struct ServingFormat {
+  WeightQuantization quantization = WeightQuantization::kNone;
+  KvCacheDtype kv_cache_dtype = KvCacheDtype::kAuto;
+  bool expert_parallel = false;
+};
+// `model` served so. Throws UsageError when FP8 is asked of a float32 model
+// or expert parallelism of a dense one.
+ModelSpec ServedAs(ModelSpec model, const ServingFormat& format);
 
 struct GpuSpec {
   std::string name;
   std::string description;
   int64_t memory_bytes = 0;
   double datasheet_bf16_tflops = 0;
+  double datasheet_fp8_tflops = 0;  // dense FP8 tensor; 0: no FP8 tensor cores (FP8 weights run as W8A16)
   double datasheet_hbm_tbps = 0;
   double achievable_bf16_tflops = 0;  // the roofline's compute ceiling
   double achievable_hbm_tbps = 0;     // the roofline's bandwidth ceiling
@@ -71,6 +140,12 @@ struct GpuSpec {
   // Host (CPU) link, for KV offloading to host memory; 0 when the spec has none.
   double host_link_gbps = 0;  // one direction, GB/s (1e9 bytes/s), datasheet
   std::string host_link_source;
+
+  // FP8 over BF16 tensor throughput (1 without FP8 tensor cores): what the
+  // models scale a BF16 compute ceiling by for FP8 GEMMs.
+  double Fp8ComputeRatio() const {
+    return datasheet_fp8_tflops > 0 ? datasheet_fp8_tflops / datasheet_bf16_tflops : 1.0;
+  }
 };
 
 }  // namespace efimsim

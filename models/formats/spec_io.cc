@@ -135,6 +135,31 @@ void ReadSpecialTokens(StrictObject& object, ModelSpec& spec) {
   tokens.RejectUnknownKeys();
 }
 
+// The optional "moe" object into spec.moe, checked against the shapes.
+void ReadMoe(StrictObject& object, ModelSpec& spec) {
+  if (!object.Has("moe")) return;
+  const std::string& origin = object.origin();
+  StrictObject moe(object.Field("moe"), origin, "moe");
+  if (moe.Has("note")) moe.String("note");
+  spec.moe.experts = moe.Int("experts", 1);
+  spec.moe.experts_per_token = moe.Int("experts_per_token", 1);
+  spec.moe.expert_ffn_size = moe.Int("expert_ffn_size", 1);
+  spec.moe.shared_expert_ffn_size =
+      moe.Has("shared_expert_ffn_size") ? moe.Int("shared_expert_ffn_size", 0) : 0;
+  spec.moe.first_dense_layers = moe.Has("first_dense_layers") ? moe.Int("first_dense_layers", 0) : 0;
+  spec.moe.layer_step = moe.Has("layer_step") ? moe.Int("layer_step", 1) : 1;
+  if (spec.moe.experts_per_token > spec.moe.experts) {
+    throw InputError(origin, 0, "moe.experts_per_token", "must be <= moe.experts");
+  }
+  if (spec.mlp != MlpKind::kGated) {
+    throw InputError(origin, 0, "moe", "experts are modelled as gated MLPs; \"mlp\" must be \"gated\"");
+  }
+  if (spec.MoeLayers() == 0) {
+    throw InputError(origin, 0, "moe.first_dense_layers", "leaves no MoE layer");
+  }
+  moe.RejectUnknownKeys();
+}
+
 }  // namespace
 
 ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin) {
@@ -143,6 +168,7 @@ ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin
   CheckSchemaVersion(object);
   ModelSpec spec = ReadModelShapes(object);
   ReadSpecialTokens(object, spec);
+  ReadMoe(object, spec);
   object.RejectUnknownKeys();
   return spec;
 }
@@ -158,6 +184,10 @@ GpuSpec ParseGpuSpec(const std::string& json_text, const std::string& origin) {
   object.String("memory_source");
   gpu.datasheet_bf16_tflops = object.Number("datasheet_bf16_dense_tflops", 1e-9);
   gpu.datasheet_hbm_tbps = object.Number("datasheet_hbm_tbps", 1e-9);
+  // Optional: GPUs without FP8 tensor cores (Ampere) have none.
+  if (object.Has("datasheet_fp8_dense_tflops")) {
+    gpu.datasheet_fp8_tflops = object.Number("datasheet_fp8_dense_tflops", 1e-9);
+  }
   object.String("datasheet_source");
   gpu.achievable_bf16_tflops = object.Number("achievable_bf16_tflops", 1e-9);
   gpu.achievable_hbm_tbps = object.Number("achievable_hbm_tbps", 1e-9);

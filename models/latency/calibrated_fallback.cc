@@ -102,6 +102,7 @@ CalibratedFallbackOperatorTimer::CalibratedFallbackOperatorTimer(ShardShapes sha
                                                                  const GpuSpec& gpu,
                                                                  FallbackCalibration calibration)
     : shapes_(shapes), flops_per_second_(gpu.datasheet_bf16_tflops * 1e12),
+      fp8_flops_per_second_(gpu.datasheet_bf16_tflops * 1e12 * gpu.Fp8ComputeRatio()),
       bytes_per_second_(gpu.datasheet_hbm_tbps * 1e12),
       link_bytes_per_second_(gpu.interconnect_gbps * 1e9), calibration_(std::move(calibration)) {
   EFIMSIM_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0,
@@ -117,9 +118,22 @@ double CalibratedFallbackOperatorTimer::Seconds(const EfficiencyCurve& curve,
   return curve.Seconds(work.flops, work.bytes, flops_per_second_, bytes_per_second_);
 }
 
+double CalibratedFallbackOperatorTimer::QuantizedSeconds(const EfficiencyCurve& curve,
+                                                         const OperatorWork& work) const {
+  return curve.Seconds(work.flops, work.bytes, fp8_flops_per_second_, bytes_per_second_);
+}
+
+OperatorTime CalibratedFallbackOperatorTimer::MoeExperts(int64_t tokens) const {
+  const OperatorWork work = MoeExpertsWork(shapes_, static_cast<double>(tokens));
+  const bool fp8 = shapes_.quantization != WeightQuantization::kNone;
+  return {fp8 ? QuantizedSeconds(calibration_.gemm, work) : Seconds(calibration_.gemm, work), true,
+          "fallback (GEMM efficiency, uniform routing)"};
+}
+
 OperatorTime CalibratedFallbackOperatorTimer::Gemm(GemmId id, int64_t m) const {
-  return {Seconds(calibration_.gemm, GemmWork(shapes_, id, static_cast<double>(m))), true,
-          kSource};
+  const OperatorWork work = GemmWork(shapes_, id, static_cast<double>(m));
+  if (GemmIsQuantized(shapes_, id)) return {QuantizedSeconds(calibration_.gemm, work), true, kSource};
+  return {Seconds(calibration_.gemm, work), true, kSource};
 }
 
 OperatorTime CalibratedFallbackOperatorTimer::PrefillAttention(int64_t new_tokens,

@@ -103,12 +103,17 @@ class CalibratedFallbackOperatorTimer : public OperatorTimer {
                                      int64_t decodes) const override;
   OperatorTime Elementwise(ElementwiseId id, int64_t tokens) const override;
   OperatorTime AllReduce(int64_t tokens) const override;
+  // The GEMM curve over the fused experts' work (uniform routing).
+  OperatorTime MoeExperts(int64_t tokens) const override;
 
  private:
   double Seconds(const EfficiencyCurve& curve, const OperatorWork& work) const;
+  // At the FP8 ceiling: the BF16-fitted curve applied to FP8 GEMMs.
+  double QuantizedSeconds(const EfficiencyCurve& curve, const OperatorWork& work) const;
 
   ShardShapes shapes_;
   double flops_per_second_;       // datasheet compute ceiling
+  double fp8_flops_per_second_;   // datasheet FP8 ceiling (= BF16 without FP8 tensor cores)
   double bytes_per_second_;       // datasheet memory bandwidth
   double link_bytes_per_second_;  // one direction of one GPU's interconnect; 0: none
   FallbackCalibration calibration_;

@@ -41,6 +41,9 @@ class OperatorTimer {
   virtual OperatorTime DecodeAttentionShares(std::span<const SequenceWork> step,
                                              int64_t decodes) const;
   virtual OperatorTime Elementwise(ElementwiseId id, int64_t tokens) const = 0;
+  // The fused MoE experts of one MoE layer over `tokens` rows on this GPU
+  // (models/latency/operator_work.h MoeExpertsWork). Asked only of MoE models.
+  virtual OperatorTime MoeExperts(int64_t tokens) const = 0;
   // One all-reduce of the hidden state of `tokens` rows across the TP group.
   virtual OperatorTime AllReduce(int64_t tokens) const = 0;
 };

@@ -1,11 +1,49 @@
 #include "models/latency/operator_work.h"
 
+#include <cmath>
 #include <string>
 
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
 
 namespace efimsim {
+
+namespace {
+
+// The MoE figures of `s` for `model` at TP `tp` (experts spread over the TP
+// group when model.expert_parallel).
+void ShardExperts(const ModelSpec& model, int64_t tp, ShardShapes& s) {
+  const bool expert_parallel = model.expert_parallel;
+  if (!model.moe.IsMoe()) {
+    if (expert_parallel) {
+      throw UsageError("--enable-expert-parallel: model " + model.name + " has no experts");
+    }
+    return;
+  }
+  auto require_divides = [&](int64_t value, const char* what) {
+    if (value % tp != 0) {
+      throw UsageError("--tp " + std::to_string(tp) + ": does not divide " + what + " (" +
+                       std::to_string(value) + ") of " + model.name);
+    }
+  };
+  s.moe_layers = model.MoeLayers();
+  s.experts = model.moe.experts;
+  s.experts_per_token = model.moe.experts_per_token;
+  require_divides(model.moe.shared_expert_ffn_size, "the shared expert's FFN size");
+  s.shared_expert_ffn = model.moe.shared_expert_ffn_size / tp;
+  if (expert_parallel) {
+    require_divides(model.moe.experts, "the experts (--enable-expert-parallel)");
+    s.expert_parallel = tp;
+    s.experts_per_gpu = model.moe.experts / tp;
+    s.expert_ffn = model.moe.expert_ffn_size;
+  } else {
+    require_divides(model.moe.expert_ffn_size, "the expert FFN size");
+    s.experts_per_gpu = model.moe.experts;
+    s.expert_ffn = model.moe.expert_ffn_size / tp;
+  }
+}
+
+}  // namespace
 
 ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel) {
   const int64_t tp = tensor_parallel;
@@ -36,7 +74,11 @@ ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel) {
   s.ffn = model.ffn_size / tp;
   s.vocab = (model.vocab_size + tp - 1) / tp;  // vLLM pads the vocabulary shard
   s.dtype_bytes = model.dtype_bytes;
+  s.weight_bytes = model.LinearWeightBytes();
+  s.kv_bytes = model.KvElementBytes();
+  s.quantization = model.quantization;
   s.gated_mlp = model.mlp == MlpKind::kGated;
+  ShardExperts(model, tp, s);
   return s;
 }
 
@@ -45,15 +87,19 @@ int64_t ShardWeightBytes(const ModelSpec& model, const ShardShapes& s) {
   const int64_t kv = 2 * s.hidden * s.KvWidth();
   const int64_t o = s.QWidth() * s.hidden;
   const int64_t mlp = (s.gated_mlp ? 3 : 2) * s.hidden * s.ffn;
+  const int64_t experts = s.experts_per_gpu * 3 * s.hidden * s.expert_ffn + 3 * s.hidden * s.shared_expert_ffn;
+  const int64_t linear = s.layers * (q + kv + o) + s.DenseLayers() * mlp + s.moe_layers * experts;
   const int64_t norms = 2 * s.hidden;
+  const int64_t router = s.experts * s.hidden;
   const int64_t embedding = s.vocab * s.hidden;
   const int64_t head = model.tied_embeddings ? 0 : s.vocab * s.hidden;
-  const int64_t params = s.layers * (q + kv + o + mlp + norms) + embedding + head + s.hidden;
-  return params * s.dtype_bytes;
+  const int64_t other = s.layers * norms + s.moe_layers * router + embedding + head + s.hidden;
+  if (s.weight_bytes == s.dtype_bytes) return (linear + other) * s.dtype_bytes;
+  return linear * s.weight_bytes + other * s.dtype_bytes;
 }
 
 int64_t ShardKvBytesPerToken(const ShardShapes& s) {
-  return 2 * s.layers * s.KvWidth() * s.dtype_bytes;
+  return 2 * s.layers * s.KvWidth() * s.kv_bytes;
 }
 
 std::string_view GemmName(GemmId id) {
@@ -63,8 +109,22 @@ std::string_view GemmName(GemmId id) {
     case GemmId::kGateUpProj: return "gate_up_proj";
     case GemmId::kDownProj: return "down_proj";
     case GemmId::kLmHead: return "lm_head";
+    case GemmId::kMoeRouter: return "moe_router";
+    case GemmId::kSharedExpertGateUp: return "shared_expert_gate_up_proj";
+    case GemmId::kSharedExpertDown: return "shared_expert_down_proj";
   }
   return "?";
+}
+
+bool HasGemm(const ShardShapes& s, GemmId id) {
+  switch (id) {
+    case GemmId::kGateUpProj:
+    case GemmId::kDownProj: return s.DenseLayers() > 0;
+    case GemmId::kMoeRouter: return s.moe_layers > 0;
+    case GemmId::kSharedExpertGateUp:
+    case GemmId::kSharedExpertDown: return s.moe_layers > 0 && s.shared_expert_ffn > 0;
+    default: return true;
+  }
 }
 
 GemmShape GemmShapeOf(const ShardShapes& s, GemmId id) {
@@ -74,6 +134,9 @@ GemmShape GemmShapeOf(const ShardShapes& s, GemmId id) {
     case GemmId::kGateUpProj: return {s.UpWidth(), s.hidden};
     case GemmId::kDownProj: return {s.hidden, s.ffn};
     case GemmId::kLmHead: return {s.vocab, s.hidden};
+    case GemmId::kMoeRouter: return {s.experts, s.hidden};
+    case GemmId::kSharedExpertGateUp: return {2 * s.shared_expert_ffn, s.hidden};
+    case GemmId::kSharedExpertDown: return {s.hidden, s.shared_expert_ffn};
   }
   EFIMSIM_CHECK(false, "unknown GemmId");
   return {};
@@ -91,13 +154,41 @@ std::string_view ElementwiseName(ElementwiseId id, bool gated_mlp) {
   return "?";
 }
 
-// bf16 in and out; the weight is read once per launch.
+// bf16 in and out; the weight is read once per launch, at weight_bytes for
+// the quantizable layers (lm_head and the router stay in the checkpoint dtype).
 OperatorWork GemmWork(const ShardShapes& s, GemmId id, double m) {
   const GemmShape shape = GemmShapeOf(s, id);
   const double n = static_cast<double>(shape.n);
   const double k = static_cast<double>(shape.k);
   const double dtype = static_cast<double>(s.dtype_bytes);
+  if (GemmIsQuantized(s, id) && s.weight_bytes != s.dtype_bytes) {
+    return {2.0 * m * n * k, k * n * static_cast<double>(s.weight_bytes) + (m * k + m * n) * dtype};
+  }
   return {2.0 * m * n * k, (k * n + m * k + m * n) * dtype};
+}
+
+bool GemmIsQuantized(const ShardShapes& s, GemmId id) {
+  return s.quantization != WeightQuantization::kNone && id != GemmId::kLmHead &&
+         id != GemmId::kMoeRouter;
+}
+
+double ExpectedActiveExperts(const ShardShapes& s, double tokens) {
+  if (s.experts <= 0 || tokens <= 0) return 0.0;
+  const double pick = static_cast<double>(s.experts_per_token) / static_cast<double>(s.experts);
+  const double idle = std::pow(1.0 - pick, tokens);  // one expert receives no token
+  return static_cast<double>(s.experts_per_gpu) * (1.0 - idle);
+}
+
+OperatorWork MoeExpertsWork(const ShardShapes& s, double tokens) {
+  const double h = static_cast<double>(s.hidden);
+  const double f = static_cast<double>(s.expert_ffn);
+  const double ep = static_cast<double>(s.expert_parallel);
+  const double routed = tokens * static_cast<double>(s.experts_per_token) / ep;  // token-expert pairs here
+  const double weights = ExpectedActiveExperts(s, tokens) * 3.0 * h * f * static_cast<double>(s.weight_bytes);
+  // Per routed pair: read its hidden row, write and read the gate_up output
+  // and the activation, write its output row.
+  const double activations = routed * (2.0 * h + 5.0 * f) * static_cast<double>(s.dtype_bytes);
+  return {routed * 6.0 * h * f, weights + activations};
 }
 
 // Elements read plus written per token (FLOPs are negligible: memory-bound).
@@ -110,7 +201,12 @@ OperatorWork ElementwiseWork(const ShardShapes& s, ElementwiseId id, double toke
   switch (id) {
     case ElementwiseId::kRmsnorm: elements = 2.0 * h; break;            // read x, write y
     case ElementwiseId::kRope: elements = 2.0 * (q + kv); break;        // q and k in place
-    case ElementwiseId::kKvCacheWrite: elements = 4.0 * kv; break;      // read k, v; write pages
+    case ElementwiseId::kKvCacheWrite:                                   // read k, v; write pages
+      if (s.kv_bytes != s.dtype_bytes) {
+        return {0.0, tokens * 2.0 * kv * (dtype + static_cast<double>(s.kv_bytes))};
+      }
+      elements = 4.0 * kv;
+      break;
     case ElementwiseId::kActivation:                                     // read up, write ffn
       elements = static_cast<double>(s.UpWidth() + s.ffn);
       break;

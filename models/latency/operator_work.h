@@ -31,16 +31,35 @@ struct ShardShapes {
   int64_t head_dim = 0;
   int64_t ffn = 0;       // per GPU
   int64_t vocab = 0;     // per GPU (lm_head shard)
-  int64_t dtype_bytes = 2;
+  int64_t dtype_bytes = 2;         // activations, norms, embeddings, lm_head, router
+  int64_t weight_bytes = 2;        // one linear-layer weight element as served (1 under FP8)
+  int64_t kv_bytes = 2;            // one KV-cache element as served (1 under an FP8 KV cache)
+  WeightQuantization quantization = WeightQuantization::kNone;
   bool gated_mlp = true;
+  // Mixture of experts (experts == 0: dense). Without expert parallelism
+  // (vLLM's default) every GPU holds all experts, each split by TP along its
+  // intermediate size; with it (expert_parallel > 1) each GPU holds
+  // experts / expert_parallel whole experts and tokens are sent to them.
+  int64_t moe_layers = 0;          // layers with an MoE MLP; the rest are dense
+  int64_t experts = 0;             // routed experts of the model (router width)
+  int64_t experts_per_gpu = 0;     // experts whose weights one GPU holds
+  int64_t experts_per_token = 0;   // top-k
+  int64_t expert_ffn = 0;          // one expert's intermediate size on one GPU
+  int64_t shared_expert_ffn = 0;   // per GPU; 0: no shared expert
+  int64_t expert_parallel = 1;     // GPUs the experts are spread over (1: TP-sharded experts)
 
   int64_t QWidth() const { return q_heads * head_dim; }
   int64_t KvWidth() const { return kv_heads * head_dim; }
   int64_t UpWidth() const { return gated_mlp ? 2 * ffn : ffn; }  // gate_up_proj's N
+  int64_t DenseLayers() const { return layers - moe_layers; }
 };
 
 // Throws UsageError unless tensor_parallel is 1, 2, 4 or 8 and divides the
-// q heads, the FFN size and the vocabulary (and kv heads, or is a multiple of them).
+// q heads, the FFN size and the vocabulary (and kv heads, or is a multiple of
+// them); for an MoE model, the expert FFN (or, with model.expert_parallel,
+// the experts). Expert parallelism is over the TP group (expert_parallel is
+// 1 or tensor_parallel), as vLLM's --enable-expert-parallel without data
+// parallelism.
 ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel);
 
 // Bytes of weights one GPU holds: its shard of every layer's projections
@@ -53,9 +72,17 @@ int64_t ShardWeightBytes(const ModelSpec& model, const ShardShapes& shapes);
 int64_t ShardKvBytesPerToken(const ShardShapes& shapes);
 
 // The weight matrices of a layer plus lm_head: C[M, N] = A[M, K] x W[K, N].
-enum class GemmId : uint8_t { kQkvProj, kOProj, kGateUpProj, kDownProj, kLmHead };
-inline constexpr int kGemmCount = 5;
+// The last three exist only in MoE models (HasGemm): the router (always the
+// checkpoint dtype, replicated) and the shared expert's two GEMMs.
+enum class GemmId : uint8_t {
+  kQkvProj, kOProj, kGateUpProj, kDownProj, kLmHead,
+  kMoeRouter, kSharedExpertGateUp, kSharedExpertDown,
+};
+inline constexpr int kGemmCount = 8;
 std::string_view GemmName(GemmId id);  // "qkv_proj", ... as in PROFILE.md
+// Whether the model of `shapes` has GEMM `id` at all (dense MLP GEMMs exist
+// when some layer is dense; the MoE ones when some layer is MoE).
+bool HasGemm(const ShardShapes& shapes, GemmId id);
 struct GemmShape {
   int64_t n = 0;
   int64_t k = 0;
@@ -72,17 +99,24 @@ inline constexpr int kElementwiseCount = 6;
 std::string_view ElementwiseName(ElementwiseId id, bool gated_mlp);
 
 OperatorWork GemmWork(const ShardShapes& shapes, GemmId id, double m);
+// Whether GEMM `id` runs on FP8 weights under the shapes' quantization
+// (every linear layer but lm_head and the router).
+bool GemmIsQuantized(const ShardShapes& shapes, GemmId id);
 // One sequence: `new_tokens` queries attend causally over `context_tokens`
 // cached tokens plus their own earlier new tokens. Two matrix products (QK^T
 // and PV) of 2 FLOPs per multiply-add; query i of the chunk sees context +
 // i + 1 keys. Bytes: the whole K and V once, plus queries read and outputs
 // written. (Inline: the roofline model prices every decode sequence.)
+// An FP8 KV cache (kv_bytes 1) reads K and V at one byte an element.
 inline OperatorWork PrefillAttentionWork(const ShardShapes& s, double n, double c) {
   const double q_width = static_cast<double>(s.QWidth());
   const double kv_width = static_cast<double>(s.KvWidth());
   const double dtype = static_cast<double>(s.dtype_bytes);
-  return {4.0 * q_width * n * (c + (n + 1.0) / 2.0),
-          ((c + n) * 2.0 * kv_width + 2.0 * n * q_width) * dtype};
+  const double flops = 4.0 * q_width * n * (c + (n + 1.0) / 2.0);
+  if (s.kv_bytes != s.dtype_bytes) {
+    return {flops, (c + n) * 2.0 * kv_width * static_cast<double>(s.kv_bytes) + 2.0 * n * q_width * dtype};
+  }
+  return {flops, ((c + n) * 2.0 * kv_width + 2.0 * n * q_width) * dtype};
 }
 // `batch` sequences, one query each, each over `context_tokens` cached tokens.
 inline OperatorWork DecodeAttentionWork(const ShardShapes& s, double batch, double c) {
@@ -93,5 +127,21 @@ inline OperatorWork DecodeAttentionWork(const ShardShapes& s, double batch, doub
 OperatorWork ElementwiseWork(const ShardShapes& shapes, ElementwiseId id, double tokens);
 // Bytes one GPU contributes to a layer's all-reduce of the hidden state.
 double AllReduceBytes(const ShardShapes& shapes, double tokens);
+
+// Routed experts one GPU's fused MoE kernel runs over `tokens` tokens when
+// each token picks top-k of the model's experts uniformly at random: the
+// expected number of distinct experts of the GPU's share that receive at
+// least one token, E_gpu (1 - (1 - k/E)^tokens). The kernel reads only
+// their weights.
+double ExpectedActiveExperts(const ShardShapes& shapes, double tokens);
+// The fused MoE kernel of one layer on one GPU (vLLM's fused_moe: gate_up
+// GEMM, SiLU-and-mul, down GEMM over the tokens routed to its experts, the
+// top-k weighted sum). FLOPs: tokens x k x 3 x 2 x hidden x expert_ffn
+// (spread over the EP group: / expert_parallel); bytes: the active experts'
+// weights plus the routed activations in and out.
+// With expert parallelism over the TP group (no data parallelism) every GPU
+// holds every token, runs its own experts and the layer's all-reduce sums
+// the partial outputs, as vLLM does: no all-to-all.
+OperatorWork MoeExpertsWork(const ShardShapes& shapes, double tokens);
 
 }  // namespace efimsim

@@ -71,6 +71,7 @@ class ProfileOperatorTimer : public OperatorTimer {
     const Interpolation interpolation = profile.interpolation;
     for (int g = 0; g < kGemmCount; ++g) {
       const GemmId id = static_cast<GemmId>(g);
+      if (!HasGemm(full_, id)) continue;
       for (const GemmTable& table : profile.gemm) {
         if (table.name != GemmName(id)) continue;
         const ShardShapes full = full_;
@@ -99,6 +100,12 @@ class ProfileOperatorTimer : public OperatorTimer {
             initial, interpolation);
         elementwise_modelled_[static_cast<size_t>(e)] = table.Modelled();
       }
+    }
+    if (profile.moe && full_.moe_layers > 0) {
+      moe_transferred_ = profile.moe->transferred;
+      moe_.emplace(OneKeyPoints(profile.moe->points), 0.0, 0.0,
+                   [full](double, double tokens) { return MoeExpertsWork(full, tokens); }, initial,
+                   interpolation);
     }
     for (const AllReduceTable& table : profile.all_reduce) {
       if (table.tensor_parallel != tensor_parallel) continue;
@@ -173,6 +180,14 @@ class ProfileOperatorTimer : public OperatorTimer {
     return time;
   }
 
+  OperatorTime MoeExperts(int64_t tokens) const override {
+    if (!moe_) return Fallback(roofline_.MoeExperts(tokens));
+    const double t = static_cast<double>(tokens);
+    return Marked(Rescaled(*moe_, moe_->table.Lookup(1.0, t), MoeExpertsWork(full_, t),
+                           MoeExpertsWork(shard_, t)),
+                  moe_transferred_);
+  }
+
   OperatorTime AllReduce(int64_t tokens) const override {
     if (!all_reduce_) {
       OperatorTime time = roofline_.AllReduce(tokens);
@@ -223,6 +238,8 @@ class ProfileOperatorTimer : public OperatorTimer {
   std::array<std::optional<FittedTable>, kElementwiseCount> elementwise_;
   std::array<bool, kElementwiseCount> elementwise_modelled_{};
   std::optional<FittedTable> all_reduce_;
+  std::optional<FittedTable> moe_;
+  bool moe_transferred_ = false;
 };
 
 // Checks the profile against the model and GPU it is used for (the GPU
@@ -242,7 +259,7 @@ const KernelProfile& CheckMatches(const KernelProfile& profile, const ModelSpec&
   for (size_t i = 0; i < profile.gemm.size(); ++i) {
     const GemmTable& table = profile.gemm[i];
     for (int g = 0; g < kGemmCount; ++g) {
-      if (table.name != GemmName(static_cast<GemmId>(g))) continue;
+      if (table.name != GemmName(static_cast<GemmId>(g)) || !HasGemm(full, static_cast<GemmId>(g))) continue;
       const GemmShape shape = GemmShapeOf(full, static_cast<GemmId>(g));
       if (table.n != shape.n || table.k != shape.k) {
         throw InputError(origin, 0, "gemm[" + std::to_string(i) + "].n",
@@ -268,18 +285,21 @@ const KernelProfile& CheckMatches(const KernelProfile& profile, const ModelSpec&
 }
 
 // Operators of the model with no table in the profile, comma-separated.
-std::string MissingTables(const KernelProfile& profile, bool gated_mlp) {
+std::string MissingTables(const KernelProfile& profile, const ShardShapes& full) {
+  const bool gated_mlp = full.gated_mlp;
   std::string out;
   auto check = [&](std::string_view name, bool found) {
     if (!found) out += (out.empty() ? "" : ", ") + std::string(name);
   };
   for (int g = 0; g < kGemmCount; ++g) {
+    if (!HasGemm(full, static_cast<GemmId>(g))) continue;
     const std::string_view name = GemmName(static_cast<GemmId>(g));
     check(name, std::any_of(profile.gemm.begin(), profile.gemm.end(),
                             [&](const GemmTable& t) { return t.name == name; }));
   }
   check("prefill_attention", !profile.prefill_attention.points.empty());
   check("decode_attention", !profile.decode_attention.points.empty());
+  if (full.moe_layers > 0) check("moe_experts", profile.moe.has_value());
   for (int e = 0; e < kElementwiseCount; ++e) {
     const std::string_view name = ElementwiseName(static_cast<ElementwiseId>(e), gated_mlp);
     check(name, std::any_of(profile.elementwise.begin(), profile.elementwise.end(),
@@ -327,7 +347,7 @@ ProfileLatencyModel::ProfileLatencyModel(ModelSpec model, GpuSpec gpu, CpuOverhe
           MakeProfileTimer(model, gpu, profile, tensor_parallel, other_gpu)),
       model_(std::move(model)), gpu_(std::move(gpu)), profile_(std::move(profile)),
       selection_(std::move(selection)), carried_(profile_.gpu != gpu_.name) {
-  missing_tables_ = MissingTables(profile_, model_.mlp == MlpKind::kGated);
+  missing_tables_ = MissingTables(profile_, ShardModel(model_, profile_.tensor_parallel));
 }
 
 std::string ProfileLatencyModel::Description() const {

@@ -122,6 +122,9 @@ class CarriedOperatorTimer : public OperatorTimer {
   OperatorTime AllReduce(int64_t tokens) const override {
     return Carried(measured_->AllReduce(tokens), from_.AllReduce(tokens), to_.AllReduce(tokens));
   }
+  OperatorTime MoeExperts(int64_t tokens) const override {
+    return Carried(measured_->MoeExperts(tokens), from_.MoeExperts(tokens), to_.MoeExperts(tokens));
+  }
 
  private:
   OperatorTime Carried(OperatorTime time, const OperatorTime& from, const OperatorTime& to) const {

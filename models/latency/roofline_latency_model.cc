@@ -10,6 +10,7 @@ namespace efimsim {
 
 RooflineOperatorTimer::RooflineOperatorTimer(ShardShapes shapes, const GpuSpec& gpu)
     : shapes_(shapes), flops_per_second_(gpu.achievable_bf16_tflops * 1e12),
+      fp8_flops_per_second_(gpu.achievable_bf16_tflops * 1e12 * gpu.Fp8ComputeRatio()),
       bytes_per_second_(gpu.achievable_hbm_tbps * 1e12),
       link_bytes_per_second_(gpu.interconnect_gbps * 1e9),
       link_latency_seconds_(gpu.interconnect_latency_us * 1e-6) {
@@ -24,6 +25,10 @@ double RooflineOperatorTimer::Seconds(const OperatorWork& work) const {
   return std::max(work.flops / flops_per_second_, work.bytes / bytes_per_second_);
 }
 
+double RooflineOperatorTimer::QuantizedSeconds(const OperatorWork& work) const {
+  return std::max(work.flops / fp8_flops_per_second_, work.bytes / bytes_per_second_);
+}
+
 double RooflineOperatorTimer::AllReduceSeconds(double bytes) const {
   const double tp = static_cast<double>(shapes_.tensor_parallel);
   if (tp <= 1.0) return 0.0;
@@ -31,7 +36,15 @@ double RooflineOperatorTimer::AllReduceSeconds(double bytes) const {
 }
 
 OperatorTime RooflineOperatorTimer::Gemm(GemmId id, int64_t m) const {
-  return {Seconds(GemmWork(shapes_, id, static_cast<double>(m))), false, "roofline"};
+  const OperatorWork work = GemmWork(shapes_, id, static_cast<double>(m));
+  const bool fp8 = GemmIsQuantized(shapes_, id);
+  return {fp8 ? QuantizedSeconds(work) : Seconds(work), false, "roofline"};
+}
+
+OperatorTime RooflineOperatorTimer::MoeExperts(int64_t tokens) const {
+  const OperatorWork work = MoeExpertsWork(shapes_, static_cast<double>(tokens));
+  const bool fp8 = shapes_.quantization != WeightQuantization::kNone;
+  return {fp8 ? QuantizedSeconds(work) : Seconds(work), false, "roofline (uniform routing)"};
 }
 
 OperatorTime RooflineOperatorTimer::PrefillAttention(int64_t new_tokens,

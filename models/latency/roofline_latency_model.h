@@ -29,14 +29,18 @@ class RooflineOperatorTimer : public OperatorTimer {
                                      int64_t decodes) const override;
   OperatorTime Elementwise(ElementwiseId id, int64_t tokens) const override;
   OperatorTime AllReduce(int64_t tokens) const override;
+  OperatorTime MoeExperts(int64_t tokens) const override;
 
   double Seconds(const OperatorWork& work) const;
+  // The same at the FP8 compute ceiling (FP8-quantized linear layers).
+  double QuantizedSeconds(const OperatorWork& work) const;
   // Ring all-reduce: 2 (tp - 1) / tp x bytes / link bandwidth + latency.
   double AllReduceSeconds(double bytes) const;
 
  private:
   ShardShapes shapes_;
   double flops_per_second_;
+  double fp8_flops_per_second_;  // = flops_per_second_ on GPUs without FP8 tensor cores
   double bytes_per_second_;
   double link_bytes_per_second_;  // one direction of one GPU's interconnect
   double link_latency_seconds_;

@@ -329,6 +329,7 @@ void ResolveGemms(const ShapeProfile& profile, const ShardShapes& shard, KernelP
                   ShapeResolution& r) {
   for (int g = 0; g < kGemmCount; ++g) {
     const GemmId id = static_cast<GemmId>(g);
+    if (!HasGemm(shard, id)) continue;
     const GemmShape shape = GemmShapeOf(shard, id);
     GemmTable table;
     table.name = std::string(GemmName(id));

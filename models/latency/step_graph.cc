@@ -26,6 +26,11 @@ std::string_view StepOpName(StepOp op) {
     case StepOp::kGateUpProj: return "gate_up_proj";
     case StepOp::kActivation: return "activation";
     case StepOp::kDownProj: return "down_proj";
+    case StepOp::kMoeRouter: return "moe_router";
+    case StepOp::kMoeExperts: return "moe_experts";
+    case StepOp::kSharedExpertGateUp: return "shared_expert_gate_up_proj";
+    case StepOp::kSharedExpertActivation: return "shared_expert_activation";
+    case StepOp::kSharedExpertDown: return "shared_expert_down_proj";
     case StepOp::kMlpAllReduce: return "mlp_all_reduce";
     case StepOp::kMlpResidual: return "mlp_residual_add";
     case StepOp::kFinalNorm: return "final_norm";
@@ -40,7 +45,11 @@ StepPart StepOpPart(StepOp op) {
     case StepOp::kQkvProj:
     case StepOp::kOProj:
     case StepOp::kGateUpProj:
-    case StepOp::kDownProj: return StepPart::kGemm;
+    case StepOp::kDownProj:
+    case StepOp::kMoeRouter:
+    case StepOp::kMoeExperts:
+    case StepOp::kSharedExpertGateUp:
+    case StepOp::kSharedExpertDown: return StepPart::kGemm;
     case StepOp::kPrefillAttention:
     case StepOp::kDecodeAttention: return StepPart::kAttention;
     case StepOp::kAttentionAllReduce:
@@ -50,29 +59,71 @@ StepPart StepOpPart(StepOp op) {
   }
 }
 
-StepGraph::StepGraph(int64_t layers, bool tensor_parallel) {
-  EFIMSIM_CHECK(layers >= 1, "a model has at least one layer");
-  // One layer, in order; each operator depends on the one before (a chain).
-  for (StepOp op : {StepOp::kInputNorm, StepOp::kQkvProj, StepOp::kRope, StepOp::kKvCacheWrite,
-                    StepOp::kPrefillAttention, StepOp::kDecodeAttention, StepOp::kOProj,
-                    StepOp::kAttentionAllReduce, StepOp::kAttentionResidual,
-                    StepOp::kPostAttentionNorm, StepOp::kGateUpProj, StepOp::kActivation,
-                    StepOp::kDownProj, StepOp::kMlpAllReduce, StepOp::kMlpResidual}) {
-    if (!tensor_parallel && StepOpPart(op) == StepPart::kCommunication) continue;
-    operators_.push_back(op);
+std::vector<LayerMlp> LayerMlps(const ModelSpec& model) {
+  std::vector<LayerMlp> out;
+  for (int64_t layer = 0; layer < model.layers; ++layer) {
+    if (!model.moe.IsMoeLayer(layer)) {
+      out.push_back(LayerMlp::kDense);
+    } else {
+      out.push_back(model.moe.shared_expert_ffn_size > 0 ? LayerMlp::kMoeWithSharedExpert
+                                                         : LayerMlp::kMoe);
+    }
   }
-  const size_t per_layer = operators_.size();
-  for (StepOp op : {StepOp::kFinalNorm, StepOp::kLmHead, StepOp::kSampling}) {
-    operators_.push_back(op);
+  return out;
+}
+
+namespace {
+
+// One layer's operators in execution order.
+std::vector<StepOp> LayerOperators(LayerMlp mlp, bool tensor_parallel) {
+  std::vector<StepOp> ops = {StepOp::kInputNorm, StepOp::kQkvProj, StepOp::kRope,
+                             StepOp::kKvCacheWrite, StepOp::kPrefillAttention,
+                             StepOp::kDecodeAttention, StepOp::kOProj};
+  if (tensor_parallel) ops.push_back(StepOp::kAttentionAllReduce);
+  ops.insert(ops.end(), {StepOp::kAttentionResidual, StepOp::kPostAttentionNorm});
+  if (mlp == LayerMlp::kDense) {
+    ops.insert(ops.end(), {StepOp::kGateUpProj, StepOp::kActivation, StepOp::kDownProj});
+  } else {
+    ops.insert(ops.end(), {StepOp::kMoeRouter, StepOp::kMoeExperts});
+    if (mlp == LayerMlp::kMoeWithSharedExpert) {
+      ops.insert(ops.end(), {StepOp::kSharedExpertGateUp, StepOp::kSharedExpertActivation,
+                             StepOp::kSharedExpertDown});
+    }
+  }
+  if (tensor_parallel) ops.push_back(StepOp::kMlpAllReduce);
+  ops.push_back(StepOp::kMlpResidual);
+  return ops;
+}
+
+std::vector<LayerMlp> DenseLayers(int64_t layers) {
+  EFIMSIM_CHECK(layers >= 1, "a model has at least one layer");
+  return std::vector<LayerMlp>(static_cast<size_t>(layers), LayerMlp::kDense);
+}
+
+}  // namespace
+
+StepGraph::StepGraph(int64_t layers, bool tensor_parallel)
+    : StepGraph(DenseLayers(layers), tensor_parallel) {}
+
+StepGraph::StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel) {
+  EFIMSIM_CHECK(!layers.empty(), "a model has at least one layer");
+  // Every layer's operators, then the head; each depends on the one before (a chain).
+  std::vector<StepOp> op_of;
+  for (const LayerMlp mlp : layers) {
+    for (const StepOp op : LayerOperators(mlp, tensor_parallel)) op_of.push_back(op);
+  }
+  op_of.insert(op_of.end(), {StepOp::kFinalNorm, StepOp::kLmHead, StepOp::kSampling});
+  std::array<bool, kStepOpCount> present{};
+  for (const StepOp op : op_of) present[static_cast<size_t>(op)] = true;
+  for (size_t i = 0; i < kStepOpCount; ++i) {
+    if (present[i]) operators_.push_back(static_cast<StepOp>(i));
   }
 
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS>;
-  const size_t nodes = per_layer * static_cast<size_t>(layers) + 3;
+  const size_t nodes = op_of.size();
   Graph graph(nodes);
-  std::vector<StepOp> op_of(nodes);
-  for (size_t v = 0; v < nodes; ++v) {
-    op_of[v] = v < nodes - 3 ? operators_[v % per_layer] : operators_[per_layer + (v - (nodes - 3))];
-    if (v > 0) boost::add_edge(v - 1, v, graph);  // the chain: layer after layer, then the head
+  for (size_t v = 1; v < nodes; ++v) {
+    boost::add_edge(v - 1, v, graph);  // the chain: layer after layer, then the head
   }
 
   std::vector<size_t> reverse_order;

@@ -19,13 +19,21 @@
 namespace efimsim {
 
 // Operators of a step. A layer's operators run once per layer; the head's once.
+// A dense layer's MLP is gate_up, activation, down; an MoE layer's is the
+// router, the fused experts and, where the model has one, the shared expert.
 enum class StepOp : uint8_t {
   kInputNorm, kQkvProj, kRope, kKvCacheWrite, kPrefillAttention, kDecodeAttention, kOProj,
   kAttentionAllReduce, kAttentionResidual, kPostAttentionNorm, kGateUpProj, kActivation,
-  kDownProj, kMlpAllReduce, kMlpResidual,
+  kDownProj, kMoeRouter, kMoeExperts, kSharedExpertGateUp, kSharedExpertActivation,
+  kSharedExpertDown, kMlpAllReduce, kMlpResidual,
   kFinalNorm, kLmHead, kSampling,
 };
-inline constexpr int kStepOpCount = 18;
+inline constexpr int kStepOpCount = 23;
+
+// The MLP of one transformer layer.
+enum class LayerMlp : uint8_t { kDense, kMoe, kMoeWithSharedExpert };
+// Each layer's MLP, in layer order (models/formats/model_spec.h MoeSpec).
+std::vector<LayerMlp> LayerMlps(const ModelSpec& model);
 std::string_view StepOpName(StepOp op);  // "input_norm", "qkv_proj", ...
 StepPart StepOpPart(StepOp op);
 
@@ -39,9 +47,13 @@ struct CriticalPath {
 class StepGraph {
  public:
   // `tensor_parallel`: with false the all-reduce operators are left out.
+  // `layers`: each layer's MLP, in order (non-empty).
+  StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel);
+  // `layers` dense layers.
   StepGraph(int64_t layers, bool tensor_parallel);
 
-  // Operators present in the graph, in execution order of one layer then the head.
+  // Operators present in the graph, in StepOp order (a layer's execution
+  // order, dense MLP before MoE, then the head).
   const std::vector<StepOp>& Operators() const { return operators_; }
 
   // `seconds_by_op[op]`: time of one instance of op (kStepOpCount entries,

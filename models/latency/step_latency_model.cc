@@ -43,7 +43,7 @@ StepLatencyModel::StepLatencyModel(const ModelSpec& model, int64_t tensor_parall
                                    std::unique_ptr<OperatorTimer> timer)
     : shapes_(ShardModel(model, tensor_parallel)), overhead_(overhead),
       capture_sizes_(std::move(capture_sizes)), overhead_source_(std::move(overhead_source)),
-      timer_(std::move(timer)), graph_(model.layers, tensor_parallel > 1) {
+      timer_(std::move(timer)), graph_(LayerMlps(model), tensor_parallel > 1) {
   EFIMSIM_CHECK(timer_ != nullptr, "a step model needs an operator timer");
   EFIMSIM_CHECK(!capture_sizes_.empty() && std::is_sorted(capture_sizes_.begin(), capture_sizes_.end()),
                 "capture sizes sorted and non-empty");
@@ -82,9 +82,32 @@ BatchCounts CountBatch(std::span<const SequenceWork> batch) {
 // GEMM rows (the step's tokens, padded on graph steps); attention, lm_head
 // and sampling are "none" where the step has no such work; without tensor
 // parallelism the all-reduces are left as they are. Allocation-free.
-void PriceOperators(const OperatorTimer& timer, std::span<const SequenceWork> batch,
-                    const BatchCounts& counts, int64_t m, bool tensor_parallel,
+// The MLP operators the model has: dense layers' and MoE layers'.
+void PriceMlps(const OperatorTimer& timer, const ShardShapes& shapes, int64_t m,
+               std::array<OperatorTime, kStepOpCount>& per_launch) {
+  auto set = [&](StepOp op, OperatorTime time) { per_launch[static_cast<size_t>(op)] = time; };
+  if (shapes.DenseLayers() > 0) {
+    set(StepOp::kGateUpProj, timer.Gemm(GemmId::kGateUpProj, m));
+    set(StepOp::kActivation, timer.Elementwise(ElementwiseId::kActivation, m));
+    set(StepOp::kDownProj, timer.Gemm(GemmId::kDownProj, m));
+  }
+  if (shapes.moe_layers == 0) return;
+  set(StepOp::kMoeRouter, timer.Gemm(GemmId::kMoeRouter, m));
+  set(StepOp::kMoeExperts, timer.MoeExperts(m));
+  if (shapes.shared_expert_ffn > 0) {
+    set(StepOp::kSharedExpertGateUp, timer.Gemm(GemmId::kSharedExpertGateUp, m));
+    // The activation's work is linear in tokens x width: the shared
+    // expert's is the dense one's at m x shared/ffn tokens.
+    const int64_t equivalent = std::max<int64_t>(1, m * shapes.shared_expert_ffn / shapes.ffn);
+    set(StepOp::kSharedExpertActivation, timer.Elementwise(ElementwiseId::kActivation, equivalent));
+    set(StepOp::kSharedExpertDown, timer.Gemm(GemmId::kSharedExpertDown, m));
+  }
+}
+
+void PriceOperators(const OperatorTimer& timer, const ShardShapes& shapes,
+                    std::span<const SequenceWork> batch, const BatchCounts& counts, int64_t m,
                     std::array<OperatorTime, kStepOpCount>& per_launch) {
+  const bool tensor_parallel = shapes.tensor_parallel > 1;
   auto set = [&](StepOp op, OperatorTime time) { per_launch[static_cast<size_t>(op)] = time; };
   auto add = [&](StepOp op, OperatorTime time, double weight) {
     AccumulateLaunch(per_launch[static_cast<size_t>(op)], time, weight);
@@ -107,9 +130,7 @@ void PriceOperators(const OperatorTimer& timer, std::span<const SequenceWork> ba
   set(StepOp::kOProj, timer.Gemm(GemmId::kOProj, m));
   set(StepOp::kAttentionResidual, timer.Elementwise(ElementwiseId::kResidualAdd, m));
   set(StepOp::kPostAttentionNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
-  set(StepOp::kGateUpProj, timer.Gemm(GemmId::kGateUpProj, m));
-  set(StepOp::kActivation, timer.Elementwise(ElementwiseId::kActivation, m));
-  set(StepOp::kDownProj, timer.Gemm(GemmId::kDownProj, m));
+  PriceMlps(timer, shapes, m, per_launch);
   set(StepOp::kMlpResidual, timer.Elementwise(ElementwiseId::kResidualAdd, m));
   if (tensor_parallel) {
     set(StepOp::kAttentionAllReduce, timer.AllReduce(m));
@@ -134,7 +155,7 @@ StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const Sequence
   Evaluation e;
   e.graph_step = overhead_.cuda_graphs && decode_only && counts.total_tokens <= capture_sizes_.back();
   e.gemm_tokens = e.graph_step ? PadToCaptureSize(counts.total_tokens, capture_sizes_) : counts.total_tokens;
-  PriceOperators(*timer_, batch, counts, e.gemm_tokens, shapes_.tensor_parallel > 1, e.per_launch);
+  PriceOperators(*timer_, shapes_, batch, counts, e.gemm_tokens, e.per_launch);
 
   std::array<double, kStepOpCount> seconds{};
   for (size_t i = 0; i < seconds.size(); ++i) seconds[i] = e.per_launch[i].seconds;

@@ -159,7 +159,7 @@ TEST(Roofline, LargePrefillApproachesTheComputeCeiling) {
   const auto m = Model();
   const ModelSpec spec = LoadModelSpec("llama-3.1-8b");
   const StepCost cost = m.Predict(std::vector<SequenceWork>{{8192, 0, true}});
-  const double flops = 2.0 * 8192 * static_cast<double>(spec.LinearParamsPerLayer() * spec.layers);
+  const double flops = 2.0 * 8192 * static_cast<double>(spec.LinearParams());
   EXPECT_NEAR(ToSeconds(cost.gemm), flops / 790e12, 0.02 * flops / 790e12);
 }
 

@@ -28,6 +28,7 @@ inline KernelProfile SyntheticProfile(const ModelSpec& model, const std::string&
   const std::vector<int64_t> ms = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
   for (int g = 0; g < kGemmCount; ++g) {
     const GemmId id = static_cast<GemmId>(g);
+    if (!HasGemm(s, id)) continue;
     GemmTable t;
     t.name = std::string(GemmName(id));
     t.n = GemmShapeOf(s, id).n;
