@@ -32,6 +32,11 @@ struct GemmTable {
   int64_t n = 0;
   int64_t k = 0;
   std::vector<ProfilePoint> points;  // key: m; sorted, unique
+  // The weights' format the times were measured with: "bfloat16" (every
+  // profile file) or, set by the shape rule from FP8 tables, "fp8" /
+  // "fp8_block". A BF16 table pricing an FP8 run is rescaled by its fit
+  // (flagged).
+  std::string weight_dtype = "bfloat16";
   // Not in files: set by the shape rule (models/latency/shape_rule.h) when the
   // table was transferred from other measured shapes; lookups are flagged.
   bool transferred = false;
@@ -44,6 +49,9 @@ struct AttentionTable {
   int64_t block_tokens = 0;
   std::vector<AttentionPoint> points;  // sorted by (rows, context), unique; empty = no table
   bool transferred = false;            // as GemmTable::transferred
+  // The KV cache's format the times were measured with: "bfloat16", or
+  // "fp8" (set by the shape rule from FP8-KV tables); as weight_dtype.
+  std::string kv_cache_dtype = "bfloat16";
 };
 
 struct ElementwiseTable {
@@ -62,6 +70,7 @@ struct ElementwiseTable {
 struct MoeTable {
   std::string kernel;        // what the source timed ("vllm fused_moe triton", ...)
   std::string distribution;  // the routing the source measured ("balanced" = uniform)
+  std::string weight_dtype = "bfloat16";  // as GemmTable::weight_dtype
   std::vector<ProfilePoint> points;  // key: tokens; sorted, unique
   bool transferred = false;          // as GemmTable::transferred
 };

@@ -60,6 +60,19 @@ constexpr std::string_view kNoTable = "roofline (no profile table)";
 constexpr std::string_view kModelled = "profile (modelled table)";
 constexpr std::string_view kShapeRule = "profile (shape rule)";
 
+// The shapes a table's times were measured at: `full` with the table's own
+// weight and KV formats. Where they differ from the run's (a BF16 table
+// pricing FP8 weights), Rescaled carries the time over by the table's fit.
+ShardShapes MeasuredFormat(ShardShapes full, const std::string& weight_dtype,
+                           const std::string& kv_cache_dtype) {
+  if (weight_dtype == "bfloat16") {
+    full.quantization = WeightQuantization::kNone;
+    full.weight_bytes = full.dtype_bytes;
+  }
+  if (kv_cache_dtype == "bfloat16") full.kv_bytes = full.dtype_bytes;
+  return full;
+}
+
 class ProfileOperatorTimer : public OperatorTimer {
  public:
   ProfileOperatorTimer(const ModelSpec& model, const GpuSpec& gpu, const KernelProfile& profile,
@@ -74,7 +87,8 @@ class ProfileOperatorTimer : public OperatorTimer {
       if (!HasGemm(full_, id)) continue;
       for (const GemmTable& table : profile.gemm) {
         if (table.name != GemmName(id)) continue;
-        const ShardShapes full = full_;
+        const ShardShapes full = MeasuredFormat(full_, table.weight_dtype, "bfloat16");
+        gemm_measured_[static_cast<size_t>(g)] = full;
         gemm_transferred_[static_cast<size_t>(g)] = table.transferred;
         gemm_[static_cast<size_t>(g)].emplace(
             OneKeyPoints(table.points), 0.0, 0.0,
@@ -84,12 +98,20 @@ class ProfileOperatorTimer : public OperatorTimer {
     const ShardShapes full = full_;
     prefill_transferred_ = profile.prefill_attention.transferred;
     decode_transferred_ = profile.decode_attention.transferred;
-    if (!profile.prefill_attention.points.empty()) prefill_.emplace(AttentionPoints(profile.prefill_attention), 0.0, 1.0,
-                     [full](double n, double c) { return PrefillAttentionWork(full, n, c); }, initial,
-                     interpolation);
-    if (!profile.decode_attention.points.empty()) decode_.emplace(AttentionPoints(profile.decode_attention), 0.0, 1.0,
-                    [full](double b, double c) { return DecodeAttentionWork(full, b, c); }, initial,
-                    interpolation);
+    prefill_measured_ = MeasuredFormat(full_, "fp8", profile.prefill_attention.kv_cache_dtype);
+    decode_measured_ = MeasuredFormat(full_, "fp8", profile.decode_attention.kv_cache_dtype);
+    decode_exact_ = full_.tensor_parallel == shard_.tensor_parallel &&
+                    decode_measured_.kv_bytes == shard_.kv_bytes;
+    if (!profile.prefill_attention.points.empty()) {
+      prefill_.emplace(AttentionPoints(profile.prefill_attention), 0.0, 1.0,
+                       [m = prefill_measured_](double n, double c) { return PrefillAttentionWork(m, n, c); },
+                       initial, interpolation);
+    }
+    if (!profile.decode_attention.points.empty()) {
+      decode_.emplace(AttentionPoints(profile.decode_attention), 0.0, 1.0,
+                      [m = decode_measured_](double b, double c) { return DecodeAttentionWork(m, b, c); },
+                      initial, interpolation);
+    }
     for (int e = 0; e < kElementwiseCount; ++e) {
       const ElementwiseId id = static_cast<ElementwiseId>(e);
       for (const ElementwiseTable& table : profile.elementwise) {
@@ -103,9 +125,10 @@ class ProfileOperatorTimer : public OperatorTimer {
     }
     if (profile.moe && full_.moe_layers > 0) {
       moe_transferred_ = profile.moe->transferred;
+      moe_measured_ = MeasuredFormat(full_, profile.moe->weight_dtype, "bfloat16");
       moe_.emplace(OneKeyPoints(profile.moe->points), 0.0, 0.0,
-                   [full](double, double tokens) { return MoeExpertsWork(full, tokens); }, initial,
-                   interpolation);
+                   [m = moe_measured_](double, double tokens) { return MoeExpertsWork(m, tokens); },
+                   initial, interpolation);
     }
     for (const AllReduceTable& table : profile.all_reduce) {
       if (table.tensor_parallel != tensor_parallel) continue;
@@ -123,7 +146,8 @@ class ProfileOperatorTimer : public OperatorTimer {
     const auto& table = gemm_[static_cast<size_t>(id)];
     if (!table) return Fallback(roofline_.Gemm(id, m));
     const double md = static_cast<double>(m);
-    return Marked(Rescaled(*table, table->table.Lookup(1.0, md), GemmWork(full_, id, md),
+    return Marked(Rescaled(*table, table->table.Lookup(1.0, md),
+                           GemmWork(gemm_measured_[static_cast<size_t>(id)], id, md),
                            GemmWork(shard_, id, md)),
                   gemm_transferred_[static_cast<size_t>(id)]);
   }
@@ -132,7 +156,7 @@ class ProfileOperatorTimer : public OperatorTimer {
     if (!prefill_) return Fallback(roofline_.PrefillAttention(new_tokens, context_tokens));
     const double n = static_cast<double>(new_tokens);
     const double c = static_cast<double>(context_tokens);
-    return Marked(Rescaled(*prefill_, prefill_->table.Lookup(n, c), PrefillAttentionWork(full_, n, c),
+    return Marked(Rescaled(*prefill_, prefill_->table.Lookup(n, c), PrefillAttentionWork(prefill_measured_, n, c),
                            PrefillAttentionWork(shard_, n, c)),
                   prefill_transferred_);
   }
@@ -141,14 +165,14 @@ class ProfileOperatorTimer : public OperatorTimer {
     if (!decode_) return Fallback(roofline_.DecodeAttention(batch, context_tokens));
     const double b = static_cast<double>(batch);
     const double c = static_cast<double>(context_tokens);
-    return Marked(Rescaled(*decode_, decode_->table.Lookup(b, c), DecodeAttentionWork(full_, b, c),
+    return Marked(Rescaled(*decode_, decode_->table.Lookup(b, c), DecodeAttentionWork(decode_measured_, b, c),
                            DecodeAttentionWork(shard_, b, c)),
                   decode_transferred_);
   }
 
   OperatorTime DecodeAttentionShares(std::span<const SequenceWork> step,
                                      int64_t decodes) const override {
-    if (!decode_ || full_.tensor_parallel != shard_.tensor_parallel) {
+    if (!decode_ || !decode_exact_) {
       return OperatorTimer::DecodeAttentionShares(step, decodes);
     }
     // The default's arithmetic in the same order (bit-identical), with the
@@ -183,7 +207,7 @@ class ProfileOperatorTimer : public OperatorTimer {
   OperatorTime MoeExperts(int64_t tokens) const override {
     if (!moe_) return Fallback(roofline_.MoeExperts(tokens));
     const double t = static_cast<double>(tokens);
-    return Marked(Rescaled(*moe_, moe_->table.Lookup(1.0, t), MoeExpertsWork(full_, t),
+    return Marked(Rescaled(*moe_, moe_->table.Lookup(1.0, t), MoeExpertsWork(moe_measured_, t),
                            MoeExpertsWork(shard_, t)),
                   moe_transferred_);
   }
@@ -228,6 +252,12 @@ class ProfileOperatorTimer : public OperatorTimer {
 
   ShardShapes full_;
   ShardShapes shard_;
+  // The shapes each table was measured at (full_ in the table's own formats).
+  std::array<ShardShapes, kGemmCount> gemm_measured_{};
+  ShardShapes prefill_measured_;
+  ShardShapes decode_measured_;
+  ShardShapes moe_measured_;
+  bool decode_exact_ = false;  // decode lookups need no rescaling
   RooflineOperatorTimer roofline_;
   std::array<std::optional<FittedTable>, kGemmCount> gemm_;
   std::optional<FittedTable> prefill_;

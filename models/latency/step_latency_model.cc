@@ -25,6 +25,25 @@ int64_t PadToCaptureSize(int64_t batch) {
   return PadToCaptureSize(std::max<int64_t>(batch, 1), sizes);
 }
 
+namespace {
+
+// "served with fp8 weights, fp8 KV cache; " or "" for the checkpoint's
+// formats (so dense BF16 descriptions read as they always did).
+std::string ServingText(const ModelSpec& model) {
+  std::string text;
+  if (model.quantization != WeightQuantization::kNone) {
+    text += std::string(WeightQuantizationName(model.quantization)) + " weights";
+  }
+  if (model.kv_cache_dtype == KvCacheDtype::kFp8) text += std::string(text.empty() ? "" : ", ") + "fp8 KV cache";
+  if (model.expert_parallel) text += std::string(text.empty() ? "" : ", ") + "experts spread over the TP group";
+  if (model.moe.IsMoe()) {
+    text += std::string(text.empty() ? "" : ", ") + "MoE experts priced for uniform routing";
+  }
+  return text.empty() ? text : "served with " + text + "; ";
+}
+
+}  // namespace
+
 struct StepLatencyModel::Evaluation {
   std::array<OperatorTime, kStepOpCount> per_launch{};  // one instance of each operator
   // path.seconds is exact only where the launch time may exceed it
@@ -43,7 +62,8 @@ StepLatencyModel::StepLatencyModel(const ModelSpec& model, int64_t tensor_parall
                                    std::unique_ptr<OperatorTimer> timer)
     : shapes_(ShardModel(model, tensor_parallel)), overhead_(overhead),
       capture_sizes_(std::move(capture_sizes)), overhead_source_(std::move(overhead_source)),
-      timer_(std::move(timer)), graph_(LayerMlps(model), tensor_parallel > 1) {
+      timer_(std::move(timer)), graph_(LayerMlps(model), tensor_parallel > 1),
+      serving_text_(ServingText(model)) {
   EFIMSIM_CHECK(timer_ != nullptr, "a step model needs an operator timer");
   EFIMSIM_CHECK(!capture_sizes_.empty() && std::is_sorted(capture_sizes_.begin(), capture_sizes_.end()),
                 "capture sizes sorted and non-empty");
@@ -55,7 +75,7 @@ std::string StepLatencyModel::OverheadText() const {
                 overhead_source_.c_str(), overhead_.step_us, overhead_.per_sequence_us,
                 overhead_.cuda_graphs ? "CUDA graphs for decode-only steps" : "eager mode",
                 overhead_.overlap_host ? ", host work overlapped with the GPU (only max(0, host - GPU) adds)" : "");
-  return text;
+  return serving_text_ + text;
 }
 
 namespace {

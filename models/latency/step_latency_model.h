@@ -12,6 +12,8 @@
 //       batch costs exactly the measured kernel and a skewed one is not
 //       collapsed to an average length;
 //     lm_head and sampling only over sequences that emit a token;
+//     MoE layers: the router GEMM, the fused experts over M (uniform
+//       routing) and the shared expert's GEMMs where the model has one;
 //     two all-reduces per layer under tensor parallelism.
 //   CPU time = step_us + per_sequence_us x sequences + max(0, launch - GPU time)
 //     launch = layers x eager_launch_per_layer_us (eager steps), or
@@ -64,6 +66,7 @@ class StepLatencyModel : public LatencyModel {
   std::string overhead_source_;
   std::unique_ptr<OperatorTimer> timer_;
   StepGraph graph_;
+  std::string serving_text_;  // formats other than the checkpoint's, for OverheadText()
 };
 
 }  // namespace efimsim

@@ -66,7 +66,8 @@ ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
 namespace {
 
 // The rows of AllParamTables() that predict and validate-latency take.
-const char* const kLatencyRows[] = {"model", "gpu", "engine", "latency-model"};
+const char* const kLatencyRows[] = {"model", "gpu", "engine", "latency-model", "quantization",
+                                     "kv-cache-dtype", "enable-expert-parallel"};
 
 ParamInfo ModeInfo(const std::string& help) { return Choice("mode", help, {"eager", "graph"}); }
 
@@ -95,7 +96,7 @@ LatencySetup LatencyFromOptions(const po::variables_map& values) {
   LatencySetup setup;
   setup.mode = values["mode"].as<std::string>();
   CheckAllowedValue(ModeInfo(""), setup.mode);
-  setup.model = LoadModelSpec(config.engine.model);
+  setup.model = LoadServedModel(config.engine);
   setup.gpu = LoadGpuSpec(config.engine.gpu);
   config.engine.cuda_graphs = setup.mode == "graph";
   setup.latency = RunLatencyConfig(config);

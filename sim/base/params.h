@@ -55,6 +55,12 @@ ParamInfo ScopedTo(std::string selector, std::vector<std::string> parts, ParamIn
 // A text field with a fixed set of values.
 ParamInfo Choice(std::string name, std::string help, std::vector<std::string> allowed);
 
+// `info` with quiet_default set (for Choice rows).
+inline ParamInfo Quiet(ParamInfo info) {
+  info.quiet_default = true;
+  return info;
+}
+
 template <class Config>
 struct Param {
   using Field = std::variant<int64_t Config::*, double Config::*, bool Config::*,

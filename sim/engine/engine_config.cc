@@ -1,5 +1,6 @@
 #include "sim/engine/engine_config.h"
 
+#include "models/formats/spec_catalog.h"
 #include "sim/engine/engines.h"
 
 namespace efimsim {
@@ -35,6 +36,22 @@ const ParamTable<EngineConfig>& EngineParams() {
         "vLLM's --max-model-len: requests longer than this (prompt + max tokens) are refused; "
         "0 takes the model's context", 0, kParamNoLimit, {}, /*quiet_default=*/true},
        &C::max_model_len},
+      {Quiet(Choice("quantization",
+                    "vLLM's --quantization: linear-layer weights in FP8 (fp8: per-tensor scales, "
+                    "as on a BF16 checkpoint; fp8_block: 128x128 block scales, as FP8 checkpoints "
+                    "ship); halves their bytes and prices GEMMs from FP8 tables",
+                    {"none", "fp8", "fp8_block"})),
+       &C::quantization},
+      {Quiet(Choice("kv-cache-dtype",
+                    "vLLM's --kv-cache-dtype: fp8 stores K and V in one byte (twice the KV tokens) "
+                    "and prices attention from FP8-KV tables",
+                    {"auto", "fp8"})),
+       &C::kv_cache_dtype},
+      {{"enable-expert-parallel", "",
+        "vLLM's --enable-expert-parallel (SGLang: --ep-size equal to --tp): MoE experts spread "
+        "whole over the TP group instead of each split across it", -kParamNoLimit, kParamNoLimit,
+        {}, /*quiet_default=*/true},
+       &C::enable_expert_parallel},
       {{"cuda-graphs", "", "use CUDA graphs for decode-only steps (false = enforce-eager)"},
        &C::cuda_graphs},
       {{"check-invariants", "", "verify KV block and request invariants after every step (slow)"},
@@ -43,6 +60,19 @@ const ParamTable<EngineConfig>& EngineParams() {
       {Choice("engine", "serving engine modelled", Engines().Names()), &C::name},
   };
   return table;
+}
+
+ServingFormat ServingFormatOf(const EngineConfig& engine) {
+  ServingFormat format;
+  if (engine.quantization == "fp8") format.quantization = WeightQuantization::kFp8;
+  if (engine.quantization == "fp8_block") format.quantization = WeightQuantization::kFp8Block;
+  if (engine.kv_cache_dtype == "fp8") format.kv_cache_dtype = KvCacheDtype::kFp8;
+  format.expert_parallel = engine.enable_expert_parallel;
+  return format;
+}
+
+ModelSpec LoadServedModel(const EngineConfig& engine) {
+  return ServedAs(LoadModelSpec(engine.model), ServingFormatOf(engine));
 }
 
 }  // namespace efimsim

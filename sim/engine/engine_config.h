@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "models/formats/model_spec.h"
 #include "sim/base/params.h"
 
 namespace efimsim {
@@ -34,10 +35,23 @@ struct EngineConfig {
   // (the longest prompt + output a request may have; 0: the model's).
   int64_t num_gpu_blocks_override = 0;
   int64_t max_model_len = 0;
+  // How the model is served (vLLM's spellings; SGLang takes the same
+  // --quantization, fp8_e4m3 for an FP8 KV cache, and --ep-size = --tp for
+  // expert parallelism): "none" | "fp8" | "fp8_block" weights, "auto" |
+  // "fp8" KV cache, experts spread over the TP group.
+  std::string quantization = "none";
+  std::string kv_cache_dtype = "auto";
+  bool enable_expert_parallel = false;
   bool cuda_graphs = false;      // false: --enforce-eager, the paper's setup
   bool check_invariants = false; // verify block/request invariants after every step
 };
 
 const ParamTable<EngineConfig>& EngineParams();
+
+// The serving format the settings name (values checked by EngineParams).
+ServingFormat ServingFormatOf(const EngineConfig& engine);
+// The model spec engine.model as the engine serves it (ServedAs): what
+// every part of a run sizes and prices. Throws as LoadModelSpec and ServedAs.
+ModelSpec LoadServedModel(const EngineConfig& engine);
 
 }  // namespace efimsim

@@ -296,7 +296,7 @@ std::unique_ptr<TraceReader> OpenArrivals(const ExperimentConfig& config) {
   if (CapacityAxes(config.workload).rate != WorkloadCapacityAxes::Rate::kArrivals) return nullptr;
   ExperimentConfig recorded = config;
   recorded.rate_scale = 1;
-  const ModelSpec model = LoadModelSpec(recorded.engine.model);
+  const ModelSpec model = LoadServedModel(recorded.engine);
   const std::unique_ptr<Workload> workload = MakeWorkload(
       recorded.workload, {recorded, GetPolicy(recorded.policy), model, nullptr, nullptr});
   return workload->Arrivals();

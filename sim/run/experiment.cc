@@ -51,7 +51,7 @@ std::unique_ptr<OutputLengthModel> MakeOutputLength(const ExperimentConfig& conf
 
 // The model as the run serves it: --max-model-len (vLLM's) caps its context.
 ModelSpec RunModel(const ExperimentConfig& config) {
-  ModelSpec model = LoadModelSpec(config.engine.model);
+  ModelSpec model = LoadServedModel(config.engine);
   if (config.engine.max_model_len > 0) model.max_context_tokens = config.engine.max_model_len;
   return model;
 }
@@ -214,7 +214,7 @@ LatencyConfig RunLatencyConfig(const ExperimentConfig& config) {
 }
 
 std::string DescribeLatencyModel(const ExperimentConfig& config) {
-  return MakeLatencyModel(RunLatencyConfig(config), LoadModelSpec(config.engine.model),
+  return MakeLatencyModel(RunLatencyConfig(config), LoadServedModel(config.engine),
                           LoadGpuSpec(config.engine.gpu))
       ->Description();
 }

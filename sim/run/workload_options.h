@@ -33,12 +33,6 @@ inline std::string ShortNumber(double value) {
   return text;
 }
 
-// `info` with quiet_default set (for Choice rows).
-inline ParamInfo Quiet(ParamInfo info) {
-  info.quiet_default = true;
-  return info;
-}
-
 // The key of workload `name`'s settings in ExperimentConfig::workload_options.
 inline std::string WorkloadOptionsKey(const std::string& name) { return name; }
 
