@@ -7,6 +7,7 @@
 #include <string>
 
 #include "models/formats/spec_catalog.h"
+#include "models/import/llmservingsim_moe.h"
 #include "models/latency/operator_work.h"
 #include "models/latency/roofline_latency_model.h"
 #include "models/latency/step_graph.h"
@@ -180,6 +181,30 @@ TEST(Fp8Roofline, LargeGemmsRunAtTheFp8CeilingAndSmallOnesReadHalfTheBytes) {
               0.01);
   // lm_head stays in the checkpoint's dtype.
   EXPECT_DOUBLE_EQ(a.Gemm(GemmId::kLmHead, 1).seconds, b.Gemm(GemmId::kLmHead, 1).seconds);
+}
+
+TEST(LlmServingSimMoe, UniformRoutingReadsTheExpectedActiveExperts) {
+  const LlmServingSimMoeGrid grid = ParseLlmServingSimMoe(
+      "tokens,activated_experts,time_us\n1,2,10\n2,2,11\n2,4,19\n64,4,30\n64,8,50\n",
+      "moe.csv");
+  const ShardShapes s = ShardModel(MixtralLike(), 1);  // top-2 of 8
+  const std::vector<ProfilePoint> points = UniformRoutingMoePoints(grid, s);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_DOUBLE_EQ(points[0].time_us, 10.0);  // one token: exactly its 2 experts
+  // Two tokens: 8 (1 - (3/4)^2) = 3.5 experts, between the 2- and 4-expert rows.
+  EXPECT_DOUBLE_EQ(points[1].time_us, 11.0 + (3.5 - 2.0) / 2.0 * 8.0);
+  EXPECT_NEAR(points[2].time_us, 50.0, 1e-6);  // 64 tokens touch all 8
+}
+
+TEST(LlmServingSimMoe, RepeatedKeyNamesLineAndColumn) {
+  try {
+    ParseLlmServingSimMoe("tokens,activated_experts,time_us\n1,2,10\n1,2,11\n", "moe.csv");
+    FAIL();
+  } catch (const InputError& error) {
+    const std::string text = error.what();
+    EXPECT_NE(text.find("moe.csv"), std::string::npos) << text;
+    EXPECT_NE(text.find("activated_experts"), std::string::npos) << text;
+  }
 }
 
 }  // namespace
