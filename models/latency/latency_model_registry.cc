@@ -1,5 +1,6 @@
 #include "models/latency/latency_model_registry.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -52,20 +53,39 @@ std::optional<KernelProfile> FromSource(const std::string& source, const ModelSp
   return ResolvedShapeProfile(*shapes, model, options.tensor_parallel);
 }
 
-// The sources "auto" tries for `engine`: KernelSourceNames() in order,
-// less LLMServingSim's vLLM layers for any engine but vLLM's.
+// The engines whose own software stack `source` timed: those its built-in
+// shape profiles (<gpu>/<source>/<engine>) are for. Empty for sources of
+// engine-agnostic kernels (efimsim's own, the PyTorch reference, Vidur).
+std::vector<std::string> EnginesTimedBy(const std::string& source) {
+  std::vector<std::string> engines;
+  for (const std::string& name : BuiltinShapeProfileNames()) {
+    const size_t first = name.find('/');
+    const size_t last = name.rfind('/');
+    if (first == last || name.compare(first + 1, last - first - 1, source) != 0) continue;
+    const std::string engine = name.substr(last + 1);
+    if (std::find(engines.begin(), engines.end(), engine) == engines.end()) engines.push_back(engine);
+  }
+  return engines;
+}
+
+bool TimedEngine(const std::string& source, const std::string& engine) {
+  const std::vector<std::string> engines = EnginesTimedBy(source);
+  return std::find(engines.begin(), engines.end(), engine) != engines.end();
+}
+
+// The sources "auto" tries for `engine`: KernelSourceNames() in order, less
+// those that timed other engines' stacks only (LLMServingSim's vLLM layers
+// for SGLang).
 std::vector<std::string> AutoOrder(const std::string& engine) {
   std::vector<std::string> order;
   for (const std::string& source : KernelSourceNames()) {
-    if (source != "llmservingsim" || engine == "vllm_v1") order.push_back(source);
+    if (EnginesTimedBy(source).empty() || TimedEngine(source, engine)) order.push_back(source);
   }
   return order;
 }
 
 std::string AutoReason(const std::string& source, const std::string& engine) {
-  if (source == "aiconfigurator" || (source == "llmservingsim" && engine == "vllm_v1")) {
-    return "the " + engine + " engine's own kernels";
-  }
+  if (TimedEngine(source, engine)) return "the " + engine + " engine's own kernels";
   return "no kernels of the " + engine + " engine itself for this GPU and model; next in order";
 }
 
