@@ -69,7 +69,11 @@ struct ElementwiseTable {
 // from a shape profile's moe tables (models/latency/shape_rule.h).
 struct MoeTable {
   std::string kernel;        // what the source timed ("vllm fused_moe triton", ...)
-  std::string distribution;  // the routing the source measured ("balanced" = uniform)
+  // The routing the source timed: "balanced" (tokens spread evenly, the
+  // most experts touched: AIConfigurator) or "uniform" (expected distinct
+  // experts of random top-k choices); the profile model carries a balanced
+  // table to the run's routing by its fit.
+  std::string distribution;
   std::string weight_dtype = "bfloat16";  // as GemmTable::weight_dtype
   std::vector<ProfilePoint> points;  // key: tokens; sorted, unique
   bool transferred = false;          // as GemmTable::transferred

@@ -21,6 +21,14 @@ const char* KvCacheDtypeName(KvCacheDtype d) {
   return "?";
 }
 
+const char* MoeRoutingName(MoeRouting r) {
+  switch (r) {
+    case MoeRouting::kUniform: return "uniform";
+    case MoeRouting::kBalanced: return "balanced";
+  }
+  return "?";
+}
+
 int64_t ModelSpec::AttentionParamsPerLayer() const {
   const int64_t q = hidden_size * q_heads * head_dim;
   const int64_t kv = 2 * hidden_size * kv_heads * head_dim;
@@ -77,6 +85,7 @@ ModelSpec ServedAs(ModelSpec model, const ServingFormat& format) {
   model.quantization = format.quantization;
   model.kv_cache_dtype = format.kv_cache_dtype;
   model.expert_parallel = format.expert_parallel;
+  model.moe_routing = format.moe_routing;
   return model;
 }
 

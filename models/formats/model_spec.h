@@ -42,6 +42,14 @@ const char* WeightQuantizationName(WeightQuantization q);  // "none", "fp8", "fp
 // The KV cache's element format (vLLM's --kv-cache-dtype).
 enum class KvCacheDtype : uint8_t { kAuto, kFp8 };  // auto: the checkpoint dtype
 const char* KvCacheDtypeName(KvCacheDtype d);       // "auto", "fp8"
+// How tokens spread over the routed experts, which sets how many distinct
+// experts (and so expert weights) one step touches.
+enum class MoeRouting : uint8_t {
+  kUniform,   // each token picks top-k experts uniformly at random (the default)
+  kBalanced,  // tokens spread as evenly as possible: min(experts, tokens x k) touched,
+              // as AIConfigurator's "balanced" MoE tables were timed
+};
+const char* MoeRoutingName(MoeRouting r);  // "uniform", "balanced"
 
 // Token ids a prompt builder needs. Sentinels are single tokens.
 struct SpecialTokens {
@@ -75,6 +83,7 @@ struct ModelSpec {
   WeightQuantization quantization = WeightQuantization::kNone;
   KvCacheDtype kv_cache_dtype = KvCacheDtype::kAuto;
   bool expert_parallel = false;  // experts spread over the TP group (--enable-expert-parallel)
+  MoeRouting moe_routing = MoeRouting::kUniform;  // the routing MoE steps are priced for
 
   // Derived figures.
   int64_t AttentionParamsPerLayer() const;  // q, k, v, o projections
@@ -114,6 +123,7 @@ struct ServingFormat {
   WeightQuantization quantization = WeightQuantization::kNone;
   KvCacheDtype kv_cache_dtype = KvCacheDtype::kAuto;
   bool expert_parallel = false;
+  MoeRouting moe_routing = MoeRouting::kUniform;
 };
 // `model` served so. Throws UsageError when FP8 is asked of a float32 model
 // or expert parallelism of a dense one.

@@ -127,7 +127,7 @@ OperatorTime CalibratedFallbackOperatorTimer::MoeExperts(int64_t tokens) const {
   const OperatorWork work = MoeExpertsWork(shapes_, static_cast<double>(tokens));
   const bool fp8 = shapes_.quantization != WeightQuantization::kNone;
   return {fp8 ? QuantizedSeconds(calibration_.gemm, work) : Seconds(calibration_.gemm, work), true,
-          "fallback (GEMM efficiency, uniform routing)"};
+          "fallback (GEMM efficiency)"};
 }
 
 OperatorTime CalibratedFallbackOperatorTimer::Gemm(GemmId id, int64_t m) const {

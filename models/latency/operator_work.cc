@@ -1,5 +1,6 @@
 #include "models/latency/operator_work.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -77,6 +78,7 @@ ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel) {
   s.weight_bytes = model.LinearWeightBytes();
   s.kv_bytes = model.KvElementBytes();
   s.quantization = model.quantization;
+  s.moe_routing = model.moe_routing;
   s.gated_mlp = model.mlp == MlpKind::kGated;
   ShardExperts(model, tp, s);
   return s;
@@ -174,9 +176,14 @@ bool GemmIsQuantized(const ShardShapes& s, GemmId id) {
 
 double ExpectedActiveExperts(const ShardShapes& s, double tokens) {
   if (s.experts <= 0 || tokens <= 0) return 0.0;
+  const double per_gpu = static_cast<double>(s.experts_per_gpu);
+  if (s.moe_routing == MoeRouting::kBalanced) {
+    const double share = per_gpu / static_cast<double>(s.experts);
+    return std::min(per_gpu, tokens * static_cast<double>(s.experts_per_token) * share);
+  }
   const double pick = static_cast<double>(s.experts_per_token) / static_cast<double>(s.experts);
   const double idle = std::pow(1.0 - pick, tokens);  // one expert receives no token
-  return static_cast<double>(s.experts_per_gpu) * (1.0 - idle);
+  return per_gpu * (1.0 - idle);
 }
 
 OperatorWork MoeExpertsWork(const ShardShapes& s, double tokens) {

@@ -47,6 +47,7 @@ struct ShardShapes {
   int64_t expert_ffn = 0;          // one expert's intermediate size on one GPU
   int64_t shared_expert_ffn = 0;   // per GPU; 0: no shared expert
   int64_t expert_parallel = 1;     // GPUs the experts are spread over (1: TP-sharded experts)
+  MoeRouting moe_routing = MoeRouting::kUniform;
 
   int64_t QWidth() const { return q_heads * head_dim; }
   int64_t KvWidth() const { return kv_heads * head_dim; }
@@ -128,11 +129,11 @@ OperatorWork ElementwiseWork(const ShardShapes& shapes, ElementwiseId id, double
 // Bytes one GPU contributes to a layer's all-reduce of the hidden state.
 double AllReduceBytes(const ShardShapes& shapes, double tokens);
 
-// Routed experts one GPU's fused MoE kernel runs over `tokens` tokens when
-// each token picks top-k of the model's experts uniformly at random: the
-// expected number of distinct experts of the GPU's share that receive at
-// least one token, E_gpu (1 - (1 - k/E)^tokens). The kernel reads only
-// their weights.
+// Routed experts one GPU's fused MoE kernel runs over `tokens` tokens; the
+// kernel reads only their weights. Uniform routing (each token picks top-k
+// of the model's E experts at random): the expected number of the GPU's
+// E_gpu experts that receive a token, E_gpu (1 - (1 - k/E)^tokens).
+// Balanced: min(E_gpu, tokens x k x E_gpu / E), every touched expert full.
 double ExpectedActiveExperts(const ShardShapes& shapes, double tokens);
 // The fused MoE kernel of one layer on one GPU (vLLM's fused_moe: gate_up
 // GEMM, SiLU-and-mul, down GEMM over the tokens routed to its experts, the

@@ -44,7 +44,7 @@ OperatorTime RooflineOperatorTimer::Gemm(GemmId id, int64_t m) const {
 OperatorTime RooflineOperatorTimer::MoeExperts(int64_t tokens) const {
   const OperatorWork work = MoeExpertsWork(shapes_, static_cast<double>(tokens));
   const bool fp8 = shapes_.quantization != WeightQuantization::kNone;
-  return {fp8 ? QuantizedSeconds(work) : Seconds(work), false, "roofline (uniform routing)"};
+  return {fp8 ? QuantizedSeconds(work) : Seconds(work), false, "roofline"};
 }
 
 OperatorTime RooflineOperatorTimer::PrefillAttention(int64_t new_tokens,

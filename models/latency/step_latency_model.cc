@@ -37,7 +37,8 @@ std::string ServingText(const ModelSpec& model) {
   if (model.kv_cache_dtype == KvCacheDtype::kFp8) text += std::string(text.empty() ? "" : ", ") + "fp8 KV cache";
   if (model.expert_parallel) text += std::string(text.empty() ? "" : ", ") + "experts spread over the TP group";
   if (model.moe.IsMoe()) {
-    text += std::string(text.empty() ? "" : ", ") + "MoE experts priced for uniform routing";
+    text += std::string(text.empty() ? "" : ", ") + "MoE experts priced for " +
+            MoeRoutingName(model.moe_routing) + " routing";
   }
   return text.empty() ? text : "served with " + text + "; ";
 }

@@ -52,6 +52,12 @@ const ParamTable<EngineConfig>& EngineParams() {
         "whole over the TP group instead of each split across it", -kParamNoLimit, kParamNoLimit,
         {}, /*quiet_default=*/true},
        &C::enable_expert_parallel},
+      {Quiet(Choice("moe-routing",
+                    "how MoE steps are priced: uniform (each token picks its top-k experts at "
+                    "random, so small batches touch fewer experts) or balanced (tokens spread "
+                    "evenly, touching the most experts, as AIConfigurator timed its MoE tables)",
+                    {"uniform", "balanced"})),
+       &C::moe_routing},
       {{"cuda-graphs", "", "use CUDA graphs for decode-only steps (false = enforce-eager)"},
        &C::cuda_graphs},
       {{"check-invariants", "", "verify KV block and request invariants after every step (slow)"},
@@ -68,6 +74,7 @@ ServingFormat ServingFormatOf(const EngineConfig& engine) {
   if (engine.quantization == "fp8_block") format.quantization = WeightQuantization::kFp8Block;
   if (engine.kv_cache_dtype == "fp8") format.kv_cache_dtype = KvCacheDtype::kFp8;
   format.expert_parallel = engine.enable_expert_parallel;
+  if (engine.moe_routing == "balanced") format.moe_routing = MoeRouting::kBalanced;
   return format;
 }
 

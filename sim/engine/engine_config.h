@@ -42,6 +42,7 @@ struct EngineConfig {
   std::string quantization = "none";
   std::string kv_cache_dtype = "auto";
   bool enable_expert_parallel = false;
+  std::string moe_routing = "uniform";  // MoeRouting: how tokens spread over experts
   bool cuda_graphs = false;      // false: --enforce-eager, the paper's setup
   bool check_invariants = false; // verify block/request invariants after every step
 };

@@ -141,6 +141,17 @@ TEST(MoeWork, ActiveExpertsGrowFromTopKToAllExperts) {
   EXPECT_GT(MoeExpertsWork(s, 64.0).bytes, 8.0 * expert_bytes * 0.999);
 }
 
+TEST(MoeWork, BalancedRoutingTouchesTheMostExperts) {
+  ModelSpec model = MixtralLike();
+  model.moe_routing = MoeRouting::kBalanced;
+  const ShardShapes s = ShardModel(model, 1);
+  EXPECT_DOUBLE_EQ(ExpectedActiveExperts(s, 1.0), 2.0);
+  EXPECT_DOUBLE_EQ(ExpectedActiveExperts(s, 3.0), 6.0);  // 3 x top-2, all distinct
+  EXPECT_DOUBLE_EQ(ExpectedActiveExperts(s, 64.0), 8.0);
+  // Uniform random choices collide: fewer experts at the same tokens.
+  EXPECT_LT(ExpectedActiveExperts(ShardModel(MixtralLike(), 1), 3.0), 6.0);
+}
+
 TEST(MoeGraph, MoeLayersReplaceTheDenseMlpOperators) {
   ModelSpec model = MixtralLike();
   model.moe.first_dense_layers = 1;
