@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/formats/embedded_files.h"
+#include "models/formats/hf_config.h"
 #include "models/formats/spec_catalog.h"
 #include "models/formats/strict_json_io.h"
 #include "sim/base/errors.h"
@@ -35,7 +36,8 @@ Spec LoadSpec(const std::string& name_or_path, const std::vector<EmbeddedFile>& 
     names += (names.empty() ? "" : ", ") + std::string(file.name);
   }
   throw UsageError("unknown " + kind + " '" + name_or_path + "' (built-in: " + names +
-                   "; or give a path to a JSON spec)");
+                   "; or give a path to a JSON spec" +
+                   (kind == "model" ? std::string(" or a Hugging Face config.json") : std::string()) + ")");
 }
 
 std::vector<std::string> Names(const std::vector<EmbeddedFile>& files) {
@@ -208,8 +210,20 @@ GpuSpec ParseGpuSpec(const std::string& json_text, const std::string& origin) {
   return gpu;
 }
 
+namespace {
+
+// A spec file's text: efimsim's format, or a Hugging Face config.json read
+// into the very spec `efimsim models import` writes for it (so both are
+// checked alike and give the same figures).
+ModelSpec ParseModelSpecOrHfConfig(const std::string& json_text, const std::string& origin) {
+  if (IsHfConfig(json_text)) return ParseModelSpec(ModelSpecFileJson(ReadHfConfig(json_text, origin)), origin);
+  return ParseModelSpec(json_text, origin);
+}
+
+}  // namespace
+
 ModelSpec LoadModelSpec(const std::string& name_or_path) {
-  return LoadSpec<ModelSpec>(name_or_path, EmbeddedModelSpecs(), "model", ParseModelSpec);
+  return LoadSpec<ModelSpec>(name_or_path, EmbeddedModelSpecs(), "model", ParseModelSpecOrHfConfig);
 }
 
 GpuSpec LoadGpuSpec(const std::string& name_or_path) {

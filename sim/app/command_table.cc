@@ -91,7 +91,10 @@ const std::vector<CommandEntry>& Commands() {
        "efimsim's own kernels, the PyTorch reference, Vidur), with provenance and the held-out "
        "studies (`models/PROFILE.md`)",
        RunProfileCommand},
-      {"models", "models", "built-in model and GPU specs with derived figures", RunModelsCommand},
+      {"models", "models",
+       "built-in model and GPU specs with derived figures (total and active parameters); "
+       "`models import` turns a Hugging Face `config.json` into a spec (`models/README.md`)",
+       RunModelsCommand},
   };
   return commands;
 }
