@@ -8,7 +8,7 @@ namespace efimsim {
 const ParamTable<EngineConfig>& EngineParams() {
   using C = EngineConfig;
   static const ParamTable<EngineConfig> table = {
-      {{"model", "", "model: built-in name (see `efimsim models`) or path to a spec JSON"},
+      {{"model", "", "model: built-in name (see `efimsim models`), path to a spec JSON, or a Hugging Face config.json"},
        &C::model},
       {{"gpu", "", "GPU: built-in name (see `efimsim models`) or path to a spec JSON"}, &C::gpu},
       // vLLM's scheduler limits (SGLang has its own, sglang_config.h).
