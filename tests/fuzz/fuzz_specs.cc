@@ -1,9 +1,11 @@
 // Fuzz target: the JSON readers of models/ (models/README.md, PROFILE.md):
 // model specs, GPU specs, kernel profiles and measured-steps files.
 //
-// Input: byte 0 % 4 chooses the reader, the rest is the JSON text:
+// Input: byte 0 % 5 chooses the reader, the rest is the JSON text:
 //   0 ParseModelSpec, 1 ParseGpuSpec, 2 ParseKernelProfile,
-//   3 ParseMeasuredSteps.
+//   3 ParseMeasuredSteps, 4 ReadHfConfig (a Hugging Face config.json).
+// A config.json that reads must give a spec JSON that ParseModelSpec reads
+// back to the same figures (what `efimsim models import` writes).
 // InputError is the documented outcome for bad content. A kernel profile
 // that parses and names a built-in model and GPU is also handed to
 // ProfileLatencyModel (which may reject it with InputError, e.g. shapes
@@ -18,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/formats/hf_config.h"
 #include "models/formats/kernel_profile.h"
 #include "models/latency/latency_validation.h"
 #include "models/latency/profile_latency_model.h"
@@ -88,13 +91,29 @@ void PriceSteps(const efimsim::KernelProfile& profile) {
   }
 }
 
+void ReadConfigAndWriteSpec(const std::string& text) {
+  const efimsim::ModelSpecFile file = efimsim::ReadHfConfig(text, "fuzz.json");
+  const std::string json = efimsim::ModelSpecFileJson(file);
+  efimsim::ModelSpec back;
+  try {
+    back = efimsim::ParseModelSpec(json, "written.json");
+  } catch (const efimsim::InputError& e) {
+    FUZZ_CHECK(false, std::string("the written spec does not read back: ") + e.what());
+  }
+  const efimsim::ModelSpec& spec = file.spec;
+  FUZZ_CHECK(back.TotalParams() == spec.TotalParams() && back.ActiveParams() == spec.ActiveParams() &&
+                 back.KvBytesPerToken() == spec.KvBytesPerToken() && back.layers == spec.layers &&
+                 back.MoeLayers() == spec.MoeLayers(),
+             "the written spec reads back with other figures");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    switch (data[0] % 4) {
+    switch (data[0] % 5) {
       case 0:
         (void)efimsim::ParseModelSpec(text, "fuzz.json");
         break;
@@ -104,8 +123,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 2:
         PriceSteps(efimsim::ParseKernelProfile(text, "fuzz.json"));
         break;
-      default:
+      case 3:
         (void)efimsim::ParseMeasuredSteps(text, "fuzz.json");
+        break;
+      default:
+        ReadConfigAndWriteSpec(text);
         break;
     }
   } catch (const efimsim::InputError& e) {

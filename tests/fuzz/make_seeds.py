@@ -176,6 +176,11 @@ def specs(out):
         {"kind": "prefill", "sequences": [{"new_tokens": 2, "context_tokens": 0,
                                            "emits_token": False}], "measured_ms": 1e-3,
          "mode": "eager"}], separators=(",", ":")))
+    hf = os.path.join(REPO, "tests", "models", "testdata", "hf")
+    for name in sorted(os.listdir(hf)):
+        config = os.path.join("tests", "models", "testdata", "hf", name, "config.json")
+        if os.path.isfile(os.path.join(REPO, config)):
+            write(out, "specs", "hf_" + name, "\x04" + minified(config))
 
 
 def tokenizer(out):
