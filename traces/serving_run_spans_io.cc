@@ -2,6 +2,7 @@
 // (engine side), GuideLLM (client side) and the server's vllm.log
 // (traces/serving_run.h: formats otel, guidellm, guidellm+otel).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -31,10 +32,10 @@ std::optional<int64_t> OtlpInt(const Json& v) {
   if (v.is_number_integer()) return v.get<int64_t>();
   if (!v.is_string()) return std::nullopt;
   const std::string s = v.get<std::string>();
-  if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  return std::stoll(s);
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (s.empty() || error != std::errc() || end != s.data() + s.size() || value < 0) return std::nullopt;
+  return value;  // unix ns need 19 digits
 }
 
 // A span's attributes by key: each value's single typed member.

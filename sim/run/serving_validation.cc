@@ -78,10 +78,15 @@ std::string MapGpu(const std::string& device_name) {
 std::string MapModel(const std::string& model_id) {
   std::string name = Lower(model_id.substr(model_id.find_last_of('/') + 1));
   if (name.rfind("meta-llama-", 0) == 0) name = name.substr(5);  // Meta-Llama-3.1-8B
-  for (const char* suffix : {"-instruct", "-hf", "-base"}) {
-    const std::string s(suffix);
-    if (name.size() > s.size() && name.substr(name.size() - s.size()) == s) {
-      name = name.substr(0, name.size() - s.size());
+  // Suffixes in any order and number: CodeLlama-34b-Instruct-hf.
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (const char* suffix : {"-instruct", "-hf", "-base"}) {
+      const std::string s(suffix);
+      if (name.size() > s.size() && name.substr(name.size() - s.size()) == s) {
+        name = name.substr(0, name.size() - s.size());
+        stripped = true;
+      }
     }
   }
   const std::vector<std::string> known = BuiltinModelNames();
