@@ -16,6 +16,17 @@
 //                  ttfts, itls, errors, and where the version writes them
 //                  latencies and start_times (seconds). No token ids and no
 //                  engine configuration.
+//   otel           vLLM's OpenTelemetry request spans (`--otlp-traces-endpoint`
+//                  collected to OTLP/JSON, one export per line): one
+//                  `llm_request` span per request with gen_ai.latency.* (s)
+//                  and gen_ai.usage.* attributes; the engine's view.
+//   guidellm       GuideLLM's results JSON (benchmarks[].requests.successful[]:
+//                  prompt_tokens, output_tokens, time_to_first_token_ms,
+//                  request_latency, request_start_time); the client's view.
+//   guidellm+otel  both, paired by GuideLLM's response_id = the span's
+//                  gen_ai.request.id without its "-0" choice suffix.
+//                  With either, the server's vllm.log (version, model,
+//                  engine arguments, KV blocks) when given.
 // Every reader error is an InputError naming the file, the 1-based line (0 =
 // the whole file) and the field.
 
@@ -50,6 +61,10 @@ struct ServingRunRequest {
   double e2e_ms = 0;
   bool has_tpot = false;
   double tpot_ms = 0;
+  // The client's TTFT and E2E (ms, from its send) when the run has them
+  // besides the engine's ttft_ms and e2e_ms (guidellm+otel); -1 otherwise.
+  double client_ttft_ms = -1;
+  double client_e2e_ms = -1;
 };
 
 // The engine configuration the run recorded, under vLLM's names; a field the
@@ -69,10 +84,16 @@ struct ServingRunEngine {
       stream_interval;
   std::optional<double> request_rate;  // vllm-bench: the client's configured rate (inf allowed)
   std::optional<int64_t> max_concurrency;
+  std::optional<double> gpu_memory_utilization;  // vllm.log, when given
+  std::optional<int64_t> kv_cache_tokens;        // vllm.log's "GPU KV cache size"
 };
 
 struct ServingRun {
-  std::string format;        // "llmservingsim" | "vllm-bench"
+  std::string format;        // "llmservingsim" | "vllm-bench" | "otel" | "guidellm" | "guidellm+otel"
+  // Where ttft_ms and e2e_ms start: "engine" (when the engine queued the
+  // request: llmservingsim, otel, guidellm+otel) or "client" (the client's
+  // send: vllm-bench, guidellm).
+  std::string timed_at = "engine";
   std::vector<std::string> files;    // what was read, in order
   std::vector<std::string> sha256;   // of each file, same order
   std::string description;   // one line: where it came from
@@ -83,7 +104,9 @@ struct ServingRun {
   std::vector<std::string> excluded;
 };
 
-// Reads a run from the command's paths: a folder (the LLMServingSim run
+// Reads a run from the command's paths: a folder holding traces.json and/or
+// guidellm-results.json (and vllm.log), the files of such a run in any order
+// (told apart by content; *.log is the vllm.log), a folder (the LLMServingSim run
 // folder holding vllm/{meta.json,requests.jsonl} or those files directly; the
 // workload is found from meta.json's dataset_path by walking up the folders,
 // unless `workload_path` is given), the three files in any order (named
@@ -96,5 +119,12 @@ ServingRun ReadServingRun(const std::vector<std::string>& paths, const std::stri
 ServingRun ReadLlmServingSimRun(const std::string& meta_path, const std::string& requests_path,
                                 const std::string& workload_path);
 ServingRun ReadVllmBenchResult(const std::string& path);
+// otel, guidellm or guidellm+otel: an empty path is absent; at least one of
+// spans and GuideLLM results must be given.
+ServingRun ReadSpansRun(const std::string& spans_path, const std::string& guidellm_path,
+                        const std::string& log_path);
+// vllm.log's engine settings into `engine`; what the log does not say stays
+// unset. Where the server was started more than once, the last start counts.
+void ReadVllmLog(const std::string& path, const std::string& bytes, ServingRunEngine& engine);
 
 }  // namespace efimsim

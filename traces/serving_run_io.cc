@@ -13,108 +13,14 @@
 
 #include "sim/base/errors.h"
 #include "sim/base/sha256.h"
+#include "traces/serving_run_detail.h"
 #include "traces/sharegpt_reader.h"
 
 namespace efimsim {
 namespace {
 
-using Json = nlohmann::json;
+using namespace serving_run_detail;
 namespace fs = std::filesystem;
-
-std::string ReadBytes(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw InputError(path, 0, "file", "missing or not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "file", "cannot be read");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
-Json ParseJson(const std::string& text, const std::string& file, int64_t line) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& error) {
-    throw InputError(file, line, "json", std::string("not valid JSON: ") + error.what());
-  } catch (const Json::out_of_range& error) {
-    // A number too large for a double (4e4999...): also the file's fault.
-    throw InputError(file, line, "json", std::string("not valid JSON: ") + error.what());
-  }
-}
-
-// Field access with errors naming file, line and the dotted field path.
-class Fields {
- public:
-  Fields(const Json& object, std::string file, int64_t line, std::string prefix = "")
-      : object_(object), file_(std::move(file)), line_(line), prefix_(std::move(prefix)) {
-    if (!object_.is_object()) throw InputError(file_, line_, Name(""), "must be a JSON object");
-  }
-  bool Has(const std::string& key) const {
-    return object_.contains(key) && !object_.at(key).is_null();
-  }
-  const Json& Get(const std::string& key) const {
-    if (!object_.contains(key)) throw InputError(file_, line_, Name(key), "missing");
-    return object_.at(key);
-  }
-  Fields Object(const std::string& key) const {
-    return Fields(Get(key), file_, line_, Name(key));
-  }
-  int64_t Int(const std::string& key) const {
-    const Json& v = Get(key);
-    if (!v.is_number_integer()) throw InputError(file_, line_, Name(key), "must be an integer");
-    return v.get<int64_t>();
-  }
-  double Number(const std::string& key) const {
-    const Json& v = Get(key);
-    if (!v.is_number()) throw InputError(file_, line_, Name(key), "must be a number");
-    const double x = v.get<double>();
-    if (!std::isfinite(x)) throw InputError(file_, line_, Name(key), "must be finite");
-    return x;
-  }
-  bool Bool(const std::string& key) const {
-    const Json& v = Get(key);
-    if (!v.is_boolean()) throw InputError(file_, line_, Name(key), "must be true or false");
-    return v.get<bool>();
-  }
-  std::string String(const std::string& key) const {
-    const Json& v = Get(key);
-    if (!v.is_string()) throw InputError(file_, line_, Name(key), "must be a string");
-    return v.get<std::string>();
-  }
-  std::string Name(const std::string& key) const {
-    if (prefix_.empty()) return key;
-    if (key.empty()) return prefix_;
-    return prefix_ + "." + key;
-  }
-  const Json& json() const { return object_; }
-  const std::string& file() const { return file_; }
-  int64_t line() const { return line_; }
-
- private:
-  const Json& object_;
-  std::string file_;
-  int64_t line_;
-  std::string prefix_;
-};
-
-// A JSONL file's non-blank lines with their 1-based line numbers.
-std::vector<std::pair<int64_t, std::string>> Lines(const std::string& bytes) {
-  std::vector<std::pair<int64_t, std::string>> lines;
-  int64_t number = 0;
-  size_t start = 0;
-  while (start <= bytes.size()) {
-    size_t end = bytes.find('\n', start);
-    if (end == std::string::npos) end = bytes.size();
-    ++number;
-    std::string line = bytes.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") != std::string::npos) lines.emplace_back(number, line);
-    start = end + 1;
-  }
-  return lines;
-}
-
-int64_t SecondsToNs(double seconds) { return static_cast<int64_t>(std::llround(seconds * 1e9)); }
 
 // The workload-line index a request id names: "bench-12" or "12".
 std::optional<int64_t> IdIndex(const std::string& id) {
@@ -540,6 +446,58 @@ void CheckBenchSendTimes(const std::string& path, const BenchArrays& a, const Se
   }
 }
 
+// The files of an otel / guidellm run (traces/serving_run.h), by role.
+struct SpansRunFiles {
+  std::string spans, guidellm, log;
+};
+
+// What a file of a spans run is, from its name (*.log) or its first 4 KiB:
+// "spans", "guidellm", "log", or "" for none of them.
+std::string SpansRunRole(const std::string& path) {
+  if (path.size() >= 4 && path.substr(path.size() - 4) == ".log") return "log";
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+  if (head.find("\"resourceSpans\"") != std::string::npos) return "spans";
+  if (head.find("\"guidellm_version\"") != std::string::npos) return "guidellm";
+  return "";
+}
+
+// True when `paths` name a spans run (a folder holding traces.json or
+// guidellm-results.json, or such files), its files in `files`; UsageError
+// when some of several paths are and others are not.
+bool FindSpansRunFiles(const std::vector<std::string>& paths, SpansRunFiles& files) {
+  std::error_code ec;
+  if (paths.size() == 1 && fs::is_directory(paths[0], ec)) {
+    const fs::path dir(paths[0]);
+    auto present = [&](const char* name) {
+      return fs::is_regular_file(dir / name, ec) ? (dir / name).string() : std::string();
+    };
+    files = {present("traces.json"), present("guidellm-results.json"), present("vllm.log")};
+    return !files.spans.empty() || !files.guidellm.empty();
+  }
+  std::vector<std::string> others;
+  for (const std::string& path : paths) {
+    const std::string role = fs::is_regular_file(path, ec) ? SpansRunRole(path) : "";
+    std::string* slot = role == "spans" ? &files.spans : role == "guidellm" ? &files.guidellm
+                        : role == "log" ? &files.log : nullptr;
+    if (slot == nullptr) {
+      others.push_back(path);
+    } else if (!slot->empty()) {
+      throw UsageError("validate-serving: two " + role + " files given ('" + *slot + "', '" + path + "')");
+    } else {
+      *slot = path;
+    }
+  }
+  if (files.spans.empty() && files.guidellm.empty()) return false;
+  if (!others.empty()) {
+    throw UsageError("validate-serving: '" + others.front() + "' is neither vLLM's OpenTelemetry spans, "
+                     "GuideLLM's results nor a vllm.log (with spans or GuideLLM results, give only those)");
+  }
+  return true;
+}
+
 }  // namespace
 
 ServingRun ReadLlmServingSimRun(const std::string& meta_path, const std::string& requests_path,
@@ -578,6 +536,7 @@ ServingRun ReadLlmServingSimRun(const std::string& meta_path, const std::string&
 ServingRun ReadVllmBenchResult(const std::string& path) {
   ServingRun run;
   run.format = "vllm-bench";
+  run.timed_at = "client";  // serve.py times from each request's send
   const std::string bytes = ReadBytes(path);
   run.files = {path};
   run.sha256 = {Sha256Hex(bytes)};
@@ -614,6 +573,10 @@ ServingRun ReadVllmBenchResult(const std::string& path) {
 ServingRun ReadServingRun(const std::vector<std::string>& paths, const std::string& workload_path) {
   std::error_code ec;
   if (paths.empty()) throw UsageError("validate-serving: give a run folder or its files");
+  SpansRunFiles spans_run;
+  if (FindSpansRunFiles(paths, spans_run)) {
+    return ReadSpansRun(spans_run.spans, spans_run.guidellm, spans_run.log);
+  }
   std::string meta, requests, workload = workload_path;
   if (paths.size() == 1 && fs::is_directory(paths[0], ec)) {
     const fs::path dir(paths[0]);

@@ -95,6 +95,11 @@ std::string RenderRunHeader(const ExperimentResult& result) {
            " ms per request added to TTFT and E2E (--client-overhead-ms: API server, tokenizer, "
            "network; not simulated)\n";
   }
+  const std::string frontend = SettingText(info, "workload", "frontend");
+  if (!frontend.empty()) {
+    out += "frontend:      " + frontend +
+           "\n               (--frontend: summary.json's client_* latencies add it to the engine's)\n";
+  }
   if (entry != nullptr && entry->part_headline != nullptr) out += entry->part_headline(info);
   const std::string router_note = SettingText(info, "cluster", "router_note");
   if (!router_note.empty()) out += "router:        " + router_note + "\n";

@@ -20,7 +20,9 @@ void AddGeneralOptions(po::options_description& general) {
       ("run", po::value<std::vector<std::string>>()->multitoken(),
        "the run: an LLMServingSim bench run folder (with vllm/meta.json and "
        "vllm/requests.jsonl), or its meta.json, requests.jsonl and workload JSONL, or one "
-       "`vllm bench serve --save-result --save-detailed` JSON (also positional)")
+       "`vllm bench serve --save-result --save-detailed` JSON, or vLLM's OpenTelemetry spans "
+       "(traces.json) and/or GuideLLM's results JSON with the server's vllm.log, or a folder "
+       "holding them (also positional)")
       ("workload", po::value<std::string>()->default_value(""),
        "the workload JSONL of an LLMServingSim run (default: meta.json's dataset_path, looked "
        "up in every folder above the run)")
@@ -30,6 +32,10 @@ void AddGeneralOptions(po::options_description& general) {
        "replayed arrival times: auto (the engine's queue times when the run has them, else the "
        "workload's), workload (the workload's schedule) or engine")
       ("json", po::value<std::string>()->default_value(""), "also write the comparison as JSON here")
+      ("frontend", po::value<std::string>()->default_value("default"),
+       "the API server's time outside the engine, added to predictions compared with client-side "
+       "timings (vllm bench, GuideLLM): default (the engine's: vLLM's fitted on vLLM 0.11 on an "
+       "H100, docs/validation.md), none, or PER_REQUEST_US,PER_PROMPT_TOKEN_US[,PER_OUTPUT_TOKEN_US]")
       ("host-overlap", po::value<std::string>()->default_value("auto")->implicit_value("true"),
        "host/GPU overlap (vLLM V1 async scheduling): a step's host time adds only where it exceeds "
        "the step's GPU time (models/README.md); false: it adds in full; auto: the run's "
@@ -79,6 +85,7 @@ ServingValidationOptions ValidationOptions(const po::variables_map& values) {
     if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
   }
   options.host_overlap = values["host-overlap"].as<std::string>();
+  options.frontend = values["frontend"].as<std::string>();
   return options;
 }
 

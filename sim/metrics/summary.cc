@@ -83,6 +83,13 @@ void RunSummaryBuilder::Add(const RequestRecord& r) {
   e2e_ms_.push_back(ToMilliseconds(r.e2e()));
   queueing_ms_.push_back(ToMilliseconds(r.queueing_delay()));
   if (r.has_tpot()) tpot_ms_.push_back(r.tpot_ms());
+  if (frontend_.enabled()) {
+    client_ttft_ms_.push_back(ToMilliseconds(r.ttft() + frontend_.Ttft(r.prompt_tokens)));
+    client_e2e_ms_.push_back(ToMilliseconds(r.e2e() + frontend_.E2e(r.prompt_tokens, r.output_tokens)));
+    if (r.has_tpot()) {
+      client_tpot_ms_.push_back(r.tpot_ms() + ToMilliseconds(Duration{frontend_.per_output_token_ns}));
+    }
+  }
   first_arrival_ = std::min(first_arrival_, r.arrival);
   last_finish_ = std::max(last_finish_, r.finish);
   summary_.prompt_tokens += r.prompt_tokens;
@@ -100,6 +107,11 @@ RunSummary RunSummaryBuilder::Build(const EngineCounters& counters) {
   s.tpot_ms = Summarize(std::move(tpot_ms_));
   s.e2e_ms = Summarize(std::move(e2e_ms_));
   s.queueing_ms = Summarize(std::move(queueing_ms_));
+  if (frontend_.enabled()) {
+    s.client_ttft_ms = Summarize(std::move(client_ttft_ms_));
+    s.client_tpot_ms = Summarize(std::move(client_tpot_ms_));
+    s.client_e2e_ms = Summarize(std::move(client_e2e_ms_));
+  }
   if (s.requests_completed > 0) {
     s.makespan = last_finish_ - first_arrival_;
     const double seconds = ToSeconds(s.makespan);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/metrics/frontend.h"
 #include "sim/metrics/request_record.h"
 #include "sim/metrics/run_info.h"
 
@@ -74,7 +75,10 @@ struct RunSummary {
   int64_t requests_completed = 0;   // finished, not cancelled
   int64_t requests_cancelled = 0;
   Duration makespan{0};             // first arrival -> last completion
-  Distribution ttft_ms, tpot_ms, e2e_ms, queueing_ms;
+  Distribution ttft_ms, tpot_ms, e2e_ms, queueing_ms;  // the engine's (plus --client-overhead-ms)
+  // With a frontend (--frontend, sim/metrics/frontend.h): what a benchmark
+  // client sees, engine times plus the frontend's; absent without one.
+  std::optional<Distribution> client_ttft_ms, client_tpot_ms, client_e2e_ms;
   double request_throughput_per_s = 0;
   double output_token_throughput_per_s = 0;
   double total_token_throughput_per_s = 0;  // (prompt + output) tokens / s
@@ -103,6 +107,9 @@ struct RunSummary {
 // doubles per completed request), never the records themselves.
 class RunSummaryBuilder {
  public:
+  // Adds client-side latencies (RunSummary::client_*) under `frontend`;
+  // call before the first Add. Without it (or with "none") there are none.
+  void SetFrontend(const FrontendCosts& frontend) { frontend_ = frontend; }
   void Add(const RequestRecord& record);
   int64_t records() const { return summary_.requests_completed + summary_.requests_cancelled; }
   // Completes the summary; the builder is spent afterwards.
@@ -111,6 +118,8 @@ class RunSummaryBuilder {
  private:
   RunSummary summary_;
   std::vector<double> ttft_ms_, tpot_ms_, e2e_ms_, queueing_ms_;
+  FrontendCosts frontend_;
+  std::vector<double> client_ttft_ms_, client_tpot_ms_, client_e2e_ms_;
   TimePoint first_arrival_ = TimePoint::max();
   TimePoint last_finish_ = kTimeZero;
 };

@@ -47,6 +47,10 @@ std::string RenderSummaryJson(const RunInfo& info, const RunSummary& s) {
   results["tpot_ms"] = DistributionJson(s.tpot_ms);
   results["e2e_ms"] = DistributionJson(s.e2e_ms);
   results["queueing_delay_ms"] = DistributionJson(s.queueing_ms);
+  // Only runs with a frontend (--frontend) have these, so others keep their bytes.
+  if (s.client_ttft_ms) results["client_ttft_ms"] = DistributionJson(*s.client_ttft_ms);
+  if (s.client_tpot_ms) results["client_tpot_ms"] = DistributionJson(*s.client_tpot_ms);
+  if (s.client_e2e_ms) results["client_e2e_ms"] = DistributionJson(*s.client_e2e_ms);
   results["prompt_tokens"] = s.prompt_tokens;
   results["output_tokens"] = s.output_tokens;
   results["cached_tokens"] = s.cached_tokens;

@@ -15,6 +15,7 @@
 #include "sim/engine/engines.h"
 #include "sim/engine/kv_capacity.h"
 #include "sim/engine/replica.h"
+#include "sim/metrics/frontend.h"
 #include "sim/run/router.h"
 #include "sim/run/run_description.h"
 #include "sim/run/run_observer.h"
@@ -130,6 +131,7 @@ void CheckSettings(const ExperimentConfig& config) {
   }
   if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
   if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
+  ParseFrontend(config.frontend, config.engine.name);
 }
 
 // `config.replicas` replicas of the run's engine, each with its own core.
@@ -249,6 +251,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   std::vector<int64_t> output_tokens;  // of completed requests, with an output-length model
   RunObserver observer(config.record_sink);
   observer.client_overhead = FromSeconds(config.client_overhead_ms * 1e-3);
+  observer.summary.SetFrontend(ParseFrontend(config.frontend, config.engine.name));
   if (parts.output_length) observer.output_tokens = &output_tokens;
   observer.timeline = timeline.get();
   const std::vector<std::unique_ptr<EngineReplica>> replicas =

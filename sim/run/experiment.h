@@ -85,6 +85,10 @@ struct ExperimentConfig {
   // Client-side time per request outside the engine (API server, tokenizer,
   // network), added to TTFT and E2E; 0: engine times only.
   double client_overhead_ms = 0;
+  // The API server's modelled time outside the engine (sim/metrics/
+  // frontend.h): "none", "default" (the engine's) or "US,US[,US]". Not none:
+  // the summary adds client_* latencies beside the engine's.
+  std::string frontend = "none";
   // efim-paper: "fixed" (every pause is think_time_ms; users start together
   // at t = 0) or "exponential" (each pause, the first included, drawn with
   // mean think_time_ms; see sim/client/closed_loop_client.h).

@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "sim/engine/engine_config.h"
+#include "sim/metrics/frontend.h"
 #include "sim/run/run_params.h"
 
 namespace efimsim {
@@ -31,6 +32,13 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
     w.push_back({"client_overhead_ms", config.client_overhead_ms});
     w.push_back({"client_overhead", std::string("added to every request's TTFT and E2E (API "
                                                 "server, tokenizer, network; not simulated)")});
+  }
+  const FrontendCosts frontend = ParseFrontend(config.frontend, config.engine.name);
+  if (frontend.enabled()) {
+    w.push_back({"frontend", frontend.Describe()});
+    w.push_back({"frontend_per_request_us", static_cast<double>(frontend.per_request_ns) * 1e-3});
+    w.push_back({"frontend_per_prompt_token_us", static_cast<double>(frontend.per_prompt_token_ns) * 1e-3});
+    w.push_back({"frontend_per_output_token_us", static_cast<double>(frontend.per_output_token_ns) * 1e-3});
   }
 
   auto& m = info.Section("model").settings;

@@ -186,6 +186,13 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
         {},
         /*quiet_default=*/true},
        &C::client_overhead_ms},
+      {Quiet({"frontend", "",
+        "the API server's time outside the engine (sim/metrics/frontend.h): none (engine times "
+        "only), default (the engine's defaults: vLLM's fitted on vLLM 0.11 on an H100, "
+        "docs/validation.md; SGLang carries vLLM's over), or PER_REQUEST_US,PER_PROMPT_TOKEN_US"
+        "[,PER_OUTPUT_TOKEN_US]; not none: summary.json adds client_ttft_ms, client_tpot_ms and "
+        "client_e2e_ms beside the engine's ttft_ms, tpot_ms and e2e_ms"}),
+       &C::frontend},
   };
   return table;
 }

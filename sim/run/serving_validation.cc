@@ -78,10 +78,15 @@ std::string MapGpu(const std::string& device_name) {
 std::string MapModel(const std::string& model_id) {
   std::string name = Lower(model_id.substr(model_id.find_last_of('/') + 1));
   if (name.rfind("meta-llama-", 0) == 0) name = name.substr(5);  // Meta-Llama-3.1-8B
-  for (const char* suffix : {"-instruct", "-hf", "-base"}) {
-    const std::string s(suffix);
-    if (name.size() > s.size() && name.substr(name.size() - s.size()) == s) {
-      name = name.substr(0, name.size() - s.size());
+  // Suffixes in any order and number: CodeLlama-34b-Instruct-hf.
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (const char* suffix : {"-instruct", "-hf", "-base"}) {
+      const std::string s(suffix);
+      if (name.size() > s.size() && name.substr(name.size() - s.size()) == s) {
+        name = name.substr(0, name.size() - s.size());
+        stripped = true;
+      }
     }
   }
   const std::vector<std::string> known = BuiltinModelNames();
@@ -203,6 +208,29 @@ void MapGpuAndModel(const ServingRunEngine& e, const ServingValidationOptions& o
   }
 }
 
+// gpu_memory_utilization (what the KV cache is derived from when the run
+// does not record its blocks): the run's, unless given; vLLM's default 0.9.
+void MapMemoryUtilization(const ServingRunEngine& e, const ServingValidationOptions& options,
+                          ExperimentConfig& config, ServingValidation& v) {
+  // A run that records its blocks fixes the KV cache: the utilization matters not.
+  if (e.num_gpu_blocks && !e.gpu_memory_utilization && !Given(options, "gpu-memory-utilization")) return;
+  char text[96];
+  if (Given(options, "gpu-memory-utilization")) {
+    std::snprintf(text, sizeof text, "--gpu-memory-utilization %.2f (command line)",
+                  config.engine.gpu_memory_utilization);
+  } else if (e.gpu_memory_utilization) {
+    config.engine.gpu_memory_utilization = *e.gpu_memory_utilization;
+    std::snprintf(text, sizeof text, "%.2f -> --gpu-memory-utilization", *e.gpu_memory_utilization);
+  } else {
+    std::snprintf(text, sizeof text, "not in the run: vLLM's default %.2f -> --gpu-memory-utilization",
+                  config.engine.gpu_memory_utilization);
+  }
+  v.mapping.push_back({"gpu_memory_utilization", text});
+  if (e.kv_cache_tokens) {
+    v.mapping.push_back({"GPU KV cache size", std::to_string(*e.kv_cache_tokens) + " tokens (vllm.log)"});
+  }
+}
+
 // Engine settings (batch limits, blocks, CUDA graphs, host overlap, prefix
 // caching): the run's, unless given on the command line; each one mapped.
 void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions& options,
@@ -226,6 +254,7 @@ void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions
   };
   // Batch limits the run does not record: vLLM's API-server defaults for
   // the GPU, not efimsim's (the paper's) 2048 / 256.
+  MapMemoryUtilization(e, options, config, v);
   const VllmBatchDefaults batch = VllmApiServerBatchDefaults(LoadGpuSpec(config.engine.gpu));
   if (!e.max_num_seqs && !Given(options, "max-num-seqs")) config.engine.max_num_seqs = batch.max_num_seqs;
   if (!e.max_num_batched_tokens && !Given(options, "max-num-batched-tokens")) {
@@ -243,7 +272,12 @@ void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions
                                                ")"});
   } else {
     // vLLM's own spelling: the KV cache holds exactly the run's blocks.
-    take("num_gpu_blocks", e.num_gpu_blocks, "num-gpu-blocks-override", config.engine.num_gpu_blocks_override);
+    // Without them: derived, as vLLM does, from the model and the GPU.
+    char utilization[32];
+    std::snprintf(utilization, sizeof utilization, "%.2f", config.engine.gpu_memory_utilization);
+    take("num_gpu_blocks", e.num_gpu_blocks, "num-gpu-blocks-override", config.engine.num_gpu_blocks_override,
+         "0: derived from " + config.engine.model + "'s KV bytes per token and " + config.engine.gpu +
+             "'s memory at --gpu-memory-utilization " + utilization);
   }
   take("max_model_len", e.max_model_len, "max-model-len", config.engine.max_model_len,
        "unset: the model's context length");
@@ -306,6 +340,27 @@ void MapTensorParallel(const ServingRunEngine& e, const ServingValidationOptions
   }
 }
 
+// How the API server, tokenizer, detokenizer and network time enter the
+// comparison: added by the frontend model to predictions of client-side
+// times, or absent from engine-side ones.
+std::string FrontendNote(const ServingRun& run, const FrontendCosts& frontend) {
+  const bool client_timed = run.timed_at == "client";
+  bool paired = false;
+  for (const ServingRunRequest& r : run.requests) paired = paired || r.client_ttft_ms >= 0;
+  if (!client_timed && !paired) {
+    return "API server, tokenizer, detokenizer and network time: not simulated (TTFT and E2E in "
+           "efimsim start when the engine receives the request)";
+  }
+  const std::string where = client_timed ? "the measured TTFT and E2E (timed at the client)"
+                                         : "the client_ttft and client_e2e rows (GuideLLM's timings)";
+  if (!frontend.enabled()) {
+    return "API server, tokenizer, detokenizer and network time: in " + where +
+           " but not predicted (--frontend none)";
+  }
+  return "API server, tokenizer, detokenizer and network time: not simulated, modelled for " + where +
+         " by the frontend (--frontend): " + frontend.Describe();
+}
+
 // The run's settings and requests efimsim does not model (parallelism,
 // scheduler, speculation, lengths, client, server, failures), named.
 void NameUnmodelled(const ServingRun& run, ServingValidation& v) {
@@ -344,11 +399,7 @@ void NameUnmodelled(const ServingRun& run, ServingValidation& v) {
     named("the client's max_concurrency " + std::to_string(*e.max_concurrency) +
           ": replayed open loop at the recorded send times");
   }
-  named(run.format == "vllm-bench"
-            ? "API server, tokenizer, detokenizer and network time: not simulated, but in the "
-              "measured TTFT and E2E (vllm bench serve times them at the client)"
-            : "API server, tokenizer, detokenizer and network time: not simulated (TTFT and E2E in "
-              "efimsim start when the engine receives the request)");
+  named(FrontendNote(run, v.frontend));
   int64_t without_ids = 0;
   for (const ServingRunRequest& r : run.requests) without_ids += r.token_ids.empty() ? 1 : 0;
   if (without_ids > 0) {
@@ -466,6 +517,16 @@ void RequireEveryRequestServed(const ServingRun& run, const ServingValidationOpt
 // Measured and predicted per-request latencies (ms) and relative errors.
 struct LatencySamples {
   std::vector<double> m_ttft, p_ttft, m_tpot, p_tpot, m_e2e, p_e2e, r_ttft, r_tpot, r_e2e;
+
+  // One request's measured and predicted TTFT and E2E (ms).
+  void AddTtftAndE2e(double measured_ttft, double predicted_ttft, double measured_e2e, double predicted_e2e) {
+    m_ttft.push_back(measured_ttft);
+    p_ttft.push_back(predicted_ttft);
+    m_e2e.push_back(measured_e2e);
+    p_e2e.push_back(predicted_e2e);
+    if (measured_ttft > 0) r_ttft.push_back(std::fabs(predicted_ttft - measured_ttft) / measured_ttft);
+    if (measured_e2e > 0) r_e2e.push_back(std::fabs(predicted_e2e - measured_e2e) / measured_e2e);
+  }
 };
 
 // Compares each request with its record (records in trace order) into
@@ -485,14 +546,12 @@ LatencySamples CompareRequests(const ServingRun& run, const std::vector<size_t>&
     if (rec.cancelled || rec.output_tokens != r.output_tokens) {
       throw InternalError("validate-serving: request " + r.id + " did not complete as forced");
     }
-    const double ttft = ToMilliseconds(rec.ttft());
-    const double e2e = ToMilliseconds(rec.e2e());
-    s.m_ttft.push_back(r.ttft_ms);
-    s.p_ttft.push_back(ttft);
-    s.m_e2e.push_back(r.e2e_ms);
-    s.p_e2e.push_back(e2e);
-    if (r.ttft_ms > 0) s.r_ttft.push_back(std::fabs(ttft - r.ttft_ms) / r.ttft_ms);
-    if (r.e2e_ms > 0) s.r_e2e.push_back(std::fabs(e2e - r.e2e_ms) / r.e2e_ms);
+    // A client-timed run's figures include the frontend: so do the predictions.
+    const FrontendCosts& added = run.timed_at == "client" ? v.frontend : FrontendCosts{};
+    const double ttft = ToMilliseconds(rec.ttft() + added.Ttft(r.prompt_tokens));
+    const double e2e = ToMilliseconds(rec.e2e() + added.E2e(r.prompt_tokens, r.output_tokens));
+    const double tpot = rec.has_tpot() ? rec.tpot_ms() + ToMilliseconds(Duration{added.per_output_token_ns}) : 0;
+    s.AddTtftAndE2e(r.ttft_ms, ttft, r.e2e_ms, e2e);
     RequestComparison rc;
     rc.id = r.id;
     rc.prompt_tokens = r.prompt_tokens;
@@ -504,15 +563,53 @@ LatencySamples CompareRequests(const ServingRun& run, const std::vector<size_t>&
     rc.predicted_e2e = e2e;
     if (r.has_tpot && rec.has_tpot()) {
       rc.measured_tpot = r.tpot_ms;
-      rc.predicted_tpot = rec.tpot_ms();
+      rc.predicted_tpot = tpot;
+    }
+    if (r.client_ttft_ms >= 0) {
+      rc.measured_client_ttft = r.client_ttft_ms;
+      rc.predicted_client_ttft = ToMilliseconds(rec.ttft() + v.frontend.Ttft(r.prompt_tokens));
     }
     v.requests.push_back(rc);
     if (r.has_tpot && rec.has_tpot()) {
       s.m_tpot.push_back(r.tpot_ms);
-      s.p_tpot.push_back(rec.tpot_ms());
-      if (r.tpot_ms > 0) s.r_tpot.push_back(std::fabs(rec.tpot_ms() - r.tpot_ms) / r.tpot_ms);
+      s.p_tpot.push_back(tpot);
+      if (r.tpot_ms > 0) s.r_tpot.push_back(std::fabs(tpot - r.tpot_ms) / r.tpot_ms);
     }
   }
+  return s;
+}
+
+// Client-side TTFT and E2E (engine predictions plus the frontend) against
+// the client's measurements, for the requests that have both views; and
+// the measured client-minus-engine TTFT against the frontend's, into
+// v.frontend_check. Nothing when no request has client timings.
+LatencySamples CompareClientSide(const ServingRun& run, const std::vector<size_t>& order, ServingValidation& v) {
+  LatencySamples s;
+  std::vector<int64_t> prompts;
+  std::vector<double> measured_diff, abs_error;
+  FrontendComparison f;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const ServingRunRequest& r = run.requests[order[k]];
+    if (r.client_ttft_ms < 0) continue;
+    const RequestRecord& rec = v.result.records[k];
+    const double ttft = ToMilliseconds(rec.ttft() + v.frontend.Ttft(r.prompt_tokens));
+    const double e2e = ToMilliseconds(rec.e2e() + v.frontend.E2e(r.prompt_tokens, r.output_tokens));
+    s.AddTtftAndE2e(r.client_ttft_ms, ttft, r.client_e2e_ms, e2e);
+    const double measured = r.client_ttft_ms - r.ttft_ms;
+    const double predicted = ToMilliseconds(v.frontend.Ttft(r.prompt_tokens));
+    prompts.push_back(r.prompt_tokens);
+    measured_diff.push_back(measured);
+    abs_error.push_back(std::fabs(predicted - measured));
+    f.measured_mean_ms += measured;
+    f.predicted_mean_ms += predicted;
+  }
+  if (prompts.empty()) return s;
+  f.pairs = static_cast<int64_t>(prompts.size());
+  f.measured_mean_ms /= static_cast<double>(f.pairs);
+  f.predicted_mean_ms /= static_cast<double>(f.pairs);
+  f.median_abs_error_ms = Median(abs_error);
+  f.fit = FitFrontend(prompts, measured_diff);
+  v.frontend_check = f;
   return s;
 }
 
@@ -593,12 +690,28 @@ void AddMetric(const char* name, const std::vector<double>& m, const std::vector
   v.metrics.push_back(c);
 }
 
+// The frontend check's lines: measured against predicted client-minus-
+// engine TTFT, and the line fitted through the measured differences.
+std::string RenderFrontendCheck(const FrontendComparison& f) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "frontend, client minus engine TTFT over %lld requests with both:\n"
+                "  measured mean %.2f ms, predicted mean %.2f ms, per-request median |error| %.2f ms\n"
+                "  fit (least squares, outliers > 3x median |residual| refitted out): %.3f ms + %.3f us "
+                "per prompt token (%lld of %lld kept); residuals over all: median |r| %.2f ms, mean %+.2f ms\n",
+                static_cast<long long>(f.pairs), f.measured_mean_ms, f.predicted_mean_ms, f.median_abs_error_ms,
+                f.fit.per_request_ms, f.fit.per_prompt_token_us, static_cast<long long>(f.fit.kept),
+                static_cast<long long>(f.fit.pairs), f.fit.median_abs_residual_ms, f.fit.mean_residual_ms);
+  return text;
+}
+
 }  // namespace
 
 ServingValidation ValidateServing(const ServingRun& run, const ServingValidationOptions& options) {
   ServingValidation v;
   v.run_description = run.description;
   ExperimentConfig config = BaseConfig(options);
+  v.frontend = ParseFrontend(options.frontend, config.engine.name);
   MapGpuAndModel(run.engine, options, config, v);
   MapEngineSettings(run.engine, options, config, v);
   // What efimsim does not reproduce, named.
@@ -620,6 +733,11 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
   AddMetric("ttft", s.m_ttft, s.p_ttft, s.r_ttft, v);
   AddMetric("tpot", s.m_tpot, s.p_tpot, s.r_tpot, v);
   AddMetric("e2e", s.m_e2e, s.p_e2e, s.r_e2e, v);
+  const LatencySamples client = CompareClientSide(run, order, v);
+  if (!client.m_ttft.empty()) {
+    AddMetric("client_ttft", client.m_ttft, client.p_ttft, client.r_ttft, v);
+    AddMetric("client_e2e", client.m_e2e, client.p_e2e, client.r_e2e, v);
+  }
   return v;
 }
 
@@ -634,6 +752,7 @@ std::string RenderServingValidation(const ServingRun& run, const ServingValidati
   out << "configuration: run -> efimsim\n";
   for (const auto& [k, value] : v.mapping) out << "  " << k << ": " << value << "\n";
   out << "latency model: " << v.latency_model << "\n";
+  out << "frontend:      " << v.frontend.Describe() << "\n";
   out << "not reproduced:\n";
   for (const std::string& n : v.not_reproduced) out << "  - " << n << "\n";
   out << "simulated:     " << v.result.summary.requests_completed << " requests, "
@@ -669,8 +788,15 @@ std::string RenderServingValidation(const ServingRun& run, const ServingValidati
                   q.measured_waiting_peak, q.predicted_waiting_peak, q.waiting_mean_abs_diff);
     out << line;
   }
-  out << "(TTFT and E2E from the engine's queue time, TPOT = (last - first) / (outputs - 1), as the "
-         "run's tools define them; error = (predicted - measured) / measured)\n";
+  if (v.frontend_check) out << RenderFrontendCheck(*v.frontend_check);
+  out << (run.timed_at == "client"
+              ? "(TTFT and E2E from the client's send, predicted as the engine's plus the frontend's; "
+          : v.frontend_check
+              ? "(TTFT and E2E from the engine's queue time; client_ttft and client_e2e from the client's "
+                "send, predicted as the engine's plus the frontend's; "
+              : "(TTFT and E2E from the engine's queue time, ")
+      << "TPOT = (last - first) / (outputs - 1), as the run's tools define them; error = (predicted - "
+         "measured) / measured)\n";
   return out.str();
 }
 

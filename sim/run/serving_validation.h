@@ -10,6 +10,7 @@
 
 #include "traces/serving_run.h"
 #include "models/latency/latency_model_registry.h"
+#include "sim/metrics/frontend.h"
 #include "sim/run/experiment.h"
 
 namespace efimsim {
@@ -34,6 +35,10 @@ struct ServingValidationOptions {
   // "auto": host/GPU overlap (CpuOverheadConfig::overlap_host) as the run's
   // async_scheduling says (off when it does not say); "true"; "false".
   std::string host_overlap = "auto";
+  // The API server's time outside the engine (sim/metrics/frontend.h),
+  // added to predictions compared with client-side measurements (vllm-bench,
+  // GuideLLM): "default" (the engine's), "none", or "US,US[,US]".
+  std::string frontend = "default";
   bool check_invariants = false;
 };
 
@@ -56,6 +61,18 @@ struct RequestComparison {
   double measured_ttft = 0, predicted_ttft = 0;
   double measured_tpot = 0, predicted_tpot = 0;
   double measured_e2e = 0, predicted_e2e = 0;
+  // The client's TTFT besides the engine's (guidellm+otel); -1 without.
+  double measured_client_ttft = -1, predicted_client_ttft = -1;
+};
+
+// Client minus engine TTFT per request, measured (runs with both) and as
+// the frontend predicts it, and the line FitFrontend puts through the
+// measured differences.
+struct FrontendComparison {
+  int64_t pairs = 0;
+  double measured_mean_ms = 0, predicted_mean_ms = 0;
+  double median_abs_error_ms = 0;  // per request |predicted - measured|
+  FrontendFit fit;
 };
 
 // Requests running (first scheduled, not finished) and waiting (arrived,
@@ -76,8 +93,12 @@ struct ServingValidation {
   std::vector<std::pair<std::string, std::string>> mapping;  // run setting -> efimsim setting
   std::vector<std::string> not_reproduced;   // named, never silently ignored
   std::string latency_model;                 // DescribeLatencyModel of the replay
+  FrontendCosts frontend;                    // what predictions of client-side times add
   ExperimentResult result;                   // the simulated run
-  std::vector<MetricComparison> metrics;     // ttft, tpot, e2e
+  // ttft, tpot, e2e (as the run times them: ServingRun::timed_at), then
+  // client_ttft and client_e2e where the run has both views.
+  std::vector<MetricComparison> metrics;
+  std::optional<FrontendComparison> frontend_check;  // runs with both views
   std::vector<RequestComparison> requests;   // in replay (arrival) order
   std::optional<QueueComparison> queue;      // when the run has scheduling times
 };

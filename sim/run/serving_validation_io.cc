@@ -22,6 +22,12 @@ void WriteServingValidationJson(const std::string& path, const ServingRun& run,
   for (const auto& [k, value] : v.mapping) mapping[k] = value;
   j["configuration"] = mapping;
   j["latency_model"] = v.latency_model;
+  j["frontend"] = {{"name", v.frontend.name},
+                   {"source", v.frontend.source},
+                   {"per_request_us", static_cast<double>(v.frontend.per_request_ns) * 1e-3},
+                   {"per_prompt_token_us", static_cast<double>(v.frontend.per_prompt_token_ns) * 1e-3},
+                   {"per_output_token_us", static_cast<double>(v.frontend.per_output_token_ns) * 1e-3}};
+  j["run"]["timed_at"] = run.timed_at;
   j["not_reproduced"] = v.not_reproduced;
   j["simulated"] = {{"requests", v.result.summary.requests_completed},
                     {"steps", v.result.summary.engine.steps},
@@ -51,13 +57,28 @@ void WriteServingValidationJson(const std::string& path, const ServingRun& run,
                   {"running_mean_abs_diff", q.running_mean_abs_diff},
                   {"waiting_mean_abs_diff", q.waiting_mean_abs_diff}};
   }
+  if (v.frontend_check) {
+    const FrontendComparison& f = *v.frontend_check;
+    j["frontend_check"] = {{"pairs", f.pairs},
+                           {"client_minus_engine_ttft_mean_ms", {f.measured_mean_ms, f.predicted_mean_ms}},
+                           {"per_request_median_abs_error_ms", f.median_abs_error_ms},
+                           {"fit", {{"per_request_ms", f.fit.per_request_ms},
+                                    {"per_prompt_token_us", f.fit.per_prompt_token_us},
+                                    {"kept", f.fit.kept},
+                                    {"median_abs_residual_ms", f.fit.median_abs_residual_ms},
+                                    {"mean_residual_ms", f.fit.mean_residual_ms}}}};
+  }
   Json requests = Json::array();
   for (const RequestComparison& r : v.requests) {
-    requests.push_back({{"id", r.id}, {"prompt_tokens", r.prompt_tokens},
-                        {"output_tokens", r.output_tokens}, {"arrival_ms", r.arrival_ms},
-                        {"ttft_ms", {r.measured_ttft, r.predicted_ttft}},
-                        {"tpot_ms", {r.measured_tpot, r.predicted_tpot}},
-                        {"e2e_ms", {r.measured_e2e, r.predicted_e2e}}});
+    Json request = {{"id", r.id}, {"prompt_tokens", r.prompt_tokens},
+                    {"output_tokens", r.output_tokens}, {"arrival_ms", r.arrival_ms},
+                    {"ttft_ms", {r.measured_ttft, r.predicted_ttft}},
+                    {"tpot_ms", {r.measured_tpot, r.predicted_tpot}},
+                    {"e2e_ms", {r.measured_e2e, r.predicted_e2e}}};
+    if (r.measured_client_ttft >= 0) {
+      request["client_ttft_ms"] = {r.measured_client_ttft, r.predicted_client_ttft};
+    }
+    requests.push_back(request);
   }
   j["requests_measured_predicted"] = requests;
   AtomicOutputFile file(path);

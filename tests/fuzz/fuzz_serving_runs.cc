@@ -18,47 +18,15 @@
 
 #include "sim/base/errors.h"
 #include "tests/fuzz/fuzz_common.h"
+#include "tests/fuzz/serving_run_checks.h"
 #include "traces/serving_run.h"
 
 namespace {
 
 using namespace efimsim;
-
-// The `index`-th NUL-separated part of `text` ("" when there are fewer).
-std::string_view Part(std::string_view text, size_t index) {
-  for (size_t i = 0; i < index; ++i) {
-    const size_t nul = text.find('\0');
-    if (nul == std::string_view::npos) return {};
-    text.remove_prefix(nul + 1);
-  }
-  return text.substr(0, text.find('\0'));
-}
-
-void CheckRun(const ServingRun& run) {
-  FUZZ_CHECK(run.files.size() == run.sha256.size(), "a checksum per file read");
-  for (const ServingRunRequest& r : run.requests) {
-    FUZZ_CHECK(r.prompt_tokens > 0 && r.output_tokens > 0,
-               "a request with no prompt or output tokens was accepted");
-  }
-}
-
-// The run's requests as comparable text.
-std::string Fingerprint(const ServingRun& run) {
-  // Appended piece by piece: "|" + std::to_string(...) trips g++ 12's
-  // -Wrestrict false positive.
-  std::string out = run.format;
-  out += '|';
-  out += run.description;
-  for (const ServingRunRequest& r : run.requests) {
-    for (const int64_t value :
-         {r.prompt_tokens, r.output_tokens, r.workload_arrival_ns, r.engine_arrival_ns}) {
-      out += ',';
-      out += std::to_string(value);
-    }
-    out += '|';
-  }
-  return out;
-}
+using fuzz::CheckRun;
+using fuzz::Fingerprint;
+using fuzz::Part;
 
 }  // namespace
 

@@ -1,0 +1,167 @@
+// validate-serving on vLLM OpenTelemetry spans, GuideLLM results and the
+// server's vllm.log (tests/run/testdata/serving_run_spans: made-up times,
+// not measurements): the readers, their pairing and errors, and a replay
+// that compares engine and client TTFT.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "sim/base/errors.h"
+#include "sim/run/serving_validation.h"
+#include "traces/serving_run.h"
+
+namespace efimsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kDir = std::string(EFIMSIM_TESTDATA_DIR) + "/serving_run_spans";
+
+// A scratch file holding `text`, removed at the end of the test.
+class Scratch {
+ public:
+  Scratch(const std::string& name, const std::string& text)
+      : path_((fs::temp_directory_path() /
+               ("efimsim-spans-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                "-" + name)).string()) {
+    std::ofstream(path_, std::ios::binary | std::ios::trunc) << text;
+  }
+  ~Scratch() { fs::remove(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(SpansRunReader, PairsSpansWithGuidellmAndReadsTheLog) {
+  const ServingRun run = ReadServingRun({kDir}, "");
+  EXPECT_EQ(run.format, "guidellm+otel");
+  EXPECT_EQ(run.timed_at, "engine");
+  ASSERT_EQ(run.files.size(), 3u);
+  ASSERT_EQ(run.requests.size(), 3u);
+  const ServingRunRequest& a = run.requests[0];
+  EXPECT_EQ(a.id, "cmpl-aaa-0");
+  EXPECT_EQ(a.prompt_tokens, 1000);
+  EXPECT_EQ(a.engine_arrival_ns, 0);
+  EXPECT_NEAR(a.ttft_ms, 50.0, 1e-9);
+  EXPECT_NEAR(a.e2e_ms, 110.0, 1e-9);
+  EXPECT_NEAR(a.tpot_ms, 20.0, 1e-9);
+  EXPECT_NEAR(a.scheduled_ms, 1.0, 1e-9);
+  EXPECT_NEAR(a.client_ttft_ms, 56.0, 1e-9);
+  EXPECT_NEAR(a.client_e2e_ms, 116.0, 1e-9);
+  EXPECT_EQ(run.requests[2].engine_arrival_ns, 2000000000);
+  // cmpl-zzz has no span; the errored request is counted.
+  ASSERT_EQ(run.excluded.size(), 2u);
+  // The log's last start counts.
+  EXPECT_EQ(run.engine.vllm_version, "0.11.0");
+  EXPECT_EQ(run.engine.model, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(run.engine.max_num_seqs, 32);
+  EXPECT_EQ(run.engine.max_num_batched_tokens, 512);
+  EXPECT_EQ(run.engine.max_model_len, 8192);
+  EXPECT_EQ(run.engine.tensor_parallel_size, 1);
+  EXPECT_EQ(run.engine.enable_prefix_caching, true);
+  EXPECT_EQ(run.engine.enforce_eager, false);
+  EXPECT_EQ(run.engine.num_gpu_blocks, 256);
+  EXPECT_EQ(run.engine.block_size, 16);  // 4,096 tokens / 256 blocks
+}
+
+TEST(SpansRunReader, FilesAreToldApartByContent) {
+  const ServingRun spans = ReadServingRun({kDir + "/traces.json"}, "");
+  EXPECT_EQ(spans.format, "otel");
+  EXPECT_TRUE(spans.engine.model.empty());
+  const ServingRun guidellm = ReadServingRun({kDir + "/vllm.log", kDir + "/guidellm-results.json"}, "");
+  EXPECT_EQ(guidellm.format, "guidellm");
+  EXPECT_EQ(guidellm.timed_at, "client");
+  ASSERT_EQ(guidellm.requests.size(), 4u);
+  EXPECT_NEAR(guidellm.requests[0].ttft_ms, 56.0, 1e-9);
+  EXPECT_EQ(guidellm.requests[1].engine_arrival_ns, 999000000);
+  EXPECT_EQ(guidellm.engine.max_num_seqs, 32);
+  EXPECT_THROW(ReadServingRun({kDir + "/traces.json", kDir + "/traces.json"}, ""), UsageError);
+}
+
+TEST(SpansRunReader, BadSpanNamesFileLineAndField) {
+  const Scratch bad("traces.json",
+                    R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"llm_request","startTimeUnixNano":"5",)"
+                    R"("attributes":[{"key":"gen_ai.request.id","value":{"stringValue":"x"}},)"
+                    R"({"key":"gen_ai.latency.time_to_first_token","value":{"doubleValue":0.5}},)"
+                    R"({"key":"gen_ai.latency.e2e","value":{"doubleValue":0.1}}]}]}]}]})"
+                    "\n");
+  try {
+    ReadSpansRun(bad.path(), "", "");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_EQ(e.field(), "gen_ai.latency.e2e") << e.what();
+  }
+  const Scratch empty("empty.json", "{}\n");
+  EXPECT_THROW(ReadSpansRun(empty.path(), "", ""), InputError);
+}
+
+TEST(SpansRunReader, PairsMustAgreeOnTokens) {
+  std::ifstream in(kDir + "/guidellm-results.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string from = "\"prompt_tokens\": 1000";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "\"prompt_tokens\": 999");
+  const Scratch changed("guidellm-results.json", text);
+  EXPECT_THROW(ReadSpansRun(kDir + "/traces.json", changed.path(), ""), InputError);
+}
+
+TEST(SpansRunReader, BadLogValueIsNamed) {
+  const Scratch log("vllm.log", "x: non-default args: {'max_num_seqs': 'many'}\n");
+  try {
+    ReadSpansRun(kDir + "/traces.json", "", log.path());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "max_num_seqs") << e.what();
+  }
+}
+
+TEST(SpansValidation, ComparesEngineAndClientTtft) {
+  const ServingRun run = ReadServingRun({kDir}, "");
+  ServingValidationOptions options;
+  options.gpu = "h100-sxm";
+  options.check_invariants = true;
+  const ServingValidation v = ValidateServing(run, options);
+  ASSERT_EQ(v.metrics.size(), 5u);
+  EXPECT_EQ(v.metrics[3].metric, "client_ttft");
+  EXPECT_EQ(v.metrics[3].samples, 3);
+  ASSERT_TRUE(v.frontend_check.has_value());
+  EXPECT_EQ(v.frontend_check->pairs, 3);
+  // Measured client - engine TTFT: 6, 8 and 5 ms.
+  EXPECT_NEAR(v.frontend_check->measured_mean_ms, (6.0 + 8.0 + 5.0) / 3, 1e-9);
+  const FrontendCosts vllm = DefaultFrontend("vllm");
+  for (const RequestComparison& r : v.requests) {
+    EXPECT_NEAR(r.predicted_client_ttft - r.predicted_ttft, ToMilliseconds(vllm.Ttft(r.prompt_tokens)), 1e-6);
+  }
+  std::string mapped;
+  for (const auto& [field, value] : v.mapping) mapped += field + ": " + value + "\n";
+  EXPECT_NE(mapped.find("max_num_seqs: 32 -> --max-num-seqs"), std::string::npos) << mapped;
+  EXPECT_NE(mapped.find("num_gpu_blocks: 256 -> --num-gpu-blocks-override"), std::string::npos) << mapped;
+  const std::string text = RenderServingValidation(run, v);
+  EXPECT_NE(text.find("frontend, client minus engine TTFT"), std::string::npos) << text;
+}
+
+TEST(SpansValidation, ClientTimedRunsAddTheFrontendAndDerivedKvIsNamed) {
+  const ServingRun run = ReadServingRun({kDir + "/guidellm-results.json"}, "");
+  ServingValidationOptions options;
+  options.gpu = "h100-sxm";
+  options.model = "llama-3.1-8b";
+  options.frontend = "none";
+  const ServingValidation plain = ValidateServing(run, options);
+  options.frontend = "1000,0";
+  const ServingValidation added = ValidateServing(run, options);
+  EXPECT_NEAR(added.metrics[0].predicted[0] - plain.metrics[0].predicted[0], 1.0, 1e-9);  // ttft mean +1 ms
+  EXPECT_NEAR(added.metrics[2].predicted[0] - plain.metrics[2].predicted[0], 1.0, 1e-9);  // e2e mean
+  EXPECT_FALSE(added.frontend_check.has_value());
+  std::string mapped;
+  for (const auto& [field, value] : added.mapping) mapped += field + ": " + value + "\n";
+  EXPECT_NE(mapped.find("num_gpu_blocks: not in the run"), std::string::npos) << mapped;
+  EXPECT_NE(mapped.find("gpu_memory_utilization"), std::string::npos) << mapped;
+  EXPECT_NE(mapped.find("max_num_seqs: not in the run: vLLM's API-server default"), std::string::npos) << mapped;
+}
+
+}  // namespace
+}  // namespace efimsim
