@@ -137,13 +137,16 @@ void ReadEngineConfigLine(const LogLine& l, ServingRunEngine& e) {
 }  // namespace
 
 void ReadVllmLog(const std::string& path, const std::string& bytes, ServingRunEngine& e) {
-  std::optional<int64_t> kv_tokens, blocks;
+  // -1: not printed since the last start (plain integers: g++ 12 warns,
+  // wrongly, that an optional's value may be read uninitialized here).
+  int64_t kv_tokens = -1;
+  int64_t blocks = -1;
   for (const auto& [number, text] : Lines(bytes)) {
     if (const auto version = RestAfter(text, "vLLM API server version ")) {
       // A (re)start: what earlier starts printed no longer holds.
       e = ServingRunEngine{};
-      kv_tokens.reset();
-      blocks.reset();
+      kv_tokens = -1;
+      blocks = -1;
       e.vllm_version = *version;
     }
     if (text.find("non-default args: {") != std::string::npos) {
@@ -171,11 +174,11 @@ void ReadVllmLog(const std::string& path, const std::string& bytes, ServingRunEn
     if (const auto n = IntAfter(text, "GPU KV cache size: ", path, number, "GPU KV cache size")) kv_tokens = *n;
     if (const auto n = IntAfter(text, "num_gpu_blocks is: ", path, number, "num_gpu_blocks")) blocks = *n;
   }
-  if (blocks && *blocks >= 1) e.num_gpu_blocks = *blocks;
-  if (kv_tokens) e.kv_cache_tokens = *kv_tokens;
+  if (blocks >= 1) e.num_gpu_blocks = blocks;
+  if (kv_tokens >= 0) e.kv_cache_tokens = kv_tokens;
   // The block size, when the log gives tokens and blocks but not the size.
-  if (!e.block_size && kv_tokens && blocks && *blocks >= 1 && *kv_tokens % *blocks == 0) {
-    e.block_size = *kv_tokens / *blocks;
+  if (!e.block_size && kv_tokens >= 0 && blocks >= 1 && kv_tokens % blocks == 0) {
+    e.block_size = kv_tokens / blocks;
   }
 }
 
