@@ -22,17 +22,25 @@ struct Site {
   double distance = 0;  // in octaves
 };
 
-// Up to kMaxSites sites nearest to (a, b) in log2 space. With `within`, only
-// those within kNearOctaves on both axes, or the nearest one when none is.
-// An exact match is the only site returned. Ties keep the input order.
-std::vector<Site> NearestSites(const std::vector<std::pair<double, double>>& coords, double a, double b,
-                               bool within) {
+// A site's position: one positive value per axis (distances are taken in log2).
+using Coords = std::vector<double>;
+
+// Up to kMaxSites sites nearest to `target` in log2 space (Euclidean over
+// the axes). With `within`, only those within kNearOctaves on every axis, or
+// the nearest one when none is. An exact match is the only site returned.
+// Ties keep the input order.
+std::vector<Site> NearestSites(const std::vector<Coords>& coords, const Coords& target, bool within) {
   std::vector<Site> all;
   for (size_t i = 0; i < coords.size(); ++i) {
-    const double da = std::log2(a / coords[i].first);
-    const double db = std::log2(b / coords[i].second);
-    all.push_back({i, std::sqrt(da * da + db * db)});
-    if (within && (std::abs(da) > kNearOctaves || std::abs(db) > kNearOctaves)) all.back().distance += 1e9;
+    double squares = 0;
+    bool near = true;
+    for (size_t a = 0; a < target.size(); ++a) {
+      const double d = std::log2(target[a] / coords[i][a]);
+      squares += d * d;
+      near = near && std::abs(d) <= kNearOctaves;
+    }
+    all.push_back({i, std::sqrt(squares)});
+    if (within && !near) all.back().distance += 1e9;
   }
   std::stable_sort(all.begin(), all.end(), [](const Site& x, const Site& y) { return x.distance < y.distance; });
   if (all.empty() || all.front().distance == 0) return {all.begin(), all.begin() + std::min<size_t>(1, all.size())};
@@ -50,11 +58,6 @@ std::vector<double> Weights(const std::vector<Site>& sites) {
   std::vector<double> w;
   for (const Site& s : sites) w.push_back(1.0 / (s.distance * s.distance));
   return w;
-}
-
-double GemmSol(const ShapeCeilings& c, double m, double n, double k) {
-  return std::max(2.0 * m * n * k / c.bf16_flops_per_second,
-                  2.0 * (m * n + m * k + n * k) / c.memory_bytes_per_second);
 }
 
 std::string SitesText(const std::vector<std::string>& names, const std::vector<Site>& sites) {
@@ -104,7 +107,7 @@ std::optional<double> PointAt(const std::vector<ProfilePoint>& points, int64_t k
 template <typename Table>
 std::vector<Site> HeadSites(const std::vector<Table>& tables, const ShapeHeads& heads,
                             std::vector<size_t>& kept, std::vector<std::string>& names) {
-  std::vector<std::pair<double, double>> coords;
+  std::vector<Coords> coords;
   for (size_t i = 0; i < tables.size(); ++i) {
     if (tables[i].heads.head_dim != heads.head_dim) continue;
     kept.push_back(i);
@@ -112,7 +115,7 @@ std::vector<Site> HeadSites(const std::vector<Table>& tables, const ShapeHeads& 
                       static_cast<double>(tables[i].heads.kv_heads)});
     names.push_back(std::to_string(tables[i].heads.q_heads) + "/" + std::to_string(tables[i].heads.kv_heads));
   }
-  return NearestSites(coords, static_cast<double>(heads.q_heads), static_cast<double>(heads.kv_heads), false);
+  return NearestSites(coords, {static_cast<double>(heads.q_heads), static_cast<double>(heads.kv_heads)}, false);
 }
 
 std::string HeadsText(const ShapeHeads& h) {
@@ -121,13 +124,24 @@ std::string HeadsText(const ShapeHeads& h) {
 
 }  // namespace
 
-ShardShapes HeadShapes(const ShapeHeads& h) {
+ShardShapes HeadShapes(const ShapeHeads& h, int64_t kv_bytes) {
   ShardShapes s;
   s.q_heads = h.q_heads;
   s.kv_heads = h.kv_heads;
   s.head_dim = h.head_dim;
   s.dtype_bytes = 2;
+  s.kv_bytes = kv_bytes;
   return s;
+}
+
+bool IsFp8Dtype(const std::string& dtype) { return dtype == "fp8" || dtype == "fp8_block"; }
+
+double GemmSolSeconds(const ShapeCeilings& c, const std::string& dtype, double m, double n, double k) {
+  if (IsFp8Dtype(dtype) && c.fp8_flops_per_second > 0) {
+    return std::max(2.0 * m * n * k / c.fp8_flops_per_second, (m * n + m * k + n * k) / c.memory_bytes_per_second);
+  }
+  return std::max(2.0 * m * n * k / c.bf16_flops_per_second,
+                  2.0 * (m * n + m * k + n * k) / c.memory_bytes_per_second);
 }
 
 double SolSeconds(const ShapeCeilings& c, const OperatorWork& work) {
@@ -136,8 +150,8 @@ double SolSeconds(const ShapeCeilings& c, const OperatorWork& work) {
 
 std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables,
                                        const ShapeCeilings& ceilings, int64_t n, int64_t k,
-                                       std::string* note) {
-  std::vector<std::pair<double, double>> coords;
+                                       std::string* note, const std::string& dtype) {
+  std::vector<Coords> coords;
   std::vector<std::string> names;
   std::vector<int64_t> keys;
   for (const ShapeGemmTable& t : tables) {
@@ -147,8 +161,7 @@ std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables
   }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  const std::vector<Site> sites =
-      NearestSites(coords, static_cast<double>(n), static_cast<double>(k), true);
+  const std::vector<Site> sites = NearestSites(coords, {static_cast<double>(n), static_cast<double>(k)}, true);
   if (sites.empty()) return {};
   if (sites.front().distance == 0) return tables[sites.front().index].points;
   if (note) *note = "from " + SitesText(names, sites);
@@ -156,9 +169,9 @@ std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables
       keys, sites, [&](size_t site, int64_t m) { return PointAt(tables[site].points, m); },
       [&](int64_t site, int64_t m) {
         const double md = static_cast<double>(m);
-        if (site < 0) return GemmSol(ceilings, md, static_cast<double>(n), static_cast<double>(k)) * 1e6;
+        if (site < 0) return GemmSolSeconds(ceilings, dtype, md, static_cast<double>(n), static_cast<double>(k)) * 1e6;
         const ShapeGemmTable& t = tables[static_cast<size_t>(site)];
-        return GemmSol(ceilings, md, static_cast<double>(t.n), static_cast<double>(t.k)) * 1e6;
+        return GemmSolSeconds(ceilings, dtype, md, static_cast<double>(t.n), static_cast<double>(t.k)) * 1e6;
       });
   std::vector<ProfilePoint> points;
   for (const auto& [m, us] : result) points.push_back({m, us});
@@ -173,8 +186,8 @@ namespace {
 // some heads.
 template <typename Table, typename Point, typename KeyOf, typename Make, typename WorkAt>
 std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCeilings& ceilings,
-                                 const ShapeHeads& heads, std::string* note, KeyOf key_of, Make make,
-                                 WorkAt work) {
+                                 const ShapeHeads& heads, int64_t kv_bytes, std::string* note, KeyOf key_of,
+                                 Make make, WorkAt work) {
   std::vector<size_t> kept;
   std::vector<std::string> names;
   const std::vector<Site> sites = HeadSites(tables, heads, kept, names);
@@ -195,7 +208,7 @@ std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCe
       },
       [&](int64_t site, const Key& key) {
         const ShapeHeads& h = site < 0 ? heads : tables[kept[static_cast<size_t>(site)]].heads;
-        return SolSeconds(ceilings, work(HeadShapes(h), key)) * 1e6;
+        return SolSeconds(ceilings, work(HeadShapes(h, kv_bytes), key)) * 1e6;
       });
   std::vector<Point> points;
   for (const auto& [key, us] : result) points.push_back(make(key, us));
@@ -206,23 +219,91 @@ std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCe
 
 std::vector<ProfilePoint> TransferPrefill(const std::vector<ShapePrefillTable>& tables,
                                           const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                          std::string* note) {
+                                          std::string* note, int64_t kv_bytes) {
   return TransferHeads<ShapePrefillTable, ProfilePoint>(
-      tables, ceilings, heads, note, [](const ProfilePoint& p) { return p.key; },
+      tables, ceilings, heads, kv_bytes, note, [](const ProfilePoint& p) { return p.key; },
       [](int64_t key, double us) { return ProfilePoint{key, us}; },
       [](const ShardShapes& s, int64_t t) { return PrefillAttentionWork(s, static_cast<double>(t), 0.0); });
 }
 
 std::vector<AttentionPoint> TransferDecode(const std::vector<ShapeDecodeTable>& tables,
                                            const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                           std::string* note) {
+                                           std::string* note, int64_t kv_bytes) {
   return TransferHeads<ShapeDecodeTable, AttentionPoint>(
-      tables, ceilings, heads, note,
+      tables, ceilings, heads, kv_bytes, note,
       [](const AttentionPoint& p) { return std::pair(p.rows, p.context_tokens); },
       [](std::pair<int64_t, int64_t> key, double us) { return AttentionPoint{key.first, key.second, us}; },
       [](const ShardShapes& s, std::pair<int64_t, int64_t> key) {
         return DecodeAttentionWork(s, static_cast<double>(key.first), static_cast<double>(key.second));
       });
+}
+
+ShardShapes MoeShapes(const ShapeMoeKey& key) {
+  ShardShapes s;
+  s.tensor_parallel = key.tp * key.ep;
+  s.hidden = key.hidden;
+  s.dtype_bytes = 2;
+  s.weight_bytes = IsFp8Dtype(key.dtype) ? 1 : 2;
+  s.quantization = key.dtype == "fp8"         ? WeightQuantization::kFp8
+                   : key.dtype == "fp8_block" ? WeightQuantization::kFp8Block
+                                              : WeightQuantization::kNone;
+  s.moe_layers = 1;
+  s.experts = key.experts;
+  s.experts_per_gpu = key.experts / key.ep;
+  s.experts_per_token = key.topk;
+  s.expert_ffn = key.inter / key.tp;
+  s.expert_parallel = key.ep;
+  return s;
+}
+
+double MoeSolSeconds(const ShapeCeilings& c, const ShapeMoeKey& key, double tokens) {
+  const OperatorWork work = MoeExpertsWork(MoeShapes(key), tokens);
+  const double flops = IsFp8Dtype(key.dtype) && c.fp8_flops_per_second > 0 ? c.fp8_flops_per_second
+                                                                           : c.bf16_flops_per_second;
+  return std::max(work.flops / flops, work.bytes / c.memory_bytes_per_second);
+}
+
+std::string MoeKeyText(const ShapeMoeKey& k) {
+  return k.dtype + " " + std::to_string(k.hidden) + "x" + std::to_string(k.inter) + " top-" +
+         std::to_string(k.topk) + " of " + std::to_string(k.experts) + " tp " + std::to_string(k.tp) + " ep " +
+         std::to_string(k.ep) + " " + k.distribution;
+}
+
+std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, const ShapeCeilings& ceilings,
+                                      const ShapeMoeKey& key, std::string* note, std::string* kernel) {
+  std::vector<size_t> kept;
+  std::vector<Coords> coords;
+  std::vector<std::string> names;
+  std::vector<int64_t> keys;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const ShapeMoeKey& k = tables[i].key;
+    if (k.dtype != key.dtype || k.tp != key.tp || k.ep != key.ep || k.distribution != key.distribution) continue;
+    kept.push_back(i);
+    coords.push_back({static_cast<double>(k.hidden), static_cast<double>(k.inter),
+                      static_cast<double>(k.experts), static_cast<double>(k.topk)});
+    names.push_back(std::to_string(k.hidden) + "x" + std::to_string(k.inter) + " top-" +
+                    std::to_string(k.topk) + "/" + std::to_string(k.experts));
+    for (const ProfilePoint& p : tables[i].points) keys.push_back(p.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  const Coords target = {static_cast<double>(key.hidden), static_cast<double>(key.inter),
+                         static_cast<double>(key.experts), static_cast<double>(key.topk)};
+  const std::vector<Site> sites = NearestSites(coords, target, false);
+  if (sites.empty()) return {};
+  const ShapeMoeTable& nearest = tables[kept[sites.front().index]];
+  if (kernel) *kernel = nearest.kernel;
+  if (sites.front().distance == 0) return nearest.points;
+  if (note) *note = "from " + SitesText(names, sites);
+  const auto result = TransferUtilisation<int64_t>(
+      keys, sites, [&](size_t site, int64_t t) { return PointAt(tables[kept[site]].points, t); },
+      [&](int64_t site, int64_t t) {
+        const ShapeMoeKey& k = site < 0 ? key : tables[kept[static_cast<size_t>(site)]].key;
+        return MoeSolSeconds(ceilings, k, static_cast<double>(t)) * 1e6;
+      });
+  std::vector<ProfilePoint> points;
+  for (const auto& [t, us] : result) points.push_back({t, us});
+  return points;
 }
 
 namespace {
