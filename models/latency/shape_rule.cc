@@ -406,8 +406,23 @@ std::vector<AllReduceTable> ResolveAllReduce(const ShapeProfile& profile, const 
   return out;
 }
 
+// The GEMM tables of `dtype` ("bfloat16", "fp8", "fp8_block"); null when
+// the source has none.
+const std::vector<ShapeGemmTable>* GemmTablesOf(const ShapeProfile& profile, const std::string& dtype) {
+  if (dtype == "bfloat16") return &profile.gemm;
+  for (const ShapeGemmDtype& group : profile.gemm_fp8) {
+    if (group.dtype == dtype && !group.tables.empty()) return &group.tables;
+  }
+  return nullptr;
+}
+
+// Every GEMM of the model: the quantized ones (GemmIsQuantized) from the
+// tables of their weight format, or, where the source has none, from the
+// bf16 tables (said, and flagged transferred); the rest from the bf16 tables.
 void ResolveGemms(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out,
                   ShapeResolution& r) {
+  const std::string quantized = WeightQuantizationName(shard.quantization);
+  const bool has_quantized_tables = GemmTablesOf(profile, quantized) != nullptr;
   for (int g = 0; g < kGemmCount; ++g) {
     const GemmId id = static_cast<GemmId>(g);
     if (!HasGemm(shard, id)) continue;
@@ -416,36 +431,82 @@ void ResolveGemms(const ShapeProfile& profile, const ShardShapes& shard, KernelP
     table.name = std::string(GemmName(id));
     table.n = shape.n;
     table.k = shape.k;
+    const bool is_quantized = GemmIsQuantized(shard, id);
+    const std::string dtype = is_quantized && has_quantized_tables ? quantized : "bfloat16";
     std::string note;
-    table.points = TransferGemm(profile.gemm, profile.ceilings, shape.n, shape.k, &note);
+    table.points = TransferGemm(*GemmTablesOf(profile, dtype), profile.ceilings, shape.n, shape.k, &note, dtype);
     if (table.points.empty()) continue;
-    table.transferred = !note.empty();
-    if (note.empty()) {
+    const bool fell_back = is_quantized && !has_quantized_tables;
+    table.transferred = !note.empty() || fell_back;
+    if (!table.transferred) {
       ++r.gemm_measured;
     } else {
       ++r.gemm_transferred;
-      r.notes.push_back(table.name + " " + std::to_string(shape.n) + "x" + std::to_string(shape.k) + " " + note);
+      std::string line = table.name + " " + std::to_string(shape.n) + "x" + std::to_string(shape.k);
+      if (is_quantized) line += " " + quantized;
+      if (!note.empty()) line += " " + note;
+      if (fell_back) line += (note.empty() ? " " : ", ") + std::string("from the bf16 tables");
+      r.notes.push_back(line);
     }
     out.gemm.push_back(std::move(table));
   }
+  if (shard.quantization == WeightQuantization::kNone) return;
+  r.quantized_gemms = quantized + " GEMMs from the source's " +
+                      (has_quantized_tables ? quantized + " tables"
+                                            : "bf16 tables (it has no " + quantized + " GEMM table; flagged)");
+}
+
+// One attention kind for `heads` by `transfer(tables, kv_bytes, note)`: from
+// the FP8-KV tables when the KV cache is FP8 and they hold the head dim,
+// else from the bf16-KV tables (`fell_back` set when the cache is FP8).
+template <typename Table, typename Transfer>
+auto AttentionFrom(const std::vector<Table>& fp8kv, const std::vector<Table>& bf16kv, bool fp8_kv,
+                   Transfer transfer, std::string& note, bool& fell_back) {
+  if (fp8_kv) {
+    auto points = transfer(fp8kv, 1, note);
+    if (!points.empty()) return points;
+    note.clear();
+  }
+  fell_back = fp8_kv;
+  return transfer(bf16kv, 2, note);
 }
 
 void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out,
                       ShapeResolution& r) {
   const ShapeHeads heads{shard.q_heads, shard.kv_heads, shard.head_dim};
+  const bool fp8_kv = shard.kv_bytes == 1;
   std::string prefill_note, decode_note;
-  const std::vector<ProfilePoint> no_cache =
-      TransferPrefill(profile.prefill_attention, profile.ceilings, heads, &prefill_note);
-  const std::vector<AttentionPoint> decode =
-      TransferDecode(profile.decode_attention, profile.ceilings, heads, &decode_note);
+  bool prefill_fell_back = false, decode_fell_back = false;
+  const std::vector<ProfilePoint> no_cache = AttentionFrom(
+      profile.prefill_attention_fp8kv, profile.prefill_attention, fp8_kv,
+      [&](const std::vector<ShapePrefillTable>& t, int64_t kv_bytes, std::string& note) {
+        return TransferPrefill(t, profile.ceilings, heads, &note, kv_bytes);
+      },
+      prefill_note, prefill_fell_back);
+  const std::vector<AttentionPoint> decode = AttentionFrom(
+      profile.decode_attention_fp8kv, profile.decode_attention, fp8_kv,
+      [&](const std::vector<ShapeDecodeTable>& t, int64_t kv_bytes, std::string& note) {
+        return TransferDecode(t, profile.ceilings, heads, &note, kv_bytes);
+      },
+      decode_note, decode_fell_back);
   if (no_cache.empty() || decode.empty()) {
     throw InputError(profile.origin, 0, no_cache.empty() ? "prefill_attention" : "decode_attention",
                      "no table of head dim " + std::to_string(shard.head_dim));
   }
   r.prefill_heads_measured = prefill_note.empty();
   r.decode_heads_measured = decode_note.empty();
-  if (!prefill_note.empty()) r.notes.push_back("prefill attention " + HeadsText(heads) + " " + prefill_note);
-  if (!decode_note.empty()) r.notes.push_back("decode attention " + HeadsText(heads) + " " + decode_note);
+  const std::string kv = fp8_kv ? " fp8 KV" : "";
+  if (!prefill_note.empty()) r.notes.push_back("prefill attention " + HeadsText(heads) + kv + " " + prefill_note);
+  if (!decode_note.empty()) r.notes.push_back("decode attention " + HeadsText(heads) + kv + " " + decode_note);
+  if (fp8_kv) {
+    r.kv_cache = prefill_fell_back || decode_fell_back
+                     ? "attention over the FP8 KV cache from the bf16-KV tables (the source has no FP8-KV table of "
+                       "head dim " + std::to_string(shard.head_dim) + " for " +
+                           (prefill_fell_back && decode_fell_back ? "prefill and decode"
+                            : prefill_fell_back                    ? "prefill"
+                                                                   : "decode") + "; flagged)"
+                     : "attention over the FP8 KV cache from the FP8-KV tables";
+  }
   for (AttentionTable* t : {&out.prefill_attention, &out.decode_attention}) {
     t->q_heads = shard.q_heads;
     t->kv_heads = shard.kv_heads;
@@ -454,8 +515,60 @@ void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, Ker
   }
   out.prefill_attention.points = PrefillWithContext(no_cache, decode, shard);
   out.decode_attention.points = decode;
-  out.prefill_attention.transferred = !prefill_note.empty();
-  out.decode_attention.transferred = !decode_note.empty();
+  out.prefill_attention.transferred = !prefill_note.empty() || prefill_fell_back;
+  out.decode_attention.transferred = !decode_note.empty() || decode_fell_back;
+}
+
+// The MoE table key of the model's fused experts at its TP (and EP).
+ShapeMoeKey MoeKeyOf(const ShardShapes& shard) {
+  ShapeMoeKey key;
+  key.dtype = shard.quantization == WeightQuantization::kNone ? "bfloat16"
+                                                              : WeightQuantizationName(shard.quantization);
+  key.hidden = shard.hidden;
+  key.tp = shard.expert_parallel > 1 ? 1 : shard.tensor_parallel;
+  key.ep = shard.expert_parallel;
+  key.inter = shard.expert_ffn * key.tp;  // the full size, as the source keys it
+  key.topk = shard.experts_per_token;
+  key.experts = shard.experts;
+  key.distribution = "balanced";
+  return key;
+}
+
+// KernelProfile::moe for an MoE model: the table of the weights' dtype and
+// the run's (tp, ep) with balanced routing, measured or transferred; failing
+// that (said, flagged transferred) skewed routing, then the bf16 tables.
+// With none, the profile latency model prices the experts by the roofline.
+void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out, ShapeResolution& r) {
+  if (shard.moe_layers == 0) return;
+  const ShapeMoeKey want = MoeKeyOf(shard);
+  std::vector<ShapeMoeKey> tries;
+  for (const std::string& dtype : {want.dtype, std::string("bfloat16")}) {
+    for (const std::string distribution : {"balanced", "power_law_1.2"}) {
+      ShapeMoeKey key = want;
+      key.dtype = dtype;
+      key.distribution = distribution;
+      if (std::find(tries.begin(), tries.end(), key) == tries.end()) tries.push_back(key);
+    }
+  }
+  for (size_t i = 0; i < tries.size(); ++i) {
+    std::string note, kernel;
+    std::vector<ProfilePoint> points = TransferMoe(profile.moe, profile.ceilings, tries[i], &note, &kernel);
+    if (points.empty()) continue;
+    MoeTable table;
+    table.kernel = kernel;
+    table.distribution = tries[i].distribution == "balanced" ? "balanced (uniform routing)"
+                                                             : tries[i].distribution + " (skewed routing)";
+    table.points = std::move(points);
+    table.transferred = i > 0 || !note.empty();
+    r.moe = std::string("MoE experts ") + (note.empty() ? "measured" : "transferred") + " at " +
+            MoeKeyText(tries[i]) +
+            (i > 0 ? " (no " + want.dtype + " balanced table at this tp and ep; flagged)" : "");
+    if (!note.empty()) r.notes.push_back("moe_experts " + MoeKeyText(tries[i]) + " " + note);
+    out.moe = std::move(table);
+    return;
+  }
+  r.moe = "no MoE table at tp " + std::to_string(want.tp) + " ep " + std::to_string(want.ep) + " for " +
+          MoeKeyText(want) + " (nor bf16, nor skewed routing): the roofline prices the experts (flagged)";
 }
 
 }  // namespace
@@ -465,6 +578,9 @@ std::string ShapeResolution::Summary() const {
                      std::to_string(gemm_measured + gemm_transferred) + " at measured (n, k)";
   text += prefill_heads_measured && decode_heads_measured ? "; attention heads measured"
                                                           : "; attention heads transferred";
+  for (const std::string* phrase : {&quantized_gemms, &kv_cache, &moe}) {
+    if (!phrase->empty()) text += "; " + *phrase;
+  }
   if (!notes.empty()) {
     text += "; transferred by the shape rule (";
     for (size_t i = 0; i < notes.size(); ++i) text += (i ? "; " : "") + notes[i];
@@ -492,6 +608,7 @@ KernelProfile ResolveShapeProfile(const ShapeProfile& profile, const ModelSpec& 
   out.source = profile.source;
   ResolveGemms(profile, shard, out, r);
   ResolveAttention(profile, shard, out, r);
+  ResolveMoe(profile, shard, out, r);
   out.elementwise = FusedElementwise(profile, shard, shard.vocab * shard.tensor_parallel);
   out.all_reduce = ResolveAllReduce(profile, shard);
   out.origin = profile.origin + ", resolved for " + model.name + " at TP " +

@@ -28,6 +28,26 @@
 //     modelled.
 //   All-reduce: the engine's measured all-reduce of the TP group over the
 //     hidden state's bytes.
+//   FP8 weights (ShardShapes::quantization fp8 / fp8_block): the quantized
+//     GEMMs (GemmIsQuantized: all but lm_head and the MoE router) from the
+//     source's GEMM tables of that dtype, measured or transferred within
+//     them, with the speed of light at the FP8 ceiling and 1-byte elements
+//     (as AIConfigurator's clamp). A source without that dtype's tables: the
+//     bf16 tables, said in the notes and flagged transferred.
+//   FP8 KV cache (ShardShapes::kv_bytes 1): attention from the FP8-KV
+//     tables (bf16 compute over an e4m3 cache), transferred with the
+//     cache's 1-byte K and V; without a table of the head dim there, the
+//     bf16-KV tables, said and flagged.
+//   MoE experts (ShardShapes::moe_layers > 0): the table keyed (weights'
+//     dtype, hidden, full expert inter, top-k, experts, tp, ep, "balanced")
+//     with tp = expert_parallel > 1 ? 1 : tensor_parallel and ep =
+//     expert_parallel; measured as measured, otherwise utilisation transfer
+//     from the (up to) 4 nearest measured shapes of the same dtype, tp, ep
+//     and routing (distance in log2 hidden, inter, experts, top-k; weight
+//     1/d^2; no octave window), utilisation = SOL(MoeExpertsWork) / time at
+//     the dtype's ceiling. No such table: skewed routing (power_law_1.2),
+//     then the bf16 tables, each said and flagged; none at all: no table
+//     (the profile latency model prices the experts by the roofline).
 
 #include <cstdint>
 #include <string>
@@ -46,6 +66,11 @@ struct ShapeResolution {
   int64_t gemm_transferred = 0;
   bool prefill_heads_measured = false;
   bool decode_heads_measured = false;
+  // One phrase each, empty for a dense model with bf16 weights and KV cache
+  // (whose Summary() is as it always was).
+  std::string quantized_gemms;  // which tables the FP8 GEMMs came from
+  std::string kv_cache;         // which tables attention over an FP8 KV cache came from
+  std::string moe;              // the MoE table used, measured or transferred, or none
   std::vector<std::string> notes;  // one line per transferred table
   // One phrase: "GEMMs 4 of 5 at measured (n, k); heads measured".
   std::string Summary() const;

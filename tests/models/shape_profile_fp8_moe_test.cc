@@ -1,7 +1,7 @@
 // Shape profiles' optional tables: FP8 GEMMs, attention over an FP8 KV
 // cache and MoE experts. The importer on small fixtures in the source's CSV
-// layout (tests/models/testdata/aiconfigurator, made-up numbers) and the
-// file format.
+// layout (tests/models/testdata/aiconfigurator, made-up numbers), the file
+// format, and the shape rule on a synthetic MoE table.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -28,6 +28,24 @@ ShapeProfile ImportFixture() {
   import.command = "test";
   std::vector<std::string> notes;
   return ImportAiConfigurator(import, LoadGpuSpec("h100-sxm"), notes);
+}
+
+// A Qwen3-30B-A3B-like model: 48 MoE layers of 128 experts, top-8, expert
+// FFN 768, hidden 2048 (Qwen's config.json; heads as the checkpoint).
+ModelSpec QwenMoe(int64_t expert_ffn = 768) {
+  ModelSpec m = LoadModelSpec("llama-3.1-8b");
+  m.name = "qwen3-30b-a3b-like";
+  m.layers = 48;
+  m.hidden_size = 2048;
+  m.q_heads = 32;
+  m.kv_heads = 4;
+  m.head_dim = 128;
+  m.ffn_size = 6144;
+  m.vocab_size = 151936;
+  m.moe.experts = 128;
+  m.moe.experts_per_token = 8;
+  m.moe.expert_ffn_size = expert_ffn;
+  return m;
 }
 
 double PointAt(const std::vector<ProfilePoint>& points, int64_t key) {
@@ -144,6 +162,63 @@ TEST(ShapeProfileIoFp8Moe, ErrorsNameTheNewTablesFields) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "gemm_fp8[0].tables[1].us");
   }
+}
+
+// A synthetic MoE table running at `utilisation` of its speed of light at
+// every token count: a transfer between such tables is exact.
+ShapeMoeTable ConstantUtilisation(const ShapeCeilings& c, const ShapeMoeKey& key, double utilisation) {
+  ShapeMoeTable t{key, "synthetic", {}};
+  for (int64_t tokens = 1; tokens <= 16384; tokens *= 4) {
+    t.points.push_back({tokens, MoeSolSeconds(c, key, static_cast<double>(tokens)) * 1e6 / utilisation});
+  }
+  return t;
+}
+
+TEST(ShapeRuleMoe, MeasuredKeyAsMeasuredOtherKeysTransferredAndFlagged) {
+  ShapeProfile p = ImportFixture();
+  const ShapeMoeKey qwen{"bfloat16", 2048, 768, 8, 128, 1, 1, "balanced"};
+  const ShapeMoeKey big{"bfloat16", 4096, 1536, 8, 128, 1, 1, "balanced"};
+  p.moe = {ConstantUtilisation(p.ceilings, qwen, 0.5), ConstantUtilisation(p.ceilings, big, 0.5)};
+  ShapeResolution r;
+  KernelProfile k = ResolveShapeProfile(p, QwenMoe(), 1, &r);
+  ASSERT_TRUE(k.moe.has_value());
+  EXPECT_FALSE(k.moe->transferred);
+  EXPECT_EQ(k.moe->kernel, "synthetic");
+  EXPECT_EQ(k.moe->distribution, "balanced (uniform routing)");
+  EXPECT_DOUBLE_EQ(PointAt(k.moe->points, 256), PointAt(p.moe[0].points, 256));
+  EXPECT_NE(r.Summary().find("MoE experts measured at bfloat16 2048x768 top-8 of 128 tp 1 ep 1"), std::string::npos)
+      << r.Summary();
+  // Expert FFN 1024: not measured; the neighbours' utilisation (0.5) carries over exactly.
+  k = ResolveShapeProfile(p, QwenMoe(1024), 1, &r);
+  ASSERT_TRUE(k.moe.has_value());
+  EXPECT_TRUE(k.moe->transferred);
+  const ShapeMoeKey target{"bfloat16", 2048, 1024, 8, 128, 1, 1, "balanced"};
+  for (const ProfilePoint& pt : k.moe->points) {
+    EXPECT_NEAR(pt.time_us, MoeSolSeconds(p.ceilings, target, static_cast<double>(pt.key)) * 2e6, 1e-6 * pt.time_us);
+  }
+  EXPECT_NE(r.Summary().find("moe_experts bfloat16 2048x1024 top-8 of 128 tp 1 ep 1 balanced from 2048x768"),
+            std::string::npos) << r.Summary();
+  // TP 2 (experts split 2 ways): no table at tp 2: none, said.
+  k = ResolveShapeProfile(p, QwenMoe(), 2, &r);
+  EXPECT_FALSE(k.moe.has_value());
+  EXPECT_NE(r.moe.find("no MoE table at tp 2 ep 1"), std::string::npos) << r.moe;
+  // FP8 weights with no fp8 MoE table: the bf16 one, flagged.
+  k = ResolveShapeProfile(p, ServedAs(QwenMoe(), {WeightQuantization::kFp8, KvCacheDtype::kAuto, false}), 1, &r);
+  ASSERT_TRUE(k.moe.has_value());
+  EXPECT_TRUE(k.moe->transferred);
+  EXPECT_NE(r.moe.find("no fp8 balanced table"), std::string::npos) << r.moe;
+}
+
+TEST(ShapeRuleMoe, ExpertParallelKeysTheWholeExpertAndTheEpGroup) {
+  ShapeProfile p = ImportFixture();
+  const ShapeMoeKey ep4{"bfloat16", 2048, 768, 8, 128, 1, 4, "balanced"};
+  p.moe = {ConstantUtilisation(p.ceilings, ep4, 0.4)};
+  ShapeResolution r;
+  const KernelProfile k =
+      ResolveShapeProfile(p, ServedAs(QwenMoe(), {WeightQuantization::kNone, KvCacheDtype::kAuto, true}), 4, &r);
+  ASSERT_TRUE(k.moe.has_value());
+  EXPECT_FALSE(k.moe->transferred);
+  EXPECT_DOUBLE_EQ(PointAt(k.moe->points, 64), PointAt(p.moe[0].points, 64));
 }
 
 }  // namespace
