@@ -1,7 +1,7 @@
 #pragma once
 // A shape-keyed kernel profile: one GPU's measured kernel times for one
 // serving engine's software stack, keyed by operator shape rather than by
-// model, so that it prices any dense model (models/latency/shape_rule.h turns it
+// model, so that it prices any model (models/latency/shape_rule.h turns it
 // into a model's KernelProfile). Imported from NVIDIA AIConfigurator's
 // database (`efimsim profile import --from aiconfigurator`); the format is
 // documented in models/PROFILE.md ("Shape profiles"). Times in
@@ -14,6 +14,14 @@
 //   decode_attention   `batch` sequences of one new token each over
 //                      `context` cached tokens, by heads: rows per batch
 //   all_reduce         the engine's TP all-reduce of `bytes` per GPU, by GPUs
+// Optional tables (older files have none; each may be empty):
+//   gemm_fp8           FP8 GEMMs ("fp8" per-tensor, "fp8_block" 128x128 block
+//                      scales), bf16 activations in and out: per dtype, by (n, k) over m
+//   prefill_attention_fp8kv, decode_attention_fp8kv
+//                      as the bf16 ones, over an FP8 (e4m3) KV cache, bf16 compute
+//   moe                one MoE layer's routed experts (fused kernel) on one
+//                      GPU, by (dtype, hidden, inter, top-k, experts, tp, ep,
+//                      routing) over tokens
 // Elementwise operators have no table in the source: they are priced by the
 // source's own analytic rule (ElementwiseRule), and flagged modelled.
 
@@ -30,6 +38,13 @@ struct ShapeGemmTable {
   int64_t n = 0;
   int64_t k = 0;
   std::vector<ProfilePoint> points;  // key: m; sorted, unique
+};
+
+// The GEMMs of one quantized weight format.
+struct ShapeGemmDtype {
+  std::string dtype;    // "fp8" | "fp8_block"
+  std::string kernels;  // what the source dispatched, comma-separated
+  std::vector<ShapeGemmTable> tables;  // sorted by (n, k), unique
 };
 
 struct ShapeHeads {
@@ -57,6 +72,26 @@ struct ShapeAllReduceTable {
   std::vector<ProfilePoint> points;  // key: bytes per GPU; sorted, unique
 };
 
+// The key of one MoE table, as AIConfigurator's moe.csv keys its rows.
+struct ShapeMoeKey {
+  std::string dtype;         // expert weights: "bfloat16" | "fp8" | "fp8_block"
+  int64_t hidden = 0;        // the model's hidden size
+  int64_t inter = 0;         // one expert's full intermediate size (not divided by tp)
+  int64_t topk = 0;          // routed experts per token
+  int64_t experts = 0;       // routed experts of the model (all GPUs)
+  int64_t tp = 1;            // each expert split tp ways along inter (this GPU: inter / tp)
+  int64_t ep = 1;            // experts spread over ep GPUs (this GPU: experts / ep)
+  std::string distribution;  // routing: "balanced" (every expert gets tokens x topk / experts), "power_law_1.2"
+  friend bool operator==(const ShapeMoeKey&, const ShapeMoeKey&) = default;
+  friend auto operator<=>(const ShapeMoeKey&, const ShapeMoeKey&) = default;
+};
+
+struct ShapeMoeTable {
+  ShapeMoeKey key;
+  std::string kernel;                // the source's kernel_source of the key's first row
+  std::vector<ProfilePoint> points;  // key: tokens entering the layer (whole batch); sorted, unique
+};
+
 // The source's analytic price of an elementwise kernel moving `bytes`:
 // bytes / (memory_bytes_per_second x bandwidth_fraction) + constant_us.
 struct ElementwiseRule {
@@ -73,6 +108,7 @@ struct ElementwiseRule {
 struct ShapeCeilings {
   double bf16_flops_per_second = 0;
   double memory_bytes_per_second = 0;
+  double fp8_flops_per_second = 0;  // dense FP8 tensor; 0: none stated (no FP8 tables)
 };
 
 struct ShapeProfile {
@@ -89,6 +125,10 @@ struct ShapeProfile {
   std::vector<ShapePrefillTable> prefill_attention;  // sorted by heads, unique
   std::vector<ShapeDecodeTable> decode_attention;    // sorted by heads, unique
   std::vector<ShapeAllReduceTable> all_reduce;       // sorted by gpus, unique
+  std::vector<ShapeGemmDtype> gemm_fp8;                    // sorted by dtype, unique
+  std::vector<ShapePrefillTable> prefill_attention_fp8kv;  // sorted by heads, unique
+  std::vector<ShapeDecodeTable> decode_attention_fp8kv;    // sorted by heads, unique
+  std::vector<ShapeMoeTable> moe;                          // sorted by key, unique
 };
 
 // Parser and writer (shape_profile_io.cc). Bad content: InputError naming

@@ -88,68 +88,138 @@ void RequireSortedUnique(const std::vector<T>& tables, Key key, const std::strin
   }
 }
 
-void ReadGemm(StrictObject& root, ShapeProfile& profile) {
-  StrictObject gemm(root.Field("gemm"), profile.origin, "gemm");
+// {"m": [...], "tables": [{"n", "k", "us"}]} at `path`: GEMM tables sorted by (n, k), unique.
+std::vector<ShapeGemmTable> ReadGemmTables(StrictObject& gemm, const std::string& origin) {
   const std::vector<int64_t> m = ReadKeys(gemm, "m", 1);
-  const json& tables = gemm.Array("tables");
-  for (size_t i = 0; i < tables.size(); ++i) {
-    StrictObject t(tables[i], profile.origin, Indexed("gemm.tables", i));
+  const json& list = gemm.Array("tables");
+  std::vector<ShapeGemmTable> tables;
+  for (size_t i = 0; i < list.size(); ++i) {
+    StrictObject t(list[i], origin, Indexed(gemm.Path("tables"), i));
     ShapeGemmTable table;
     table.n = t.Int("n", 1);
     table.k = t.Int("k", 1);
-    table.points = ReadTimes(t.Field("us"), m, profile.origin, t.Path("us"));
+    table.points = ReadTimes(t.Field("us"), m, origin, t.Path("us"));
     t.RejectUnknownKeys();
-    profile.gemm.push_back(std::move(table));
+    tables.push_back(std::move(table));
   }
-  gemm.RejectUnknownKeys();
-  RequireSortedUnique(profile.gemm, [](const ShapeGemmTable& g) { return std::pair(g.n, g.k); },
-                      profile.origin, "gemm.tables");
+  RequireSortedUnique(tables, [](const ShapeGemmTable& g) { return std::pair(g.n, g.k); }, origin,
+                      gemm.Path("tables"));
+  return tables;
 }
 
-void ReadPrefill(StrictObject& root, ShapeProfile& profile) {
-  StrictObject prefill(root.Field("prefill_attention"), profile.origin, "prefill_attention");
+void ReadGemm(StrictObject& root, ShapeProfile& profile) {
+  StrictObject gemm(root.Field("gemm"), profile.origin, "gemm");
+  profile.gemm = ReadGemmTables(gemm, profile.origin);
+  gemm.RejectUnknownKeys();
+}
+
+// Optional "gemm_fp8": a list of {"dtype", "kernels", "m", "tables"}.
+void ReadGemmFp8(StrictObject& root, ShapeProfile& profile) {
+  if (!root.Has("gemm_fp8")) return;
+  const json& list = root.Array("gemm_fp8");
+  for (size_t i = 0; i < list.size(); ++i) {
+    StrictObject group(list[i], profile.origin, Indexed("gemm_fp8", i));
+    ShapeGemmDtype dtype;
+    dtype.dtype = group.String("dtype");
+    if (dtype.dtype != "fp8" && dtype.dtype != "fp8_block") {
+      throw InputError(profile.origin, 0, group.Path("dtype"), "expected \"fp8\" or \"fp8_block\"");
+    }
+    dtype.kernels = group.String("kernels");
+    dtype.tables = ReadGemmTables(group, profile.origin);
+    group.RejectUnknownKeys();
+    profile.gemm_fp8.push_back(std::move(dtype));
+  }
+  RequireSortedUnique(profile.gemm_fp8, [](const ShapeGemmDtype& g) { return g.dtype; }, profile.origin,
+                      "gemm_fp8");
+}
+
+// The prefill attention tables under `key` ("prefill_attention" or its fp8kv twin).
+std::vector<ShapePrefillTable> ReadPrefill(StrictObject& root, const std::string& key, const std::string& origin) {
+  StrictObject prefill(root.Field(key), origin, key);
   const std::vector<int64_t> tokens = ReadKeys(prefill, "tokens", 1);
-  const json& tables = prefill.Array("tables");
-  for (size_t i = 0; i < tables.size(); ++i) {
-    StrictObject t(tables[i], profile.origin, Indexed("prefill_attention.tables", i));
+  const json& list = prefill.Array("tables");
+  std::vector<ShapePrefillTable> tables;
+  for (size_t i = 0; i < list.size(); ++i) {
+    StrictObject t(list[i], origin, Indexed(key + ".tables", i));
     ShapePrefillTable table;
     table.heads = ReadHeads(t);
-    table.points = ReadTimes(t.Field("us"), tokens, profile.origin, t.Path("us"));
+    table.points = ReadTimes(t.Field("us"), tokens, origin, t.Path("us"));
     t.RejectUnknownKeys();
-    profile.prefill_attention.push_back(std::move(table));
+    tables.push_back(std::move(table));
   }
   prefill.RejectUnknownKeys();
-  RequireSortedUnique(profile.prefill_attention, [](const ShapePrefillTable& p) { return p.heads; },
-                      profile.origin, "prefill_attention.tables");
+  RequireSortedUnique(tables, [](const ShapePrefillTable& p) { return p.heads; }, origin, key + ".tables");
+  return tables;
 }
 
-void ReadDecode(StrictObject& root, ShapeProfile& profile) {
-  StrictObject decode(root.Field("decode_attention"), profile.origin, "decode_attention");
+// The decode attention tables under `key` ("decode_attention" or its fp8kv twin).
+std::vector<ShapeDecodeTable> ReadDecode(StrictObject& root, const std::string& key, const std::string& origin) {
+  StrictObject decode(root.Field(key), origin, key);
   const std::vector<int64_t> batch = ReadKeys(decode, "batch", 1);
   const std::vector<int64_t> context = ReadKeys(decode, "context", 0);
-  const json& tables = decode.Array("tables");
-  for (size_t i = 0; i < tables.size(); ++i) {
-    StrictObject t(tables[i], profile.origin, Indexed("decode_attention.tables", i));
+  const json& list = decode.Array("tables");
+  std::vector<ShapeDecodeTable> tables;
+  for (size_t i = 0; i < list.size(); ++i) {
+    StrictObject t(list[i], origin, Indexed(key + ".tables", i));
     ShapeDecodeTable table;
     table.heads = ReadHeads(t);
     const json& rows = t.Array("us");
     if (rows.size() != batch.size()) {
-      throw InputError(profile.origin, 0, t.Path("us"),
+      throw InputError(origin, 0, t.Path("us"),
                        "expected one row per batch size (" + std::to_string(batch.size()) + ")");
     }
     for (size_t r = 0; r < rows.size(); ++r) {
       if (rows[r].is_null()) continue;  // a batch size not measured for these heads
-      for (const ProfilePoint& p : ReadTimes(rows[r], context, profile.origin, Indexed(t.Path("us"), r))) {
+      for (const ProfilePoint& p : ReadTimes(rows[r], context, origin, Indexed(t.Path("us"), r))) {
         table.points.push_back({batch[r], p.key, p.time_us});
       }
     }
-    if (table.points.empty()) throw InputError(profile.origin, 0, t.Path("us"), "no measured point");
+    if (table.points.empty()) throw InputError(origin, 0, t.Path("us"), "no measured point");
     t.RejectUnknownKeys();
-    profile.decode_attention.push_back(std::move(table));
+    tables.push_back(std::move(table));
   }
   decode.RejectUnknownKeys();
-  RequireSortedUnique(profile.decode_attention, [](const ShapeDecodeTable& d) { return d.heads; },
-                      profile.origin, "decode_attention.tables");
+  RequireSortedUnique(tables, [](const ShapeDecodeTable& d) { return d.heads; }, origin, key + ".tables");
+  return tables;
+}
+
+ShapeMoeKey ReadMoeKey(StrictObject& t) {
+  ShapeMoeKey key;
+  key.dtype = t.String("dtype");
+  if (key.dtype != "bfloat16" && key.dtype != "fp8" && key.dtype != "fp8_block") {
+    throw InputError(t.origin(), 0, t.Path("dtype"), "expected \"bfloat16\", \"fp8\" or \"fp8_block\"");
+  }
+  key.hidden = t.Int("hidden", 1);
+  key.inter = t.Int("inter", 1);
+  key.topk = t.Int("topk", 1);
+  key.experts = t.Int("experts", 1);
+  key.tp = t.Int("tp", 1);
+  key.ep = t.Int("ep", 1);
+  key.distribution = t.String("distribution");
+  if (key.topk > key.experts) throw InputError(t.origin(), 0, t.Path("topk"), "must be <= experts");
+  if (key.inter % key.tp != 0) throw InputError(t.origin(), 0, t.Path("tp"), "must divide inter");
+  if (key.experts % key.ep != 0) throw InputError(t.origin(), 0, t.Path("ep"), "must divide experts");
+  if (key.distribution.empty()) throw InputError(t.origin(), 0, t.Path("distribution"), "empty");
+  return key;
+}
+
+// Optional "moe": {"tokens": [...], "tables": [{key..., "kernel", "us"}]}.
+void ReadMoe(StrictObject& root, ShapeProfile& profile) {
+  if (!root.Has("moe")) return;
+  StrictObject moe(root.Field("moe"), profile.origin, "moe");
+  const std::vector<int64_t> tokens = ReadKeys(moe, "tokens", 1);
+  const json& list = moe.Array("tables");
+  for (size_t i = 0; i < list.size(); ++i) {
+    StrictObject t(list[i], profile.origin, Indexed("moe.tables", i));
+    ShapeMoeTable table;
+    table.key = ReadMoeKey(t);
+    table.kernel = t.String("kernel");
+    table.points = ReadTimes(t.Field("us"), tokens, profile.origin, t.Path("us"));
+    t.RejectUnknownKeys();
+    profile.moe.push_back(std::move(table));
+  }
+  moe.RejectUnknownKeys();
+  RequireSortedUnique(profile.moe, [](const ShapeMoeTable& m) { return m.key; }, profile.origin, "moe.tables");
 }
 
 void ReadAllReduce(StrictObject& root, ShapeProfile& profile) {
@@ -221,23 +291,38 @@ std::string TablesText(const std::vector<ordered>& tables, const std::string& in
   return text + (tables.empty() ? "]" : "\n" + indent + "]");
 }
 
-std::string GemmText(const ShapeProfile& profile) {
-  const std::vector<int64_t> m =
-      UnionKeys(profile.gemm, [](const ShapeGemmTable& t) { return PointKeys(t.points); });
+// A GEMM object {"m", "tables"} opened at the current position and closed at
+// `indent`; `head` ("" or lines ending in ",\n") precedes "m".
+std::string GemmText(const std::vector<ShapeGemmTable>& gemm, const std::string& indent,
+                     const std::string& head = "") {
+  const std::vector<int64_t> m = UnionKeys(gemm, [](const ShapeGemmTable& t) { return PointKeys(t.points); });
   std::vector<ordered> tables;
-  for (const ShapeGemmTable& t : profile.gemm) {
+  for (const ShapeGemmTable& t : gemm) {
     ordered o = {{"n", t.n}, {"k", t.k}};
     o["us"] = TimesJson(m, t.points);
     tables.push_back(std::move(o));
   }
-  return "{\n    \"m\": " + ordered(m).dump() + ",\n    \"tables\": " + TablesText(tables, "    ") + "\n  }";
+  const std::string inner = indent + "  ";
+  return "{\n" + head + inner + "\"m\": " + ordered(m).dump() + ",\n" + inner + "\"tables\": " +
+         TablesText(tables, inner) + "\n" + indent + "}";
 }
 
-std::string PrefillText(const ShapeProfile& profile) {
-  const std::vector<int64_t> tokens = UnionKeys(
-      profile.prefill_attention, [](const ShapePrefillTable& t) { return PointKeys(t.points); });
+std::string GemmFp8Text(const ShapeProfile& profile) {
+  std::string text = "[";
+  for (size_t i = 0; i < profile.gemm_fp8.size(); ++i) {
+    const ShapeGemmDtype& group = profile.gemm_fp8[i];
+    const std::string head = "      \"dtype\": " + ordered(group.dtype).dump() + ",\n      \"kernels\": " +
+                             ordered(group.kernels).dump() + ",\n";
+    text += (i == 0 ? "\n    " : ",\n    ") + GemmText(group.tables, "    ", head);
+  }
+  return text + (profile.gemm_fp8.empty() ? "]" : "\n  ]");
+}
+
+std::string PrefillText(const std::vector<ShapePrefillTable>& prefill) {
+  const std::vector<int64_t> tokens =
+      UnionKeys(prefill, [](const ShapePrefillTable& t) { return PointKeys(t.points); });
   std::vector<ordered> tables;
-  for (const ShapePrefillTable& t : profile.prefill_attention) {
+  for (const ShapePrefillTable& t : prefill) {
     ordered o = HeadsJson(t.heads);
     o["us"] = TimesJson(tokens, t.points);
     tables.push_back(std::move(o));
@@ -246,7 +331,7 @@ std::string PrefillText(const ShapeProfile& profile) {
          TablesText(tables, "    ") + "\n  }";
 }
 
-std::string DecodeText(const ShapeProfile& profile) {
+std::string DecodeText(const std::vector<ShapeDecodeTable>& decode) {
   const auto rows_of = [](const ShapeDecodeTable& t) {
     std::vector<int64_t> keys;
     for (const AttentionPoint& p : t.points) keys.push_back(p.rows);
@@ -257,10 +342,10 @@ std::string DecodeText(const ShapeProfile& profile) {
     for (const AttentionPoint& p : t.points) keys.push_back(p.context_tokens);
     return keys;
   };
-  const std::vector<int64_t> batch = UnionKeys(profile.decode_attention, rows_of);
-  const std::vector<int64_t> context = UnionKeys(profile.decode_attention, contexts_of);
+  const std::vector<int64_t> batch = UnionKeys(decode, rows_of);
+  const std::vector<int64_t> context = UnionKeys(decode, contexts_of);
   std::vector<ordered> tables;
-  for (const ShapeDecodeTable& t : profile.decode_attention) {
+  for (const ShapeDecodeTable& t : decode) {
     ordered rows = ordered::array();
     for (const int64_t b : batch) {
       std::vector<ProfilePoint> row;
@@ -275,6 +360,22 @@ std::string DecodeText(const ShapeProfile& profile) {
   }
   return "{\n    \"batch\": " + ordered(batch).dump() + ",\n    \"context\": " +
          ordered(context).dump() + ",\n    \"tables\": " + TablesText(tables, "    ") + "\n  }";
+}
+
+std::string MoeText(const ShapeProfile& profile) {
+  const std::vector<int64_t> tokens =
+      UnionKeys(profile.moe, [](const ShapeMoeTable& t) { return PointKeys(t.points); });
+  std::vector<ordered> tables;
+  for (const ShapeMoeTable& t : profile.moe) {
+    const ShapeMoeKey& k = t.key;
+    ordered o = {{"dtype", k.dtype}, {"hidden", k.hidden}, {"inter", k.inter}, {"topk", k.topk},
+                 {"experts", k.experts}, {"tp", k.tp}, {"ep", k.ep}, {"distribution", k.distribution},
+                 {"kernel", t.kernel}};
+    o["us"] = TimesJson(tokens, t.points);
+    tables.push_back(std::move(o));
+  }
+  return "{\n    \"tokens\": " + ordered(tokens).dump() + ",\n    \"tables\": " +
+         TablesText(tables, "    ") + "\n  }";
 }
 
 std::string AllReduceText(const ShapeProfile& profile) {
@@ -309,6 +410,9 @@ ShapeProfile ParseShapeProfile(const std::string& json_text, const std::string& 
   StrictObject ceilings(root.Field("ceilings"), origin, "ceilings");
   profile.ceilings.bf16_flops_per_second = ceilings.Positive("bf16_flops_per_second");
   profile.ceilings.memory_bytes_per_second = ceilings.Positive("memory_bytes_per_second");
+  if (ceilings.Has("fp8_flops_per_second")) {
+    profile.ceilings.fp8_flops_per_second = ceilings.Positive("fp8_flops_per_second");
+  }
   ceilings.RejectUnknownKeys();
   StrictObject rule(root.Field("elementwise_rule"), origin, "elementwise_rule");
   profile.elementwise.memory_bytes_per_second = rule.Positive("memory_bytes_per_second");
@@ -319,9 +423,18 @@ ShapeProfile ParseShapeProfile(const std::string& json_text, const std::string& 
   profile.elementwise.constant_us = rule.Number("constant_us", 0.0);
   rule.RejectUnknownKeys();
   ReadGemm(root, profile);
-  ReadPrefill(root, profile);
-  ReadDecode(root, profile);
+  profile.prefill_attention = ReadPrefill(root, "prefill_attention", origin);
+  profile.decode_attention = ReadDecode(root, "decode_attention", origin);
   ReadAllReduce(root, profile);
+  // Optional tables (files written before they existed have none).
+  ReadGemmFp8(root, profile);
+  if (root.Has("prefill_attention_fp8kv")) {
+    profile.prefill_attention_fp8kv = ReadPrefill(root, "prefill_attention_fp8kv", origin);
+  }
+  if (root.Has("decode_attention_fp8kv")) {
+    profile.decode_attention_fp8kv = ReadDecode(root, "decode_attention_fp8kv", origin);
+  }
+  ReadMoe(root, profile);
   root.RejectUnknownKeys();
   return profile;
 }
@@ -338,15 +451,27 @@ std::string ShapeProfileJson(const ShapeProfile& profile) {
   head["source"] = ProfileSourceJson(profile.source);
   head["ceilings"] = {{"bf16_flops_per_second", profile.ceilings.bf16_flops_per_second},
                       {"memory_bytes_per_second", profile.ceilings.memory_bytes_per_second}};
+  if (profile.ceilings.fp8_flops_per_second > 0) {
+    head["ceilings"]["fp8_flops_per_second"] = profile.ceilings.fp8_flops_per_second;
+  }
   head["elementwise_rule"] = {{"memory_bytes_per_second", profile.elementwise.memory_bytes_per_second},
                               {"bandwidth_fraction", profile.elementwise.bandwidth_fraction},
                               {"constant_us", profile.elementwise.constant_us}};
   std::string text = head.dump(2);
   text.erase(text.size() - 2);  // "\n}": the tables follow
-  text += ",\n  \"gemm\": " + GemmText(profile);
-  text += ",\n  \"prefill_attention\": " + PrefillText(profile);
-  text += ",\n  \"decode_attention\": " + DecodeText(profile);
+  text += ",\n  \"gemm\": " + GemmText(profile.gemm, "  ");
+  text += ",\n  \"prefill_attention\": " + PrefillText(profile.prefill_attention);
+  text += ",\n  \"decode_attention\": " + DecodeText(profile.decode_attention);
   text += ",\n  \"all_reduce\": " + AllReduceText(profile);
+  // The optional tables only when present: older profiles keep their bytes.
+  if (!profile.gemm_fp8.empty()) text += ",\n  \"gemm_fp8\": " + GemmFp8Text(profile);
+  if (!profile.prefill_attention_fp8kv.empty()) {
+    text += ",\n  \"prefill_attention_fp8kv\": " + PrefillText(profile.prefill_attention_fp8kv);
+  }
+  if (!profile.decode_attention_fp8kv.empty()) {
+    text += ",\n  \"decode_attention_fp8kv\": " + DecodeText(profile.decode_attention_fp8kv);
+  }
+  if (!profile.moe.empty()) text += ",\n  \"moe\": " + MoeText(profile);
   return text + "\n}\n";
 }
 

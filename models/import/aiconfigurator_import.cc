@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <initializer_list>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -37,9 +39,10 @@ SourceCsv ReadCsv(const std::string& path) {
   return file;
 }
 
-// Rows the import keeps: bf16 (both columns when present), full attention.
-bool KeptAttentionRow(const CsvColumns& csv, size_t row) {
-  if (csv.Text(row, "attn_dtype") != "bfloat16" || csv.Text(row, "kv_cache_dtype") != "bfloat16") return false;
+// Attention rows the import keeps: bf16 queries and compute over a KV cache
+// of `kv_dtype` ("bfloat16" or "fp8"), full attention, beam 1.
+bool KeptAttentionRow(const CsvColumns& csv, size_t row, const std::string& kv_dtype) {
+  if (csv.Text(row, "attn_dtype") != "bfloat16" || csv.Text(row, "kv_cache_dtype") != kv_dtype) return false;
   if (csv.Has("window_size") && csv.Int(row, "window_size", 0) != 0) return false;
   return csv.Int(row, "beam_width", 1) == 1;
 }
@@ -53,79 +56,144 @@ void CheckDevice(const CsvColumns& csv, size_t row, const std::string& device) {
   }
 }
 
-double Sol(const ShapeCeilings& c, double m, double n, double k) {
-  return std::max(2 * m * n * k / c.bf16_flops_per_second, 2 * (m * n + m * k + n * k) / c.memory_bytes_per_second);
+// Every column a reader uses, checked before the first row (an InputError
+// naming the file, line 1 and the column).
+void RequireColumns(const CsvColumns& csv, std::initializer_list<const char*> columns) {
+  for (const char* column : columns) csv.Require(column);
+}
+
+std::string Joined(const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// One file's GEMM rows of some dtypes: dtype -> (n, k) -> m -> us, the
+// first row of a repeated key kept, each time raised to the dtype's speed of
+// light (GemmSolSeconds, as AIConfigurator's loader does).
+struct GemmRows {
+  std::map<std::string, std::map<std::pair<int64_t, int64_t>, std::map<int64_t, double>>> tables;
+  std::map<std::string, std::set<std::string>> kernels;  // by dtype
+  int64_t repeats = 0;
+  int64_t clamped = 0;
+};
+
+GemmRows ReadGemmRows(const SourceCsv& file, const std::string& device, const ShapeCeilings& ceilings,
+                      const std::set<std::string>& dtypes) {
+  const CsvColumns csv(file.text, file.path, kWhat);
+  RequireColumns(csv, {"device", "kernel_source", "gemm_dtype", "m", "n", "k", "latency"});
+  GemmRows rows;
+  for (size_t r = 0; r < csv.Rows(); ++r) {
+    CheckDevice(csv, r, device);
+    const std::string dtype = csv.Text(r, "gemm_dtype");
+    if (!dtypes.count(dtype)) continue;
+    rows.kernels[dtype].insert(csv.Text(r, "kernel_source"));
+    const int64_t m = csv.Int(r, "m", 1), n = csv.Int(r, "n", 1), k = csv.Int(r, "k", 1);
+    double us = csv.Milliseconds(r, "latency") * 1000.0;
+    const double sol = GemmSolSeconds(ceilings, dtype, static_cast<double>(m), static_cast<double>(n),
+                                      static_cast<double>(k)) * 1e6;
+    if (us < sol) {
+      us = sol;
+      ++rows.clamped;
+    }
+    if (!rows.tables[dtype][{n, k}].emplace(m, us).second) ++rows.repeats;  // the first row of a key wins
+  }
+  return rows;
+}
+
+std::vector<ShapeGemmTable> GemmTablesOf(const std::map<std::pair<int64_t, int64_t>, std::map<int64_t, double>>& by_nk) {
+  std::vector<ShapeGemmTable> tables;
+  for (const auto& [nk, points] : by_nk) {
+    ShapeGemmTable t{nk.first, nk.second, {}};
+    for (const auto& [m, us] : points) t.points.push_back({m, us});
+    tables.push_back(std::move(t));
+  }
+  return tables;
 }
 
 void ReadGemm(const SourceCsv& file, const std::string& device, ShapeProfile& profile,
               std::set<std::string>& kernels, std::vector<std::string>& notes) {
-  const CsvColumns csv(file.text, file.path, kWhat);
-  std::map<std::pair<int64_t, int64_t>, std::map<int64_t, double>> tables;
-  int64_t repeats = 0, clamped = 0;
-  for (size_t r = 0; r < csv.Rows(); ++r) {
-    CheckDevice(csv, r, device);
-    if (csv.Text(r, "gemm_dtype") != "bfloat16") continue;
-    kernels.insert(csv.Text(r, "kernel_source"));
-    const int64_t m = csv.Int(r, "m", 1), n = csv.Int(r, "n", 1), k = csv.Int(r, "k", 1);
-    double us = csv.Milliseconds(r, "latency") * 1000.0;
-    const double sol = Sol(profile.ceilings, static_cast<double>(m), static_cast<double>(n), static_cast<double>(k)) * 1e6;
-    if (us < sol) {
-      us = sol;
-      ++clamped;
-    }
-    if (!tables[{n, k}].emplace(m, us).second) ++repeats;  // the first row of a key wins
-  }
-  for (const auto& [nk, points] : tables) {
-    ShapeGemmTable t{nk.first, nk.second, {}};
-    for (const auto& [m, us] : points) t.points.push_back({m, us});
-    profile.gemm.push_back(std::move(t));
-  }
+  GemmRows rows = ReadGemmRows(file, device, profile.ceilings, {"bfloat16"});
+  profile.gemm = GemmTablesOf(rows.tables["bfloat16"]);
+  kernels.insert(rows.kernels["bfloat16"].begin(), rows.kernels["bfloat16"].end());
   notes.push_back("gemm: " + std::to_string(profile.gemm.size()) + " (n, k) shapes from " + file.path + "; " +
-                  std::to_string(repeats) + " repeated keys (first row kept), " + std::to_string(clamped) +
+                  std::to_string(rows.repeats) + " repeated keys (first row kept), " + std::to_string(rows.clamped) +
                   " times raised to the speed of light");
 }
 
-void ReadPrefill(const SourceCsv& file, const std::string& device, ShapeProfile& profile,
-                 std::set<std::string>& kernels, std::vector<std::string>& notes) {
+// gemm_fp8.csv: fp8 and fp8_block GEMMs, kept only at the (n, k) the bf16
+// tables have (the size budget; every one of the source's has a twin).
+void ReadGemmFp8(const SourceCsv& file, const std::string& device, ShapeProfile& profile,
+                 std::vector<std::string>& notes) {
+  if (!(profile.ceilings.fp8_flops_per_second > 0)) {
+    throw InputError(file.path, 0, "fp8_tc_flops", "systems.csv states no FP8 ceiling for these FP8 tables");
+  }
+  GemmRows rows = ReadGemmRows(file, device, profile.ceilings, {"fp8", "fp8_block"});
+  std::set<std::pair<int64_t, int64_t>> bf16;
+  for (const ShapeGemmTable& t : profile.gemm) bf16.insert({t.n, t.k});
+  for (auto& [dtype, by_nk] : rows.tables) {
+    int64_t dropped = 0;
+    for (auto it = by_nk.begin(); it != by_nk.end();) {
+      const bool keep = bf16.count(it->first) != 0;
+      dropped += keep ? 0 : 1;
+      it = keep ? std::next(it) : by_nk.erase(it);
+    }
+    profile.gemm_fp8.push_back({dtype, Joined(rows.kernels[dtype]), GemmTablesOf(by_nk)});
+    notes.push_back("gemm " + dtype + ": " + std::to_string(by_nk.size()) + " (n, k) shapes from " + file.path +
+                    " (" + Joined(rows.kernels[dtype]) + "); " + std::to_string(dropped) +
+                    " shapes without a bf16 twin dropped");
+  }
+  notes.push_back("gemm fp8 dtypes: " + std::to_string(rows.repeats) + " repeated keys (first row kept), " +
+                  std::to_string(rows.clamped) + " times raised to the FP8 speed of light");
+}
+
+// Context attention rows of batch 1 over a KV cache of `kv_dtype`.
+std::vector<ShapePrefillTable> ReadPrefill(const SourceCsv& file, const std::string& device,
+                                           const std::string& kv_dtype, std::set<std::string>& kernels) {
   const CsvColumns csv(file.text, file.path, kWhat);
+  RequireColumns(csv, {"device", "kernel_source", "attn_dtype", "kv_cache_dtype", "batch_size", "isl", "step",
+                       "num_heads", "num_key_value_heads", "head_dim", "latency"});
   std::map<ShapeHeads, std::map<int64_t, double>> tables;
   for (size_t r = 0; r < csv.Rows(); ++r) {
     CheckDevice(csv, r, device);
-    if (!KeptAttentionRow(csv, r) || csv.Int(r, "batch_size", 1) != 1) continue;
+    if (!KeptAttentionRow(csv, r, kv_dtype) || csv.Int(r, "batch_size", 1) != 1) continue;
     kernels.insert(csv.Text(r, "kernel_source"));
     if (csv.Int(r, "step", 0) != 0) throw InputError(file.path, csv.Line(r), "step", "expected 0 (no cached prefix)");
     const ShapeHeads heads{csv.Int(r, "num_heads", 1), csv.Int(r, "num_key_value_heads", 1), csv.Int(r, "head_dim", 1)};
     tables[heads].emplace(csv.Int(r, "isl", 1), csv.Milliseconds(r, "latency") * 1000.0);
   }
+  std::vector<ShapePrefillTable> out;
   for (const auto& [heads, points] : tables) {
     ShapePrefillTable t{heads, {}};
     for (const auto& [tokens, us] : points) t.points.push_back({tokens, us});
-    profile.prefill_attention.push_back(std::move(t));
+    out.push_back(std::move(t));
   }
-  notes.push_back("prefill attention: " + std::to_string(profile.prefill_attention.size()) +
-                  " head shapes (batch-1 rows) from " + file.path);
+  return out;
 }
 
-void ReadDecode(const SourceCsv& file, const std::string& device, ShapeProfile& profile,
-                std::set<std::string>& kernels, std::vector<std::string>& notes) {
+// Generation attention rows over a KV cache of `kv_dtype` (context = step).
+std::vector<ShapeDecodeTable> ReadDecode(const SourceCsv& file, const std::string& device,
+                                         const std::string& kv_dtype, std::set<std::string>& kernels) {
   const CsvColumns csv(file.text, file.path, kWhat);
+  RequireColumns(csv, {"device", "kernel_source", "attn_dtype", "kv_cache_dtype", "batch_size", "isl", "step",
+                       "num_heads", "num_key_value_heads", "head_dim", "latency"});
   std::map<ShapeHeads, std::map<std::pair<int64_t, int64_t>, double>> tables;
   for (size_t r = 0; r < csv.Rows(); ++r) {
     CheckDevice(csv, r, device);
-    if (!KeptAttentionRow(csv, r)) continue;
+    if (!KeptAttentionRow(csv, r, kv_dtype)) continue;
     kernels.insert(csv.Text(r, "kernel_source"));
     if (csv.Int(r, "isl", 1) != 1) throw InputError(file.path, csv.Line(r), "isl", "expected 1 (one new token)");
     const ShapeHeads heads{csv.Int(r, "num_heads", 1), csv.Int(r, "num_key_value_heads", 1), csv.Int(r, "head_dim", 1)};
     tables[heads].emplace(std::pair(csv.Int(r, "batch_size", 1), csv.Int(r, "step", 0)),
                           csv.Milliseconds(r, "latency") * 1000.0);
   }
+  std::vector<ShapeDecodeTable> out;
   for (const auto& [heads, points] : tables) {
     ShapeDecodeTable t{heads, {}};
     for (const auto& [key, us] : points) t.points.push_back({key.first, key.second, us});
-    profile.decode_attention.push_back(std::move(t));
+    out.push_back(std::move(t));
   }
-  notes.push_back("decode attention: " + std::to_string(profile.decode_attention.size()) +
-                  " head shapes from " + file.path + " (context = step, the tokens already cached)");
+  return out;
 }
 
 void ReadAllReduce(const SourceCsv& file, const std::string& device, ShapeProfile& profile,
@@ -148,6 +216,48 @@ void ReadAllReduce(const SourceCsv& file, const std::string& device, ShapeProfil
   }
   notes.push_back("all-reduce: CUDA-graph rows for " + std::to_string(profile.all_reduce.size()) +
                   " TP sizes from " + file.path);
+}
+
+// moe.csv: the routed experts of one MoE layer on one GPU, rows of the
+// weight formats efimsim serves (bfloat16, fp8, fp8_block) and the kept
+// routings (kMoeDistributions) on at most one 8-GPU node (tp x ep <= 8); the
+// first row of a repeated key wins; a table's kernel is its first row's.
+constexpr const char* kMoeDistributions[] = {"balanced", "power_law_1.2"};
+
+void ReadMoe(const SourceCsv& file, const std::string& device, ShapeProfile& profile,
+             std::vector<std::string>& notes) {
+  const CsvColumns csv(file.text, file.path, kWhat);
+  RequireColumns(csv, {"device", "kernel_source", "moe_dtype", "num_tokens", "hidden_size", "inter_size", "topk",
+                       "num_experts", "moe_tp_size", "moe_ep_size", "distribution", "latency"});
+  const std::set<std::string> dtypes = {"bfloat16", "fp8", "fp8_block"};
+  const std::set<std::string> distributions(std::begin(kMoeDistributions), std::end(kMoeDistributions));
+  std::map<ShapeMoeKey, std::pair<std::string, std::map<int64_t, double>>> tables;
+  int64_t repeats = 0, skipped = 0;
+  for (size_t r = 0; r < csv.Rows(); ++r) {
+    CheckDevice(csv, r, device);
+    ShapeMoeKey key{csv.Text(r, "moe_dtype"), csv.Int(r, "hidden_size", 1), csv.Int(r, "inter_size", 1),
+                    csv.Int(r, "topk", 1), csv.Int(r, "num_experts", 1), csv.Int(r, "moe_tp_size", 1),
+                    csv.Int(r, "moe_ep_size", 1), csv.Text(r, "distribution")};
+    if (!dtypes.count(key.dtype) || !distributions.count(key.distribution) || key.tp * key.ep > 8) {
+      ++skipped;
+      continue;
+    }
+    if (key.topk > key.experts) throw InputError(file.path, csv.Line(r), "topk", "more than num_experts");
+    if (key.inter % key.tp != 0) throw InputError(file.path, csv.Line(r), "moe_tp_size", "does not divide inter_size");
+    if (key.experts % key.ep != 0) throw InputError(file.path, csv.Line(r), "moe_ep_size", "does not divide num_experts");
+    auto& [kernel, points] = tables[key];
+    if (kernel.empty()) kernel = csv.Text(r, "kernel_source");
+    const int64_t tokens = csv.Int(r, "num_tokens", 1);
+    if (!points.emplace(tokens, csv.Milliseconds(r, "latency") * 1000.0).second) ++repeats;
+  }
+  for (const auto& [key, table] : tables) {
+    ShapeMoeTable t{key, table.first, {}};
+    for (const auto& [tokens, us] : table.second) t.points.push_back({tokens, us});
+    profile.moe.push_back(std::move(t));
+  }
+  notes.push_back("moe: " + std::to_string(profile.moe.size()) + " tables (dtype, shape, tp, ep, routing) from " +
+                  file.path + "; " + std::to_string(skipped) + " rows of other dtypes, routings or > 8 GPUs left out, " +
+                  std::to_string(repeats) + " repeated keys (first row kept)");
 }
 
 // The --dir folder, normalised, without a trailing separator.
@@ -182,6 +292,19 @@ std::string DatabaseCommit(const std::string& systems_csv, const std::string& ge
   return unknown;
 }
 
+// The profile's source.method: how the CSVs became tables.
+std::string ImportMethod(const std::string& system) {
+  return "bf16 rows, full attention, first row of a repeated key (as AIConfigurator's loader); GEMM times "
+         "raised to the speed of light at systems.csv's ceilings; prefill attention from batch-1 rows; "
+         "CUDA-graph all-reduce rows; milliseconds to microseconds; systems.csv row " + system +
+         ". Where the folder has them: gemm_fp8.csv's fp8 and fp8_block GEMMs at the (n, k) the bf16 tables "
+         "have, raised to the speed of light at fp8_tc_flops and 1-byte elements (vLLM fp8_block rows were "
+         "timed eagerly: small-m times carry a host-launch floor); FP8-KV attention from the "
+         "*_attention_fp8kv.csv rows with bf16 compute; moe.csv's bfloat16, fp8 and fp8_block rows with "
+         "balanced and power_law_1.2 routing on at most 8 GPUs (tp x ep <= 8), keyed as AIConfigurator keys "
+         "them (dtype, hidden, inter, top-k, experts, tp, ep, distribution) over tokens";
+}
+
 }  // namespace
 
 GraphGemmTimings LoadGraphGemmTimings(const std::string& path) {
@@ -208,6 +331,11 @@ AiConfiguratorSystem LoadAiConfiguratorSystem(const std::string& path, const std
     s.bandwidth_fraction = csv.Number(r, "mem_bw_empirical_scaling_factor");
     s.constant_latency_seconds = csv.Number(r, "mem_empirical_constant_latency");
     s.bf16_flops_per_second = csv.Number(r, "bfloat16_tc_flops");
+    // Empty for GPUs without FP8 tensor cores (A100).
+    if (csv.Has("fp8_tc_flops") && !csv.Text(r, "fp8_tc_flops").empty()) {
+      s.fp8_flops_per_second = csv.Number(r, "fp8_tc_flops");
+      if (!(s.fp8_flops_per_second > 0)) throw InputError(path, csv.Line(r), "fp8_tc_flops", "must be > 0");
+    }
     if (!(s.memory_bytes_per_second > 0) || !(s.bf16_flops_per_second > 0) ||
         !(s.bandwidth_fraction > 0 && s.bandwidth_fraction <= 1) || s.constant_latency_seconds < 0) {
       throw InputError(path, csv.Line(r), "mem_bw", "ceilings must be > 0 and the scaling factor in (0, 1]");
@@ -216,6 +344,41 @@ AiConfiguratorSystem LoadAiConfiguratorSystem(const std::string& path, const std
   }
   throw InputError(path, 0, "system", "no row for system \"" + system + "\"");
 }
+
+namespace {
+
+// The optional tables of the folder, each read when its file is there:
+// moe.csv, gemm_fp8.csv, {context,generation}_attention_fp8kv.csv. Their
+// files join `files` (for the provenance); their kernels are named in the
+// notes, not in the profile's stack (which names the bf16 tables' kernels).
+void ReadOptionalTables(const std::filesystem::path& dir, const std::string& device, ShapeProfile& profile,
+                        std::vector<SourceCsv>& files, std::vector<std::string>& notes) {
+  const auto present = [&](const char* name) { return std::filesystem::exists(dir / name); };
+  if (present("gemm_fp8.csv")) {
+    files.push_back(ReadCsv((dir / "gemm_fp8.csv").string()));
+    ReadGemmFp8(files.back(), device, profile, notes);
+  }
+  std::set<std::string> kernels;
+  if (present("context_attention_fp8kv.csv")) {
+    files.push_back(ReadCsv((dir / "context_attention_fp8kv.csv").string()));
+    profile.prefill_attention_fp8kv = ReadPrefill(files.back(), device, "fp8", kernels);
+    notes.push_back("prefill attention, FP8 KV cache: " + std::to_string(profile.prefill_attention_fp8kv.size()) +
+                    " head shapes (batch-1 rows, bf16 compute) from " + files.back().path);
+  }
+  if (present("generation_attention_fp8kv.csv")) {
+    files.push_back(ReadCsv((dir / "generation_attention_fp8kv.csv").string()));
+    profile.decode_attention_fp8kv = ReadDecode(files.back(), device, "fp8", kernels);
+    notes.push_back("decode attention, FP8 KV cache: " + std::to_string(profile.decode_attention_fp8kv.size()) +
+                    " head shapes from " + files.back().path);
+  }
+  if (!kernels.empty()) notes.push_back("FP8-KV attention kernels: " + Joined(kernels));
+  if (present("moe.csv")) {
+    files.push_back(ReadCsv((dir / "moe.csv").string()));
+    ReadMoe(files.back(), device, profile, notes);
+  }
+}
+
+}  // namespace
 
 ShapeProfile ImportAiConfigurator(const AiConfiguratorImport& import, const GpuSpec& gpu,
                                   std::vector<std::string>& notes) {
@@ -237,7 +400,7 @@ ShapeProfile ImportAiConfigurator(const AiConfiguratorImport& import, const GpuS
   profile.command = import.command;
   profile.device = device->second;
   profile.measured_on = DatabaseCommit(systems_csv, (dir / "gemm.csv").string());
-  profile.ceilings = {sys.bf16_flops_per_second, sys.memory_bytes_per_second};
+  profile.ceilings = {sys.bf16_flops_per_second, sys.memory_bytes_per_second, sys.fp8_flops_per_second};
   profile.elementwise = {sys.memory_bytes_per_second, sys.bandwidth_fraction, sys.constant_latency_seconds * 1e6};
   std::string ar_path = import.all_reduce_csv;
   if (ar_path.empty() && std::filesystem::exists(dir / "custom_allreduce.csv")) ar_path = (dir / "custom_allreduce.csv").string();
@@ -247,19 +410,19 @@ ShapeProfile ImportAiConfigurator(const AiConfiguratorImport& import, const GpuS
   if (!ar_path.empty()) files.push_back(ReadCsv(ar_path));
   std::set<std::string> kernels;
   ReadGemm(files[0], device->second, profile, kernels, notes);
-  ReadPrefill(files[1], device->second, profile, kernels, notes);
-  ReadDecode(files[2], device->second, profile, kernels, notes);
+  profile.prefill_attention = ReadPrefill(files[1], device->second, "bfloat16", kernels);
+  notes.push_back("prefill attention: " + std::to_string(profile.prefill_attention.size()) +
+                  " head shapes (batch-1 rows) from " + files[1].path);
+  profile.decode_attention = ReadDecode(files[2], device->second, "bfloat16", kernels);
+  notes.push_back("decode attention: " + std::to_string(profile.decode_attention.size()) + " head shapes from " +
+                  files[2].path + " (context = step, the tokens already cached)");
   if (files.size() > 3) ReadAllReduce(files[3], device->second, profile, kernels, notes);
   if (files.size() == 3) notes.push_back("all-reduce: no custom_allreduce.csv (give --all-reduce FILE): TP priced by the ring");
-  std::string kernel_list;
-  for (const std::string& k : kernels) kernel_list += (kernel_list.empty() ? "" : ", ") + k;
+  ReadOptionalTables(dir, device->second, profile, files, notes);
   profile.source.kind = "aiconfigurator";
   profile.source.stack = stack + " kernels as NVIDIA AIConfigurator's collector timed them under CUDA graphs (" +
-                         kernel_list + ")";
-  profile.source.method =
-      "bf16 rows, full attention, first row of a repeated key (as AIConfigurator's loader); GEMM times "
-      "raised to the speed of light at systems.csv's ceilings; prefill attention from batch-1 rows; "
-      "CUDA-graph all-reduce rows; milliseconds to microseconds; systems.csv row " + system;
+                         Joined(kernels) + ")";
+  profile.source.method = ImportMethod(system);
   for (const SourceCsv& f : files) profile.source.files.push_back({f.path, f.sha256});
   profile.source.files.push_back({systems_csv, Sha256Hex(ReadWholeFile(systems_csv))});
   return profile;
@@ -282,23 +445,56 @@ ShapeRuleStudy Summarize(const std::string& table, int64_t shapes, std::vector<d
 
 }  // namespace
 
-std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile) {
-  std::vector<double> gemm, gemm_small, prefill, decode;
-  int64_t gemm_shapes = 0;
-  for (size_t i = 0; i < profile.gemm.size(); ++i) {
-    const ShapeGemmTable& held = profile.gemm[i];
+namespace {
+
+// "gemm<suffix>" and "gemm<suffix> m<=256": each table with n, k >= 512
+// held out and predicted from the rest at `dtype`'s speed of light.
+std::vector<ShapeRuleStudy> StudyGemm(const std::vector<ShapeGemmTable>& tables, const ShapeCeilings& ceilings,
+                                      const std::string& dtype, const std::string& suffix) {
+  std::vector<double> all, small;
+  int64_t shapes = 0;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const ShapeGemmTable& held = tables[i];
     if (held.n < 512 || held.k < 512) continue;
-    std::vector<ShapeGemmTable> rest = profile.gemm;
+    std::vector<ShapeGemmTable> rest = tables;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
-    ++gemm_shapes;
-    for (const ProfilePoint& p : TransferGemm(rest, profile.ceilings, held.n, held.k)) {
+    ++shapes;
+    for (const ProfilePoint& p : TransferGemm(rest, ceilings, held.n, held.k, nullptr, dtype)) {
       for (const ProfilePoint& q : held.points) {
         if (q.key != p.key) continue;
-        AddErrors(gemm, p.time_us, q.time_us);
-        if (q.key <= 256) AddErrors(gemm_small, p.time_us, q.time_us);
+        AddErrors(all, p.time_us, q.time_us);
+        if (q.key <= 256) AddErrors(small, p.time_us, q.time_us);
       }
     }
   }
+  return {Summarize("gemm" + suffix, shapes, all), Summarize("gemm" + suffix + " m<=256", shapes, small)};
+}
+
+}  // namespace
+
+ShapeRuleStudy StudyMoeShapeRule(const ShapeProfile& profile, const std::string& dtype) {
+  std::vector<double> errors;
+  int64_t shapes = 0;
+  for (size_t i = 0; i < profile.moe.size(); ++i) {
+    const ShapeMoeTable& held = profile.moe[i];
+    if (held.key.dtype != dtype || held.key.distribution != "balanced") continue;
+    std::vector<ShapeMoeTable> rest = profile.moe;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+    const std::vector<ProfilePoint> predicted = TransferMoe(rest, profile.ceilings, held.key);
+    if (predicted.empty()) continue;
+    ++shapes;
+    for (const ProfilePoint& p : predicted) {
+      for (const ProfilePoint& q : held.points) {
+        if (q.key == p.key) AddErrors(errors, p.time_us, q.time_us);
+      }
+    }
+  }
+  return Summarize("moe " + dtype, shapes, errors);
+}
+
+std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile) {
+  std::vector<double> prefill, decode;
+  std::vector<ShapeRuleStudy> out = StudyGemm(profile.gemm, profile.ceilings, "bfloat16", "");
   for (size_t i = 0; i < profile.prefill_attention.size(); ++i) {
     std::vector<ShapePrefillTable> rest = profile.prefill_attention;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
@@ -320,9 +516,20 @@ std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile) {
       if (it != measured.end()) AddErrors(decode, p.time_us, it->second);
     }
   }
-  return {Summarize("gemm", gemm_shapes, gemm), Summarize("gemm m<=256", gemm_shapes, gemm_small),
-          Summarize("prefill_attention", static_cast<int64_t>(profile.prefill_attention.size()), prefill),
-          Summarize("decode_attention", static_cast<int64_t>(profile.decode_attention.size()), decode)};
+  out.push_back(Summarize("prefill_attention", static_cast<int64_t>(profile.prefill_attention.size()), prefill));
+  out.push_back(Summarize("decode_attention", static_cast<int64_t>(profile.decode_attention.size()), decode));
+  for (const ShapeGemmDtype& group : profile.gemm_fp8) {
+    for (ShapeRuleStudy& row : StudyGemm(group.tables, profile.ceilings, group.dtype, " " + group.dtype)) {
+      out.push_back(std::move(row));
+    }
+  }
+  for (const std::string dtype : {"bfloat16", "fp8", "fp8_block"}) {
+    const bool present = std::any_of(profile.moe.begin(), profile.moe.end(), [&](const ShapeMoeTable& t) {
+      return t.key.dtype == dtype && t.key.distribution == "balanced";
+    });
+    if (present) out.push_back(StudyMoeShapeRule(profile, dtype));
+  }
+  return out;
 }
 
 }  // namespace efimsim

@@ -4,11 +4,17 @@
 // (../shared/data/gpu/aiconfigurator/<system>/<framework>-<version>/, its
 // README says what each column is): GEMMs by (m, n, k), context (prefill)
 // and generation (decode) attention by heads, the framework's custom
-// all-reduce. What the import keeps, as AIConfigurator's own loader does:
-// bf16 rows only, full attention only (window 0), the first row of a
-// repeated key, CUDA-graph all-reduce rows only, GEMM times raised to the
-// speed of light at the system's datasheet ceilings. Prefill attention keeps
-// batch-1 rows (efimsim prices each prefill chunk as its own sequence).
+// all-reduce; and, when the folder has them, FP8 GEMMs (gemm_fp8.csv),
+// attention over an FP8 KV cache (*_attention_fp8kv.csv) and MoE experts
+// (moe.csv). What the import keeps, as AIConfigurator's own loader does:
+// full attention only (window 0), the first row of a repeated key,
+// CUDA-graph all-reduce rows only, GEMM times raised to the speed of light
+// at the system's datasheet ceilings (FP8 GEMMs at its FP8 ceiling). Prefill
+// attention keeps batch-1 rows (efimsim prices each prefill chunk as its own
+// sequence). For size: bf16 GEMM rows from gemm.csv, FP8 ones only at the
+// (n, k) gemm.csv has; attention with bf16 compute; MoE rows of bfloat16,
+// fp8, fp8_block weights with balanced or power_law_1.2 routing on at most
+// 8 GPUs.
 //
 // Units: the CSVs' milliseconds become microseconds here; all-reduce
 // message sizes (elements of bf16) become bytes.
@@ -29,6 +35,7 @@ struct AiConfiguratorSystem {
   double bandwidth_fraction = 0;           // mem_bw_empirical_scaling_factor
   double constant_latency_seconds = 0;     // mem_empirical_constant_latency
   double bf16_flops_per_second = 0;        // bfloat16_tc_flops
+  double fp8_flops_per_second = 0;         // fp8_tc_flops; 0 where empty (no FP8 tensor cores)
 };
 
 // The row of `system` in systems.csv; InputError naming the file when absent.
@@ -42,9 +49,11 @@ struct AiConfiguratorImport {
 };
 
 // Leave-one-out errors of the shape rule on the source's own tables: each
-// measured GEMM (n, k) and attention head count predicted from the others.
+// measured GEMM (n, k), attention head count and MoE shape predicted from
+// the others.
 struct ShapeRuleStudy {
-  std::string table;   // "gemm", "gemm m<=256", "prefill_attention", "decode_attention"
+  std::string table;   // "gemm", "gemm m<=256", "prefill_attention", "decode_attention",
+                       // "gemm fp8", "gemm fp8 m<=256", ..., "moe bfloat16", "moe fp8", ...
   int64_t shapes = 0;  // shapes held out
   int64_t points = 0;  // points compared
   double median = 0;   // |predicted / measured - 1|
@@ -61,7 +70,13 @@ ShapeProfile ImportAiConfigurator(const AiConfiguratorImport& import, const GpuS
 // key), in microseconds, for the reference importer's dispatch gap.
 GraphGemmTimings LoadGraphGemmTimings(const std::string& path);
 
-// The study over the profile's tables (GEMMs with n, k >= 512).
+// The study over the profile's tables (GEMMs with n, k >= 512; MoE tables
+// with balanced routing, each predicted from those of its dtype, tp and ep;
+// rows for the FP8 GEMM and MoE dtypes the profile has).
 std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile);
+// Its "moe <dtype>" row: each balanced MoE table of `dtype` held out and
+// predicted from the others of its dtype, tp and ep (a shape with none such
+// is not counted).
+ShapeRuleStudy StudyMoeShapeRule(const ShapeProfile& profile, const std::string& dtype);
 
 }  // namespace efimsim

@@ -22,17 +22,25 @@ struct Site {
   double distance = 0;  // in octaves
 };
 
-// Up to kMaxSites sites nearest to (a, b) in log2 space. With `within`, only
-// those within kNearOctaves on both axes, or the nearest one when none is.
-// An exact match is the only site returned. Ties keep the input order.
-std::vector<Site> NearestSites(const std::vector<std::pair<double, double>>& coords, double a, double b,
-                               bool within) {
+// A site's position: one positive value per axis (distances are taken in log2).
+using Coords = std::vector<double>;
+
+// Up to kMaxSites sites nearest to `target` in log2 space (Euclidean over
+// the axes). With `within`, only those within kNearOctaves on every axis, or
+// the nearest one when none is. An exact match is the only site returned.
+// Ties keep the input order.
+std::vector<Site> NearestSites(const std::vector<Coords>& coords, const Coords& target, bool within) {
   std::vector<Site> all;
   for (size_t i = 0; i < coords.size(); ++i) {
-    const double da = std::log2(a / coords[i].first);
-    const double db = std::log2(b / coords[i].second);
-    all.push_back({i, std::sqrt(da * da + db * db)});
-    if (within && (std::abs(da) > kNearOctaves || std::abs(db) > kNearOctaves)) all.back().distance += 1e9;
+    double squares = 0;
+    bool near = true;
+    for (size_t a = 0; a < target.size(); ++a) {
+      const double d = std::log2(target[a] / coords[i][a]);
+      squares += d * d;
+      near = near && std::abs(d) <= kNearOctaves;
+    }
+    all.push_back({i, std::sqrt(squares)});
+    if (within && !near) all.back().distance += 1e9;
   }
   std::stable_sort(all.begin(), all.end(), [](const Site& x, const Site& y) { return x.distance < y.distance; });
   if (all.empty() || all.front().distance == 0) return {all.begin(), all.begin() + std::min<size_t>(1, all.size())};
@@ -50,11 +58,6 @@ std::vector<double> Weights(const std::vector<Site>& sites) {
   std::vector<double> w;
   for (const Site& s : sites) w.push_back(1.0 / (s.distance * s.distance));
   return w;
-}
-
-double GemmSol(const ShapeCeilings& c, double m, double n, double k) {
-  return std::max(2.0 * m * n * k / c.bf16_flops_per_second,
-                  2.0 * (m * n + m * k + n * k) / c.memory_bytes_per_second);
 }
 
 std::string SitesText(const std::vector<std::string>& names, const std::vector<Site>& sites) {
@@ -104,7 +107,7 @@ std::optional<double> PointAt(const std::vector<ProfilePoint>& points, int64_t k
 template <typename Table>
 std::vector<Site> HeadSites(const std::vector<Table>& tables, const ShapeHeads& heads,
                             std::vector<size_t>& kept, std::vector<std::string>& names) {
-  std::vector<std::pair<double, double>> coords;
+  std::vector<Coords> coords;
   for (size_t i = 0; i < tables.size(); ++i) {
     if (tables[i].heads.head_dim != heads.head_dim) continue;
     kept.push_back(i);
@@ -112,7 +115,7 @@ std::vector<Site> HeadSites(const std::vector<Table>& tables, const ShapeHeads& 
                       static_cast<double>(tables[i].heads.kv_heads)});
     names.push_back(std::to_string(tables[i].heads.q_heads) + "/" + std::to_string(tables[i].heads.kv_heads));
   }
-  return NearestSites(coords, static_cast<double>(heads.q_heads), static_cast<double>(heads.kv_heads), false);
+  return NearestSites(coords, {static_cast<double>(heads.q_heads), static_cast<double>(heads.kv_heads)}, false);
 }
 
 std::string HeadsText(const ShapeHeads& h) {
@@ -121,13 +124,24 @@ std::string HeadsText(const ShapeHeads& h) {
 
 }  // namespace
 
-ShardShapes HeadShapes(const ShapeHeads& h) {
+ShardShapes HeadShapes(const ShapeHeads& h, int64_t kv_bytes) {
   ShardShapes s;
   s.q_heads = h.q_heads;
   s.kv_heads = h.kv_heads;
   s.head_dim = h.head_dim;
   s.dtype_bytes = 2;
+  s.kv_bytes = kv_bytes;
   return s;
+}
+
+bool IsFp8Dtype(const std::string& dtype) { return dtype == "fp8" || dtype == "fp8_block"; }
+
+double GemmSolSeconds(const ShapeCeilings& c, const std::string& dtype, double m, double n, double k) {
+  if (IsFp8Dtype(dtype) && c.fp8_flops_per_second > 0) {
+    return std::max(2.0 * m * n * k / c.fp8_flops_per_second, (m * n + m * k + n * k) / c.memory_bytes_per_second);
+  }
+  return std::max(2.0 * m * n * k / c.bf16_flops_per_second,
+                  2.0 * (m * n + m * k + n * k) / c.memory_bytes_per_second);
 }
 
 double SolSeconds(const ShapeCeilings& c, const OperatorWork& work) {
@@ -136,8 +150,8 @@ double SolSeconds(const ShapeCeilings& c, const OperatorWork& work) {
 
 std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables,
                                        const ShapeCeilings& ceilings, int64_t n, int64_t k,
-                                       std::string* note) {
-  std::vector<std::pair<double, double>> coords;
+                                       std::string* note, const std::string& dtype) {
+  std::vector<Coords> coords;
   std::vector<std::string> names;
   std::vector<int64_t> keys;
   for (const ShapeGemmTable& t : tables) {
@@ -147,8 +161,7 @@ std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables
   }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  const std::vector<Site> sites =
-      NearestSites(coords, static_cast<double>(n), static_cast<double>(k), true);
+  const std::vector<Site> sites = NearestSites(coords, {static_cast<double>(n), static_cast<double>(k)}, true);
   if (sites.empty()) return {};
   if (sites.front().distance == 0) return tables[sites.front().index].points;
   if (note) *note = "from " + SitesText(names, sites);
@@ -156,9 +169,9 @@ std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables
       keys, sites, [&](size_t site, int64_t m) { return PointAt(tables[site].points, m); },
       [&](int64_t site, int64_t m) {
         const double md = static_cast<double>(m);
-        if (site < 0) return GemmSol(ceilings, md, static_cast<double>(n), static_cast<double>(k)) * 1e6;
+        if (site < 0) return GemmSolSeconds(ceilings, dtype, md, static_cast<double>(n), static_cast<double>(k)) * 1e6;
         const ShapeGemmTable& t = tables[static_cast<size_t>(site)];
-        return GemmSol(ceilings, md, static_cast<double>(t.n), static_cast<double>(t.k)) * 1e6;
+        return GemmSolSeconds(ceilings, dtype, md, static_cast<double>(t.n), static_cast<double>(t.k)) * 1e6;
       });
   std::vector<ProfilePoint> points;
   for (const auto& [m, us] : result) points.push_back({m, us});
@@ -173,8 +186,8 @@ namespace {
 // some heads.
 template <typename Table, typename Point, typename KeyOf, typename Make, typename WorkAt>
 std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCeilings& ceilings,
-                                 const ShapeHeads& heads, std::string* note, KeyOf key_of, Make make,
-                                 WorkAt work) {
+                                 const ShapeHeads& heads, int64_t kv_bytes, std::string* note, KeyOf key_of,
+                                 Make make, WorkAt work) {
   std::vector<size_t> kept;
   std::vector<std::string> names;
   const std::vector<Site> sites = HeadSites(tables, heads, kept, names);
@@ -195,7 +208,7 @@ std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCe
       },
       [&](int64_t site, const Key& key) {
         const ShapeHeads& h = site < 0 ? heads : tables[kept[static_cast<size_t>(site)]].heads;
-        return SolSeconds(ceilings, work(HeadShapes(h), key)) * 1e6;
+        return SolSeconds(ceilings, work(HeadShapes(h, kv_bytes), key)) * 1e6;
       });
   std::vector<Point> points;
   for (const auto& [key, us] : result) points.push_back(make(key, us));
@@ -206,23 +219,91 @@ std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCe
 
 std::vector<ProfilePoint> TransferPrefill(const std::vector<ShapePrefillTable>& tables,
                                           const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                          std::string* note) {
+                                          std::string* note, int64_t kv_bytes) {
   return TransferHeads<ShapePrefillTable, ProfilePoint>(
-      tables, ceilings, heads, note, [](const ProfilePoint& p) { return p.key; },
+      tables, ceilings, heads, kv_bytes, note, [](const ProfilePoint& p) { return p.key; },
       [](int64_t key, double us) { return ProfilePoint{key, us}; },
       [](const ShardShapes& s, int64_t t) { return PrefillAttentionWork(s, static_cast<double>(t), 0.0); });
 }
 
 std::vector<AttentionPoint> TransferDecode(const std::vector<ShapeDecodeTable>& tables,
                                            const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                           std::string* note) {
+                                           std::string* note, int64_t kv_bytes) {
   return TransferHeads<ShapeDecodeTable, AttentionPoint>(
-      tables, ceilings, heads, note,
+      tables, ceilings, heads, kv_bytes, note,
       [](const AttentionPoint& p) { return std::pair(p.rows, p.context_tokens); },
       [](std::pair<int64_t, int64_t> key, double us) { return AttentionPoint{key.first, key.second, us}; },
       [](const ShardShapes& s, std::pair<int64_t, int64_t> key) {
         return DecodeAttentionWork(s, static_cast<double>(key.first), static_cast<double>(key.second));
       });
+}
+
+ShardShapes MoeShapes(const ShapeMoeKey& key) {
+  ShardShapes s;
+  s.tensor_parallel = key.tp * key.ep;
+  s.hidden = key.hidden;
+  s.dtype_bytes = 2;
+  s.weight_bytes = IsFp8Dtype(key.dtype) ? 1 : 2;
+  s.quantization = key.dtype == "fp8"         ? WeightQuantization::kFp8
+                   : key.dtype == "fp8_block" ? WeightQuantization::kFp8Block
+                                              : WeightQuantization::kNone;
+  s.moe_layers = 1;
+  s.experts = key.experts;
+  s.experts_per_gpu = key.experts / key.ep;
+  s.experts_per_token = key.topk;
+  s.expert_ffn = key.inter / key.tp;
+  s.expert_parallel = key.ep;
+  return s;
+}
+
+double MoeSolSeconds(const ShapeCeilings& c, const ShapeMoeKey& key, double tokens) {
+  const OperatorWork work = MoeExpertsWork(MoeShapes(key), tokens);
+  const double flops = IsFp8Dtype(key.dtype) && c.fp8_flops_per_second > 0 ? c.fp8_flops_per_second
+                                                                           : c.bf16_flops_per_second;
+  return std::max(work.flops / flops, work.bytes / c.memory_bytes_per_second);
+}
+
+std::string MoeKeyText(const ShapeMoeKey& k) {
+  return k.dtype + " " + std::to_string(k.hidden) + "x" + std::to_string(k.inter) + " top-" +
+         std::to_string(k.topk) + " of " + std::to_string(k.experts) + " tp " + std::to_string(k.tp) + " ep " +
+         std::to_string(k.ep) + " " + k.distribution;
+}
+
+std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, const ShapeCeilings& ceilings,
+                                      const ShapeMoeKey& key, std::string* note, std::string* kernel) {
+  std::vector<size_t> kept;
+  std::vector<Coords> coords;
+  std::vector<std::string> names;
+  std::vector<int64_t> keys;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const ShapeMoeKey& k = tables[i].key;
+    if (k.dtype != key.dtype || k.tp != key.tp || k.ep != key.ep || k.distribution != key.distribution) continue;
+    kept.push_back(i);
+    coords.push_back({static_cast<double>(k.hidden), static_cast<double>(k.inter),
+                      static_cast<double>(k.experts), static_cast<double>(k.topk)});
+    names.push_back(std::to_string(k.hidden) + "x" + std::to_string(k.inter) + " top-" +
+                    std::to_string(k.topk) + "/" + std::to_string(k.experts));
+    for (const ProfilePoint& p : tables[i].points) keys.push_back(p.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  const Coords target = {static_cast<double>(key.hidden), static_cast<double>(key.inter),
+                         static_cast<double>(key.experts), static_cast<double>(key.topk)};
+  const std::vector<Site> sites = NearestSites(coords, target, false);
+  if (sites.empty()) return {};
+  const ShapeMoeTable& nearest = tables[kept[sites.front().index]];
+  if (kernel) *kernel = nearest.kernel;
+  if (sites.front().distance == 0) return nearest.points;
+  if (note) *note = "from " + SitesText(names, sites);
+  const auto result = TransferUtilisation<int64_t>(
+      keys, sites, [&](size_t site, int64_t t) { return PointAt(tables[kept[site]].points, t); },
+      [&](int64_t site, int64_t t) {
+        const ShapeMoeKey& k = site < 0 ? key : tables[kept[static_cast<size_t>(site)]].key;
+        return MoeSolSeconds(ceilings, k, static_cast<double>(t)) * 1e6;
+      });
+  std::vector<ProfilePoint> points;
+  for (const auto& [t, us] : result) points.push_back({t, us});
+  return points;
 }
 
 namespace {
@@ -325,8 +406,23 @@ std::vector<AllReduceTable> ResolveAllReduce(const ShapeProfile& profile, const 
   return out;
 }
 
+// The GEMM tables of `dtype` ("bfloat16", "fp8", "fp8_block"); null when
+// the source has none.
+const std::vector<ShapeGemmTable>* GemmTablesOf(const ShapeProfile& profile, const std::string& dtype) {
+  if (dtype == "bfloat16") return &profile.gemm;
+  for (const ShapeGemmDtype& group : profile.gemm_fp8) {
+    if (group.dtype == dtype && !group.tables.empty()) return &group.tables;
+  }
+  return nullptr;
+}
+
+// Every GEMM of the model: the quantized ones (GemmIsQuantized) from the
+// tables of their weight format, or, where the source has none, from the
+// bf16 tables (said, and flagged transferred); the rest from the bf16 tables.
 void ResolveGemms(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out,
                   ShapeResolution& r) {
+  const std::string quantized = WeightQuantizationName(shard.quantization);
+  const bool has_quantized_tables = GemmTablesOf(profile, quantized) != nullptr;
   for (int g = 0; g < kGemmCount; ++g) {
     const GemmId id = static_cast<GemmId>(g);
     if (!HasGemm(shard, id)) continue;
@@ -335,36 +431,82 @@ void ResolveGemms(const ShapeProfile& profile, const ShardShapes& shard, KernelP
     table.name = std::string(GemmName(id));
     table.n = shape.n;
     table.k = shape.k;
+    const bool is_quantized = GemmIsQuantized(shard, id);
+    const std::string dtype = is_quantized && has_quantized_tables ? quantized : "bfloat16";
     std::string note;
-    table.points = TransferGemm(profile.gemm, profile.ceilings, shape.n, shape.k, &note);
+    table.points = TransferGemm(*GemmTablesOf(profile, dtype), profile.ceilings, shape.n, shape.k, &note, dtype);
     if (table.points.empty()) continue;
-    table.transferred = !note.empty();
-    if (note.empty()) {
+    const bool fell_back = is_quantized && !has_quantized_tables;
+    table.transferred = !note.empty() || fell_back;
+    if (!table.transferred) {
       ++r.gemm_measured;
     } else {
       ++r.gemm_transferred;
-      r.notes.push_back(table.name + " " + std::to_string(shape.n) + "x" + std::to_string(shape.k) + " " + note);
+      std::string line = table.name + " " + std::to_string(shape.n) + "x" + std::to_string(shape.k);
+      if (is_quantized) line += " " + quantized;
+      if (!note.empty()) line += " " + note;
+      if (fell_back) line += (note.empty() ? " " : ", ") + std::string("from the bf16 tables");
+      r.notes.push_back(line);
     }
     out.gemm.push_back(std::move(table));
   }
+  if (shard.quantization == WeightQuantization::kNone) return;
+  r.quantized_gemms = quantized + " GEMMs from the source's " +
+                      (has_quantized_tables ? quantized + " tables"
+                                            : "bf16 tables (it has no " + quantized + " GEMM table; flagged)");
+}
+
+// One attention kind for `heads` by `transfer(tables, kv_bytes, note)`: from
+// the FP8-KV tables when the KV cache is FP8 and they hold the head dim,
+// else from the bf16-KV tables (`fell_back` set when the cache is FP8).
+template <typename Table, typename Transfer>
+auto AttentionFrom(const std::vector<Table>& fp8kv, const std::vector<Table>& bf16kv, bool fp8_kv,
+                   Transfer transfer, std::string& note, bool& fell_back) {
+  if (fp8_kv) {
+    auto points = transfer(fp8kv, 1, note);
+    if (!points.empty()) return points;
+    note.clear();
+  }
+  fell_back = fp8_kv;
+  return transfer(bf16kv, 2, note);
 }
 
 void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out,
                       ShapeResolution& r) {
   const ShapeHeads heads{shard.q_heads, shard.kv_heads, shard.head_dim};
+  const bool fp8_kv = shard.kv_bytes == 1;
   std::string prefill_note, decode_note;
-  const std::vector<ProfilePoint> no_cache =
-      TransferPrefill(profile.prefill_attention, profile.ceilings, heads, &prefill_note);
-  const std::vector<AttentionPoint> decode =
-      TransferDecode(profile.decode_attention, profile.ceilings, heads, &decode_note);
+  bool prefill_fell_back = false, decode_fell_back = false;
+  const std::vector<ProfilePoint> no_cache = AttentionFrom(
+      profile.prefill_attention_fp8kv, profile.prefill_attention, fp8_kv,
+      [&](const std::vector<ShapePrefillTable>& t, int64_t kv_bytes, std::string& note) {
+        return TransferPrefill(t, profile.ceilings, heads, &note, kv_bytes);
+      },
+      prefill_note, prefill_fell_back);
+  const std::vector<AttentionPoint> decode = AttentionFrom(
+      profile.decode_attention_fp8kv, profile.decode_attention, fp8_kv,
+      [&](const std::vector<ShapeDecodeTable>& t, int64_t kv_bytes, std::string& note) {
+        return TransferDecode(t, profile.ceilings, heads, &note, kv_bytes);
+      },
+      decode_note, decode_fell_back);
   if (no_cache.empty() || decode.empty()) {
     throw InputError(profile.origin, 0, no_cache.empty() ? "prefill_attention" : "decode_attention",
                      "no table of head dim " + std::to_string(shard.head_dim));
   }
   r.prefill_heads_measured = prefill_note.empty();
   r.decode_heads_measured = decode_note.empty();
-  if (!prefill_note.empty()) r.notes.push_back("prefill attention " + HeadsText(heads) + " " + prefill_note);
-  if (!decode_note.empty()) r.notes.push_back("decode attention " + HeadsText(heads) + " " + decode_note);
+  const std::string kv = fp8_kv ? " fp8 KV" : "";
+  if (!prefill_note.empty()) r.notes.push_back("prefill attention " + HeadsText(heads) + kv + " " + prefill_note);
+  if (!decode_note.empty()) r.notes.push_back("decode attention " + HeadsText(heads) + kv + " " + decode_note);
+  if (fp8_kv) {
+    r.kv_cache = prefill_fell_back || decode_fell_back
+                     ? "attention over the FP8 KV cache from the bf16-KV tables (the source has no FP8-KV table of "
+                       "head dim " + std::to_string(shard.head_dim) + " for " +
+                           (prefill_fell_back && decode_fell_back ? "prefill and decode"
+                            : prefill_fell_back                    ? "prefill"
+                                                                   : "decode") + "; flagged)"
+                     : "attention over the FP8 KV cache from the FP8-KV tables";
+  }
   for (AttentionTable* t : {&out.prefill_attention, &out.decode_attention}) {
     t->q_heads = shard.q_heads;
     t->kv_heads = shard.kv_heads;
@@ -373,8 +515,60 @@ void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, Ker
   }
   out.prefill_attention.points = PrefillWithContext(no_cache, decode, shard);
   out.decode_attention.points = decode;
-  out.prefill_attention.transferred = !prefill_note.empty();
-  out.decode_attention.transferred = !decode_note.empty();
+  out.prefill_attention.transferred = !prefill_note.empty() || prefill_fell_back;
+  out.decode_attention.transferred = !decode_note.empty() || decode_fell_back;
+}
+
+// The MoE table key of the model's fused experts at its TP (and EP).
+ShapeMoeKey MoeKeyOf(const ShardShapes& shard) {
+  ShapeMoeKey key;
+  key.dtype = shard.quantization == WeightQuantization::kNone ? "bfloat16"
+                                                              : WeightQuantizationName(shard.quantization);
+  key.hidden = shard.hidden;
+  key.tp = shard.expert_parallel > 1 ? 1 : shard.tensor_parallel;
+  key.ep = shard.expert_parallel;
+  key.inter = shard.expert_ffn * key.tp;  // the full size, as the source keys it
+  key.topk = shard.experts_per_token;
+  key.experts = shard.experts;
+  key.distribution = "balanced";
+  return key;
+}
+
+// KernelProfile::moe for an MoE model: the table of the weights' dtype and
+// the run's (tp, ep) with balanced routing, measured or transferred; failing
+// that (said, flagged transferred) skewed routing, then the bf16 tables.
+// With none, the profile latency model prices the experts by the roofline.
+void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out, ShapeResolution& r) {
+  if (shard.moe_layers == 0) return;
+  const ShapeMoeKey want = MoeKeyOf(shard);
+  std::vector<ShapeMoeKey> tries;
+  for (const std::string& dtype : {want.dtype, std::string("bfloat16")}) {
+    for (const std::string distribution : {"balanced", "power_law_1.2"}) {
+      ShapeMoeKey key = want;
+      key.dtype = dtype;
+      key.distribution = distribution;
+      if (std::find(tries.begin(), tries.end(), key) == tries.end()) tries.push_back(key);
+    }
+  }
+  for (size_t i = 0; i < tries.size(); ++i) {
+    std::string note, kernel;
+    std::vector<ProfilePoint> points = TransferMoe(profile.moe, profile.ceilings, tries[i], &note, &kernel);
+    if (points.empty()) continue;
+    MoeTable table;
+    table.kernel = kernel;
+    table.distribution = tries[i].distribution == "balanced" ? "balanced (uniform routing)"
+                                                             : tries[i].distribution + " (skewed routing)";
+    table.points = std::move(points);
+    table.transferred = i > 0 || !note.empty();
+    r.moe = std::string("MoE experts ") + (note.empty() ? "measured" : "transferred") + " at " +
+            MoeKeyText(tries[i]) +
+            (i > 0 ? " (no " + want.dtype + " balanced table at this tp and ep; flagged)" : "");
+    if (!note.empty()) r.notes.push_back("moe_experts " + MoeKeyText(tries[i]) + " " + note);
+    out.moe = std::move(table);
+    return;
+  }
+  r.moe = "no MoE table at tp " + std::to_string(want.tp) + " ep " + std::to_string(want.ep) + " for " +
+          MoeKeyText(want) + " (nor bf16, nor skewed routing): the roofline prices the experts (flagged)";
 }
 
 }  // namespace
@@ -384,6 +578,9 @@ std::string ShapeResolution::Summary() const {
                      std::to_string(gemm_measured + gemm_transferred) + " at measured (n, k)";
   text += prefill_heads_measured && decode_heads_measured ? "; attention heads measured"
                                                           : "; attention heads transferred";
+  for (const std::string* phrase : {&quantized_gemms, &kv_cache, &moe}) {
+    if (!phrase->empty()) text += "; " + *phrase;
+  }
   if (!notes.empty()) {
     text += "; transferred by the shape rule (";
     for (size_t i = 0; i < notes.size(); ++i) text += (i ? "; " : "") + notes[i];
@@ -411,6 +608,7 @@ KernelProfile ResolveShapeProfile(const ShapeProfile& profile, const ModelSpec& 
   out.source = profile.source;
   ResolveGemms(profile, shard, out, r);
   ResolveAttention(profile, shard, out, r);
+  ResolveMoe(profile, shard, out, r);
   out.elementwise = FusedElementwise(profile, shard, shard.vocab * shard.tensor_parallel);
   out.all_reduce = ResolveAllReduce(profile, shard);
   out.origin = profile.origin + ", resolved for " + model.name + " at TP " +

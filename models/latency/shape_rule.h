@@ -28,6 +28,26 @@
 //     modelled.
 //   All-reduce: the engine's measured all-reduce of the TP group over the
 //     hidden state's bytes.
+//   FP8 weights (ShardShapes::quantization fp8 / fp8_block): the quantized
+//     GEMMs (GemmIsQuantized: all but lm_head and the MoE router) from the
+//     source's GEMM tables of that dtype, measured or transferred within
+//     them, with the speed of light at the FP8 ceiling and 1-byte elements
+//     (as AIConfigurator's clamp). A source without that dtype's tables: the
+//     bf16 tables, said in the notes and flagged transferred.
+//   FP8 KV cache (ShardShapes::kv_bytes 1): attention from the FP8-KV
+//     tables (bf16 compute over an e4m3 cache), transferred with the
+//     cache's 1-byte K and V; without a table of the head dim there, the
+//     bf16-KV tables, said and flagged.
+//   MoE experts (ShardShapes::moe_layers > 0): the table keyed (weights'
+//     dtype, hidden, full expert inter, top-k, experts, tp, ep, "balanced")
+//     with tp = expert_parallel > 1 ? 1 : tensor_parallel and ep =
+//     expert_parallel; measured as measured, otherwise utilisation transfer
+//     from the (up to) 4 nearest measured shapes of the same dtype, tp, ep
+//     and routing (distance in log2 hidden, inter, experts, top-k; weight
+//     1/d^2; no octave window), utilisation = SOL(MoeExpertsWork) / time at
+//     the dtype's ceiling. No such table: skewed routing (power_law_1.2),
+//     then the bf16 tables, each said and flagged; none at all: no table
+//     (the profile latency model prices the experts by the roofline).
 
 #include <cstdint>
 #include <string>
@@ -46,6 +66,11 @@ struct ShapeResolution {
   int64_t gemm_transferred = 0;
   bool prefill_heads_measured = false;
   bool decode_heads_measured = false;
+  // One phrase each, empty for a dense model with bf16 weights and KV cache
+  // (whose Summary() is as it always was).
+  std::string quantized_gemms;  // which tables the FP8 GEMMs came from
+  std::string kv_cache;         // which tables attention over an FP8 KV cache came from
+  std::string moe;              // the MoE table used, measured or transferred, or none
   std::vector<std::string> notes;  // one line per transferred table
   // One phrase: "GEMMs 4 of 5 at measured (n, k); heads measured".
   std::string Summary() const;
@@ -60,23 +85,46 @@ KernelProfile ResolveShapeProfile(const ShapeProfile& profile, const ModelSpec& 
 
 // ---- Pieces of the rule, for the importer's leave-one-out study and tests.
 
-// Shapes holding only the given attention heads (bf16): what the attention
-// work formulas of models/latency/operator_work.h read.
-ShardShapes HeadShapes(const ShapeHeads& heads);
+// Shapes holding only the given attention heads (bf16 activations, KV
+// elements of `kv_bytes`): what the attention work formulas of
+// models/latency/operator_work.h read.
+ShardShapes HeadShapes(const ShapeHeads& heads, int64_t kv_bytes = 2);
+// Shapes holding only one GPU's share of the MoE layer `key` describes:
+// what MoeExpertsWork reads.
+ShardShapes MoeShapes(const ShapeMoeKey& key);
+bool IsFp8Dtype(const std::string& dtype);  // "fp8" or "fp8_block"
+// Speed of light of one GEMM of `dtype`, seconds, as AIConfigurator clamps
+// its tables: bf16 max(2 m n k / bf16 FLOPs, 2 (m n + m k + n k) / B); fp8
+// dtypes at the FP8 ceiling with 1-byte elements (bf16 figures when the
+// ceilings state no FP8 rate).
+double GemmSolSeconds(const ShapeCeilings& ceilings, const std::string& dtype, double m, double n, double k);
+// Speed of light of MoeExpertsWork(MoeShapes(key), tokens), seconds, at the
+// dtype's compute ceiling.
+double MoeSolSeconds(const ShapeCeilings& ceilings, const ShapeMoeKey& key, double tokens);
+std::string MoeKeyText(const ShapeMoeKey& key);  // "bfloat16 2048x768 top-8 of 128 tp 1 ep 1 balanced"
 // Speed of light of `work` at `ceilings`, seconds: max(FLOPs / compute,
 // bytes / bandwidth).
 double SolSeconds(const ShapeCeilings& ceilings, const OperatorWork& work);
 
-// GEMM (n, k) over `m_keys` by the transfer rule from `tables` (which need
-// not hold (n, k)); `note` (if given) says which sites were used.
+// GEMM (n, k) by the transfer rule from `tables` of `dtype` (which need
+// not hold (n, k)); `note` (if given) says which sites were used, and stays
+// empty for a measured shape. Empty result: no tables.
 std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables,
                                        const ShapeCeilings& ceilings, int64_t n, int64_t k,
-                                       std::string* note = nullptr);
+                                       std::string* note = nullptr, const std::string& dtype = "bfloat16");
+// Attention heads by the transfer rule, over a KV cache of `kv_bytes` per
+// element (the tables' own: 2 for the bf16-KV tables, 1 for the FP8-KV ones).
 std::vector<ProfilePoint> TransferPrefill(const std::vector<ShapePrefillTable>& tables,
                                           const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                          std::string* note = nullptr);
+                                          std::string* note = nullptr, int64_t kv_bytes = 2);
 std::vector<AttentionPoint> TransferDecode(const std::vector<ShapeDecodeTable>& tables,
                                            const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                           std::string* note = nullptr);
+                                           std::string* note = nullptr, int64_t kv_bytes = 2);
+// The MoE table `key` by the transfer rule from `tables` of the same dtype,
+// tp, ep and distribution (empty: none); `kernel` gets the nearest site's
+// kernel.
+std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, const ShapeCeilings& ceilings,
+                                      const ShapeMoeKey& key, std::string* note = nullptr,
+                                      std::string* kernel = nullptr);
 
 }  // namespace efimsim

@@ -46,7 +46,7 @@ TEST(AiConfiguratorImport, KeepsBf16FullAttentionBatchOneAndGraphAllReduce) {
   EXPECT_EQ(p.all_reduce[0].points[0].key, 8192);            // 4096 bf16 elements
   EXPECT_DOUBLE_EQ(p.all_reduce[0].points[0].time_us, 5.0);  // the graph row, not the eager one
   EXPECT_DOUBLE_EQ(p.elementwise.constant_us, 3.0);
-  EXPECT_EQ(p.source.files.size(), 5u);  // four CSVs and systems.csv, by checksum
+  EXPECT_EQ(p.source.files.size(), 9u);  // eight CSVs (four of the optional tables) and systems.csv, by checksum
 }
 
 TEST(AiConfiguratorImport, RefusesAnotherGpusTablesNamingTheRowAndColumn) {
