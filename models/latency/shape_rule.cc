@@ -438,6 +438,7 @@ void ResolveGemms(const ShapeProfile& profile, const ShardShapes& shard, KernelP
     if (table.points.empty()) continue;
     const bool fell_back = is_quantized && !has_quantized_tables;
     table.transferred = !note.empty() || fell_back;
+    table.weight_dtype = dtype;  // a bf16 table pricing FP8 weights is rescaled by its fit
     if (!table.transferred) {
       ++r.gemm_measured;
     } else {
@@ -517,6 +518,10 @@ void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, Ker
   out.decode_attention.points = decode;
   out.prefill_attention.transferred = !prefill_note.empty() || prefill_fell_back;
   out.decode_attention.transferred = !decode_note.empty() || decode_fell_back;
+  // The cache format the times were measured with (bf16 tables pricing an
+  // FP8 cache are rescaled by their fit).
+  out.prefill_attention.kv_cache_dtype = fp8_kv && !prefill_fell_back ? "fp8" : "bfloat16";
+  out.decode_attention.kv_cache_dtype = fp8_kv && !decode_fell_back ? "fp8" : "bfloat16";
 }
 
 // The MoE table key of the model's fused experts at its TP (and EP).
@@ -556,8 +561,10 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelPro
     if (points.empty()) continue;
     MoeTable table;
     table.kernel = kernel;
-    table.distribution = tries[i].distribution == "balanced" ? "balanced (uniform routing)"
-                                                             : tries[i].distribution + " (skewed routing)";
+    table.distribution = tries[i].distribution == "balanced"
+                             ? "balanced (tokens spread evenly over the experts)"
+                             : tries[i].distribution + " (skewed routing)";
+    table.weight_dtype = tries[i].dtype;
     table.points = std::move(points);
     table.transferred = i > 0 || !note.empty();
     r.moe = std::string("MoE experts ") + (note.empty() ? "measured" : "transferred") + " at " +
