@@ -75,6 +75,9 @@ struct MoeTable {
   // table to the run's routing by its fit.
   std::string distribution;
   std::string weight_dtype = "bfloat16";  // as GemmTable::weight_dtype
+  // True when the source timed the whole sparse-MoE block, router included
+  // (LLMServingSim): the router GEMM is then priced inside this table.
+  bool includes_router = false;
   std::vector<ProfilePoint> points;  // key: tokens; sorted, unique
   bool transferred = false;          // as GemmTable::transferred
 };

@@ -81,7 +81,9 @@ struct ShapeMoeKey {
   int64_t experts = 0;       // routed experts of the model (all GPUs)
   int64_t tp = 1;            // each expert split tp ways along inter (this GPU: inter / tp)
   int64_t ep = 1;            // experts spread over ep GPUs (this GPU: experts / ep)
-  std::string distribution;  // routing: "balanced" (every expert gets tokens x topk / experts), "power_law_1.2"
+  // routing: "balanced" (every expert gets tokens x topk / experts),
+  // "uniform" (random top-k: the expected distinct experts), "power_law_1.2"
+  std::string distribution;
   friend bool operator==(const ShapeMoeKey&, const ShapeMoeKey&) = default;
   friend auto operator<=>(const ShapeMoeKey&, const ShapeMoeKey&) = default;
 };
@@ -89,6 +91,9 @@ struct ShapeMoeKey {
 struct ShapeMoeTable {
   ShapeMoeKey key;
   std::string kernel;                // the source's kernel_source of the key's first row
+  // The source timed the whole sparse-MoE block, router included
+  // (LLMServingSim); file key "includes_router", written only when true.
+  bool includes_router = false;
   std::vector<ProfilePoint> points;  // key: tokens entering the layer (whole batch); sorted, unique
 };
 

@@ -214,6 +214,7 @@ void ReadMoe(StrictObject& root, ShapeProfile& profile) {
     ShapeMoeTable table;
     table.key = ReadMoeKey(t);
     table.kernel = t.String("kernel");
+    table.includes_router = t.Has("includes_router") && t.Bool("includes_router");
     table.points = ReadTimes(t.Field("us"), tokens, profile.origin, t.Path("us"));
     t.RejectUnknownKeys();
     profile.moe.push_back(std::move(table));
@@ -371,6 +372,7 @@ std::string MoeText(const ShapeProfile& profile) {
     ordered o = {{"dtype", k.dtype}, {"hidden", k.hidden}, {"inter", k.inter}, {"topk", k.topk},
                  {"experts", k.experts}, {"tp", k.tp}, {"ep", k.ep}, {"distribution", k.distribution},
                  {"kernel", t.kernel}};
+    if (t.includes_router) o["includes_router"] = true;
     o["us"] = TimesJson(tokens, t.points);
     tables.push_back(std::move(o));
   }

@@ -251,7 +251,7 @@ void ReadMoe(const SourceCsv& file, const std::string& device, ShapeProfile& pro
     if (!points.emplace(tokens, csv.Milliseconds(r, "latency") * 1000.0).second) ++repeats;
   }
   for (const auto& [key, table] : tables) {
-    ShapeMoeTable t{key, table.first, {}};
+    ShapeMoeTable t{key, table.first, false, {}};
     for (const auto& [tokens, us] : table.second) t.points.push_back({tokens, us});
     profile.moe.push_back(std::move(t));
   }

@@ -1,5 +1,7 @@
 #include "models/import/llmservingsim_import.h"
 
+#include "models/import/llmservingsim_moe.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <sstream>
 
 #include "models/latency/operator_work.h"
+#include "models/import/llmservingsim_moe.h"
 #include "models/import/profile_import_detail.h"
 #include "sim/base/errors.h"
 #include "sim/base/sha256.h"
@@ -81,6 +84,27 @@ void CheckGpu(const LlmServingSimMeta& meta, const GpuSpec& gpu) {
                        "LLMServingSim profiled \"" + meta.gpu + "\", not GPU " + gpu.name);
     }
   }
+}
+
+// An MoE model's tp1/moe.csv as the profile's MoE table: the block's time
+// (router included) by tokens under uniform routing (llmservingsim_moe.h).
+void AddMoeTable(const std::string& dir, const ModelSpec& model, const LlmServingSimMeta& meta,
+                 KernelProfile& profile, ProfileSource& source, ImportReport& report) {
+  if (!model.moe.IsMoe()) return;
+  const std::string path = dir + "/tp1/moe.csv";
+  const std::string text = ReadFileBytes(path);
+  const LlmServingSimMoeGrid grid = ParseLlmServingSimMoe(text, path);
+  MoeTable table;
+  table.kernel = "vLLM " + meta.vllm_version + " sparse-MoE block (router and fused experts), as LLMServingSim's profiler hooked it";
+  table.distribution = "uniform (LLMServingSim's (tokens, distinct experts) grid read at the expected distinct experts of random top-k choices)";
+  table.points = UniformRoutingMoePoints(grid, ShardModel(model, 1));
+  table.includes_router = true;
+  profile.moe = std::move(table);
+  source.files.push_back(ProfileSourceFile{path, Sha256Hex(text)});
+  report.notes.push_back("moe.csv: " + std::to_string(grid.us.size()) +
+                         " token counts, read at the expected distinct experts of uniform top-" +
+                         std::to_string(model.moe.experts_per_token) + " routing over " +
+                         std::to_string(model.moe.experts) + " experts; the router is inside it");
 }
 
 }  // namespace
@@ -263,7 +287,7 @@ using LayerTables = std::map<std::string, std::map<int64_t, double>>;
 
 // dense.csv and per_sequence.csv by layer, every layer the profile needs
 // present; a repeated key is an error (the source writes each once).
-LayerTables ReadLayerTables(const BundleCsvs& csvs) {
+LayerTables ReadLayerTables(const BundleCsvs& csvs, const ModelSpec& model) {
   LayerTables tables;
   for (const LlmServingSimCsv* csv : {&csvs.dense, &csvs.per_seq}) {
     for (const auto& row : csv->rows) {
@@ -277,6 +301,10 @@ LayerTables ReadLayerTables(const BundleCsvs& csvs) {
   }
   for (const char* layer : {"layernorm", "qkv_proj", "rotary_emb", "o_proj", "gate_up_proj", "act_fn",
                             "down_proj", "lm_head", "sampler"}) {
+    // A model whose every layer is MoE has no dense MLP (moe.csv times it).
+    const bool dense_mlp = std::string(layer) == "gate_up_proj" || std::string(layer) == "act_fn" ||
+                           std::string(layer) == "down_proj";
+    if (dense_mlp && model.DenseLayers() == 0) continue;
     if (!tables.count(layer)) {
       const bool per_sequence = std::string(layer) == "lm_head" || std::string(layer) == "sampler";
       throw InputError(per_sequence ? csvs.per_seq.origin : csvs.dense.origin, 0, "layer",
@@ -341,6 +369,7 @@ void AddGemmTables(const LayerTables& tables, const ModelSpec& model, const Impo
       {GemmId::kDownProj, "down_proj"}, {GemmId::kLmHead, "lm_head"}};
   std::vector<double> linear, loglog;
   for (const auto& [id, layer] : gemms) {
+    if (!HasGemm(full, id)) continue;  // an all-MoE model has no dense MLP GEMMs
     GemmTable table;
     table.name = GemmName(id);
     const GemmShape shape = GemmShapeOf(full, id);
@@ -365,6 +394,7 @@ void AddElementwiseTables(const LayerTables& tables, const ModelSpec& model, Ker
       {ElementwiseId::kRmsnorm, "layernorm"}, {ElementwiseId::kRope, "rotary_emb"},
       {ElementwiseId::kActivation, "act_fn"}, {ElementwiseId::kSampling, "sampler"}};
   for (const auto& [id, layer] : measured) {
+    if (!tables.count(layer)) continue;  // act_fn: none in an all-MoE model
     ElementwiseTable table;
     table.name = ElementwiseName(id, gated);
     for (const auto& [tokens, us] : tables.at(layer)) table.points.push_back({tokens, us});
@@ -460,17 +490,18 @@ KernelProfile ImportLlmServingSimProfile(const std::string& dir, const ModelSpec
   CheckGpu(meta, gpu);
   CheckProfiledShapes(meta, model);
   const BundleCsvs csvs = ReadBundleCsvs(dir);
-  const LayerTables tables = ReadLayerTables(csvs);
+  const LayerTables tables = ReadLayerTables(csvs, model);
   CheckLayerNames(tables, csvs.dense.origin, report);
   KernelProfile profile = NewLlmServingSimProfile(meta, model, gpu, settings);
   AddGemmTables(tables, model, settings, profile, report);
   AddElementwiseTables(tables, model, profile);
   AddAttentionTables(csvs.attention, profile, report);
+  ProfileSource source = DescribeSource(meta, csvs);
+  AddMoeTable(dir, model, meta, profile, source, report);
   report.notes.push_back("dense: " + std::to_string(tables.at("qkv_proj").size()) + " token counts (" +
                          std::to_string(tables.at("qkv_proj").begin()->first) + ".." +
                          std::to_string(tables.at("qkv_proj").rbegin()->first) + "); lm_head and sampler: " +
                          std::to_string(tables.at("lm_head").size()) + " sequence counts");
-  ProfileSource source = DescribeSource(meta, csvs);
   Finish(profile, std::move(source), std::nullopt, model, report);
   return profile;
 }

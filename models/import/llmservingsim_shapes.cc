@@ -19,10 +19,18 @@ ModelSpec ProfiledModel(const LlmServingSimMeta& meta) {
   std::string name = meta.model.substr(meta.model.find_last_of('/') + 1);
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // "qwen3-30b-a3b-instruct-2507": the base model's spec (an instruct
+  // release has the base's shapes).
+  const std::vector<std::string> tries = {name, name.substr(0, name.find("-instruct"))};
   ModelSpec model;
-  try {
-    model = LoadModelSpec(name);
-  } catch (const UsageError&) {
+  for (const std::string& candidate : tries) {
+    try {
+      model = LoadModelSpec(candidate);
+      break;
+    } catch (const UsageError&) {
+    }
+  }
+  if (model.name.empty()) {
     throw InputError(meta.origin, 0, "model", "\"" + meta.model + "\" is no built-in model (" + name + ")");
   }
   std::string changed;

@@ -59,6 +59,7 @@ constexpr std::string_view kProfileFit = "profile+fit";
 constexpr std::string_view kNoTable = "roofline (no profile table)";
 constexpr std::string_view kModelled = "profile (modelled table)";
 constexpr std::string_view kShapeRule = "profile (shape rule)";
+constexpr std::string_view kInMoe = "inside moe_experts (the source timed the whole block)";
 
 // The shapes a table's times were measured at: `full` with the table's own
 // weight and KV formats. Where they differ from the run's (a BF16 table
@@ -125,6 +126,7 @@ class ProfileOperatorTimer : public OperatorTimer {
     }
     if (profile.moe && full_.moe_layers > 0) {
       moe_transferred_ = profile.moe->transferred;
+      router_in_moe_ = profile.moe->includes_router;
       moe_measured_ = MeasuredFormat(full_, profile.moe->weight_dtype, "bfloat16");
       // A table timed with tokens spread evenly over the experts is carried
       // to the run's routing by its fit (fewer experts touched: less to read).
@@ -146,6 +148,7 @@ class ProfileOperatorTimer : public OperatorTimer {
 
 
   OperatorTime Gemm(GemmId id, int64_t m) const override {
+    if (id == GemmId::kMoeRouter && router_in_moe_) return {0.0, false, kInMoe};
     const auto& table = gemm_[static_cast<size_t>(id)];
     if (!table) return Fallback(roofline_.Gemm(id, m));
     const double md = static_cast<double>(m);
@@ -273,6 +276,7 @@ class ProfileOperatorTimer : public OperatorTimer {
   std::optional<FittedTable> all_reduce_;
   std::optional<FittedTable> moe_;
   bool moe_transferred_ = false;
+  bool router_in_moe_ = false;  // the MoE table's times include the router
 };
 
 // Checks the profile against the model and GPU it is used for (the GPU

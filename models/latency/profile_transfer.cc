@@ -178,6 +178,17 @@ ShapeProfile ShapeProfileFromKernelProfile(const KernelProfile& profile, const M
   }
   std::sort(out.all_reduce.begin(), out.all_reduce.end(),
             [](const ShapeAllReduceTable& a, const ShapeAllReduceTable& b) { return a.gpus < b.gpus; });
+  if (profile.moe && shapes.moe_layers > 0) {
+    // Keyed as the shape rule looks it up: the full expert, the profile's TP.
+    ShapeMoeTable moe;
+    moe.key = {profile.moe->weight_dtype, shapes.hidden, shapes.expert_ffn * shapes.tensor_parallel,
+               shapes.experts_per_token, shapes.experts, shapes.tensor_parallel, 1,
+               profile.moe->distribution.substr(0, profile.moe->distribution.find(' '))};
+    moe.kernel = profile.moe->kernel;
+    moe.includes_router = profile.moe->includes_router;
+    moe.points = profile.moe->points;
+    out.moe.push_back(std::move(moe));
+  }
   return out;
 }
 

@@ -548,7 +548,7 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelPro
   const ShapeMoeKey want = MoeKeyOf(shard);
   std::vector<ShapeMoeKey> tries;
   for (const std::string& dtype : {want.dtype, std::string("bfloat16")}) {
-    for (const std::string distribution : {"balanced", "power_law_1.2"}) {
+    for (const std::string distribution : {"balanced", "uniform", "power_law_1.2"}) {
       ShapeMoeKey key = want;
       key.dtype = dtype;
       key.distribution = distribution;
@@ -559,17 +559,24 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelPro
     std::string note, kernel;
     std::vector<ProfilePoint> points = TransferMoe(profile.moe, profile.ceilings, tries[i], &note, &kernel);
     if (points.empty()) continue;
+    const ShapeMoeKey& key = tries[i];
+    // The run's dtype with even or random routing is what the source
+    // measured for it; another dtype or skewed routing stands in (flagged).
+    const bool stand_in = key.dtype != want.dtype || key.distribution == "power_law_1.2";
     MoeTable table;
     table.kernel = kernel;
-    table.distribution = tries[i].distribution == "balanced"
-                             ? "balanced (tokens spread evenly over the experts)"
-                             : tries[i].distribution + " (skewed routing)";
-    table.weight_dtype = tries[i].dtype;
+    table.distribution = key.distribution == "balanced"  ? "balanced (tokens spread evenly over the experts)"
+                         : key.distribution == "uniform" ? "uniform (random top-k routing)"
+                                                         : key.distribution + " (skewed routing)";
+    table.weight_dtype = key.dtype;
+    table.includes_router = std::any_of(profile.moe.begin(), profile.moe.end(), [&](const ShapeMoeTable& t) {
+      return t.includes_router && t.key.dtype == key.dtype && t.key.distribution == key.distribution;
+    });
     table.points = std::move(points);
-    table.transferred = i > 0 || !note.empty();
+    table.transferred = stand_in || !note.empty();
     r.moe = std::string("MoE experts ") + (note.empty() ? "measured" : "transferred") + " at " +
-            MoeKeyText(tries[i]) +
-            (i > 0 ? " (no " + want.dtype + " balanced table at this tp and ep; flagged)" : "");
+            MoeKeyText(key) +
+            (stand_in ? " (no " + want.dtype + " table of even or random routing at this tp and ep; flagged)" : "");
     if (!note.empty()) r.notes.push_back("moe_experts " + MoeKeyText(tries[i]) + " " + note);
     out.moe = std::move(table);
     return;

@@ -181,7 +181,7 @@ TEST(ShapeProfileIoFp8Moe, ErrorsNameTheNewTablesFields) {
 // A synthetic MoE table running at `utilisation` of its speed of light at
 // every token count: a transfer between such tables is exact.
 ShapeMoeTable ConstantUtilisation(const ShapeCeilings& c, const ShapeMoeKey& key, double utilisation) {
-  ShapeMoeTable t{key, "synthetic", {}};
+  ShapeMoeTable t{key, "synthetic", false, {}};
   for (int64_t tokens = 1; tokens <= 16384; tokens *= 4) {
     t.points.push_back({tokens, MoeSolSeconds(c, key, static_cast<double>(tokens)) * 1e6 / utilisation});
   }
@@ -220,7 +220,7 @@ TEST(ShapeRuleMoe, MeasuredKeyAsMeasuredOtherKeysTransferredAndFlagged) {
   k = ResolveShapeProfile(p, ServedAs(QwenMoe(), {WeightQuantization::kFp8, KvCacheDtype::kAuto, false}), 1, &r);
   ASSERT_TRUE(k.moe.has_value());
   EXPECT_TRUE(k.moe->transferred);
-  EXPECT_NE(r.moe.find("no fp8 balanced table"), std::string::npos) << r.moe;
+  EXPECT_NE(r.moe.find("no fp8 table of even or random routing"), std::string::npos) << r.moe;
 }
 
 TEST(ShapeRuleMoe, ExpertParallelKeysTheWholeExpertAndTheEpGroup) {
