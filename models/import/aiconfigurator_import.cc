@@ -1,6 +1,7 @@
 #include "models/import/aiconfigurator_import.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <initializer_list>
 #include <iterator>
@@ -121,14 +122,114 @@ void ReadGemm(const SourceCsv& file, const std::string& device, ShapeProfile& pr
                   " times raised to the speed of light");
 }
 
+using GemmByShape = std::map<std::pair<int64_t, int64_t>, std::map<int64_t, double>>;
+
+// Whether the source timed `dtype`'s rows of `engine` eagerly (no CUDA
+// graph), so that they carry a host-launch floor: the README says so of
+// vLLM's fp8_block rows only (every other table is CUDA-graph replays, and
+// the data agree: SGLang fp8_block and vLLM fp8 sit near their byte bound
+// at small m, vLLM fp8_block at 60-90 us on H100/H200 whatever the shape).
+bool EagerTimed(const std::string& engine, const std::string& dtype) {
+  return engine == "vllm_v1" && dtype == "fp8_block";
+}
+
+// `us` with one decimal, for the notes.
+std::string FormatUs(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", us);
+  return text;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// The launch floor per m, us: the median over the (n, k) both tables
+// measured at that m of (eager time - graph-timed `twin` time, the same
+// bytes), at least 0; an m with fewer than 3 such shapes gets none.
+std::map<int64_t, double> LaunchFloors(const GemmByShape& eager, const GemmByShape& twin) {
+  std::map<int64_t, std::vector<double>> gaps;
+  for (const auto& [nk, points] : eager) {
+    const auto other = twin.find(nk);
+    if (other == twin.end()) continue;
+    for (const auto& [m, us] : points) {
+      const auto it = other->second.find(m);
+      if (it != other->second.end()) gaps[m].push_back(us - it->second);
+    }
+  }
+  std::map<int64_t, double> floors;
+  for (const auto& [m, g] : gaps) {
+    if (g.size() >= 3) floors[m] = std::max(0.0, Median(g));
+  }
+  return floors;
+}
+
+// Removes the launch floor F(m) from the eager rows it dominates (time <
+// 2 F(m)); rows at 2 F(m) or more are kept (an eager loop's per-call time is
+// max(launches, kernel): there the kernel outlasts the launches). Never
+// below the speed of light at `dtype`. Returns the rows lowered.
+int64_t RemoveLaunchFloor(GemmByShape& eager, const std::map<int64_t, double>& floors, const ShapeCeilings& ceilings,
+                          const std::string& dtype) {
+  int64_t lowered = 0;
+  for (auto& [nk, points] : eager) {
+    for (auto& [m, us] : points) {
+      const auto f = floors.find(m);
+      if (f == floors.end() || !(us < 2 * f->second)) continue;
+      const double sol = GemmSolSeconds(ceilings, dtype, static_cast<double>(m), static_cast<double>(nk.first),
+                                        static_cast<double>(nk.second)) * 1e6;
+      us = std::max(sol, us - f->second);
+      ++lowered;
+    }
+  }
+  return lowered;
+}
+
+// "F(1) 46.5, F(64) 72.6, ..." at the m the notes quote, and the median of
+// F(m) over m <= 64 (the decode range), us.
+std::string FloorSummary(const std::map<int64_t, double>& floors) {
+  std::vector<double> small;
+  std::string at;
+  for (const auto& [m, us] : floors) {
+    if (m <= 64) small.push_back(us);
+    if (m == 1 || m == 32 || m == 64 || m == 1024 || m == 8192) at += ", m " + std::to_string(m) + ": " + FormatUs(us);
+  }
+  return FormatUs(small.empty() ? 0.0 : Median(small)) + " us median over m <= 64 (" + at.substr(2) + " us)";
+}
+
+// The eager tables of `rows` (EagerTimed) with their launch floor removed,
+// estimated against the file's graph-timed fp8 rows; notes say the floor.
+// Too few shapes to estimate from (a small file): kept, and said.
+void RemoveEagerFloors(GemmRows& rows, const std::string& engine, const ShapeCeilings& ceilings,
+                       const std::string& path, std::vector<std::string>& notes) {
+  const auto graph = rows.tables.find("fp8");
+  for (auto& [dtype, by_nk] : rows.tables) {
+    if (!EagerTimed(engine, dtype)) continue;
+    const std::map<int64_t, double> floors =
+        graph == rows.tables.end() ? std::map<int64_t, double>{} : LaunchFloors(by_nk, graph->second);
+    if (floors.empty()) {
+      notes.push_back("gemm " + dtype + ": timed eagerly (" + engine + ") but no m has 3 (n, k) with fp8 rows in " +
+                      path + " to estimate the launch floor from: kept as measured (upper bounds)");
+      continue;
+    }
+    const int64_t lowered = RemoveLaunchFloor(by_nk, floors, ceilings, dtype);
+    notes.push_back("gemm " + dtype + ": timed eagerly (" + engine + "); launch floor " + FloorSummary(floors) +
+                    ", the median per m of its time minus the CUDA-graph fp8 time at the same (n, k); removed from " +
+                    std::to_string(lowered) + " rows under twice their m's floor, none below the speed of light");
+  }
+}
+
 // gemm_fp8.csv: fp8 and fp8_block GEMMs, kept only at the (n, k) the bf16
-// tables have (the size budget; every one of the source's has a twin).
+// tables have (the size budget; every one of the source's has a twin);
+// eager-timed tables (EagerTimed) with their launch floor removed.
 void ReadGemmFp8(const SourceCsv& file, const std::string& device, ShapeProfile& profile,
                  std::vector<std::string>& notes) {
   if (!(profile.ceilings.fp8_flops_per_second > 0)) {
     throw InputError(file.path, 0, "fp8_tc_flops", "systems.csv states no FP8 ceiling for these FP8 tables");
   }
   GemmRows rows = ReadGemmRows(file, device, profile.ceilings, {"fp8", "fp8_block"});
+  RemoveEagerFloors(rows, profile.engine, profile.ceilings, file.path, notes);
   std::set<std::pair<int64_t, int64_t>> bf16;
   for (const ShapeGemmTable& t : profile.gemm) bf16.insert({t.n, t.k});
   for (auto& [dtype, by_nk] : rows.tables) {
@@ -298,8 +399,9 @@ std::string ImportMethod(const std::string& system) {
          "raised to the speed of light at systems.csv's ceilings; prefill attention from batch-1 rows; "
          "CUDA-graph all-reduce rows; milliseconds to microseconds; systems.csv row " + system +
          ". Where the folder has them: gemm_fp8.csv's fp8 and fp8_block GEMMs at the (n, k) the bf16 tables "
-         "have, raised to the speed of light at fp8_tc_flops and 1-byte elements (vLLM fp8_block rows were "
-         "timed eagerly: small-m times carry a host-launch floor); FP8-KV attention from the "
+         "have, raised to the speed of light at fp8_tc_flops and 1-byte elements; vLLM fp8_block rows were "
+         "timed eagerly, so their launch floor F(m) (the median over (n, k) of fp8_block minus fp8 time at that "
+         "m, at least 0) is taken off every row under 2 F(m), never below the speed of light; FP8-KV attention from the "
          "*_attention_fp8kv.csv rows with bf16 compute; moe.csv's bfloat16, fp8 and fp8_block rows with "
          "balanced and power_law_1.2 routing on at most 8 GPUs (tp x ep <= 8), keyed as AIConfigurator keys "
          "them (dtype, hidden, inter, top-k, experts, tp, ep, distribution) over tokens";
