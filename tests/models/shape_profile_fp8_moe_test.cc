@@ -162,11 +162,16 @@ TEST(AiConfiguratorImportFp8Moe, VllmFp8BlockRowsLoseTheirEagerLaunchFloor) {
   ASSERT_EQ(p.gemm_fp8.size(), 2u);
   const auto& fp8 = p.gemm_fp8[0].tables;
   const auto& block = p.gemm_fp8[1].tables;
-  ASSERT_EQ(block.size(), 3u);  // 4096x8192 has no bf16 twin in the fixture's gemm.csv
+  ASSERT_EQ(block.size(), 4u);
+  ASSERT_EQ(fp8.size(), 4u);  // the same (n, k), in the same order
   for (size_t i = 0; i < block.size(); ++i) {
     const double sol = GemmSolSeconds(p.ceilings, "fp8_block", 1, static_cast<double>(block[i].n),
                                       static_cast<double>(block[i].k)) * 1e6;
-    EXPECT_NEAR(PointAt(block[i].points, 1), std::max(sol, PointAt(fp8[i].points, 1)), 1e-3) << block[i].n;
+    // At m = 1 a row under twice the 60 us floor loses it (16384x4096, at
+    // 132 us, is above: the kernel outlasts the launches, kept as measured).
+    const double measured = PointAt(fp8[i].points, 1) + 60.0;
+    const double want = measured < 120.0 ? std::max(sol, PointAt(fp8[i].points, 1)) : measured;
+    EXPECT_NEAR(PointAt(block[i].points, 1), want, 1e-3) << block[i].n;
     // At m = 4096 the kernel outlasts twice the 17.5 us gap: kept as measured.
     EXPECT_NEAR(PointAt(block[i].points, 4096), PointAt(fp8[i].points, 4096) + 17.5, 1e-3) << block[i].n;
   }
@@ -358,7 +363,10 @@ TEST(ShapeRuleFp8, VllmFp8BlockAtSmallMIsNoSlowerThanBf16) {
       const double block =
           PointAt(TransferGemm(p.gemm_fp8[1].tables, p.ceilings, 8192, 8192, nullptr, "fp8_block"), m);
       EXPECT_LE(block, bf16) << gpu << " m " << m;
-      EXPECT_GE(block, GemmSolSeconds(p.ceilings, "fp8_block", static_cast<double>(m), 8192, 8192) * 1e6) << gpu;
+      // Profiles keep 6 significant digits: a row at its bound reads a hair under it.
+      EXPECT_GE(block, GemmSolSeconds(p.ceilings, "fp8_block", static_cast<double>(m), 8192, 8192) * 1e6 *
+                           (1.0 - 1e-5))
+          << gpu;
     }
   }
   for (const ShapeRuleStudy& s : StudyShapeRule(Builtin("h100-sxm"))) {
