@@ -67,6 +67,11 @@ void Merge(ShapeProfile& into, const ShapeProfile& from) {
       into.decode_attention.push_back(t);
     }
   }
+  for (const ShapeMoeTable& t : from.moe) {
+    if (std::none_of(into.moe.begin(), into.moe.end(), [&](const ShapeMoeTable& m) { return m.key == t.key; })) {
+      into.moe.push_back(t);
+    }
+  }
   for (const ProfileSourceFile& f : from.source.files) into.source.files.push_back(f);
 }
 
@@ -144,6 +149,8 @@ ShapeProfile ImportLlmServingSimShapes(const std::vector<std::string>& bundles, 
             [](const ShapePrefillTable& a, const ShapePrefillTable& b) { return a.heads < b.heads; });
   std::sort(out.decode_attention.begin(), out.decode_attention.end(),
             [](const ShapeDecodeTable& a, const ShapeDecodeTable& b) { return a.heads < b.heads; });
+  std::sort(out.moe.begin(), out.moe.end(),
+            [](const ShapeMoeTable& a, const ShapeMoeTable& b) { return a.key < b.key; });
   out.all_reduce.clear();  // TP1 bundles only
   out.engine = "vllm_v1";
   out.command = settings.command;
