@@ -61,6 +61,22 @@ fail() {
 
 # run_case NAME SIGNAL DELAY_S [SECOND_SIGNAL]: starts the command, sends
 # SIGNAL after DELAY_S (and SECOND_SIGNAL 20 ms later), then checks.
+# Waits (up to 20 s) until process `pid` catches SIGINT: its handler is
+# installed (SigCgt in /proc, bit 1). Bash starts background commands with
+# SIGINT ignored, so a SIGINT sent before main installs the handler would be
+# lost, and the run would finish (exit 0): a slow start (a sanitizer build
+# parsing the embedded tables) made the 0.05 s cases test that, not set-up.
+wait_for_handler() {
+  local pid=$1 tries=0 mask
+  while ((tries < 2000)); do
+    mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null) || return 0
+    [[ -z $mask ]] && return 0  # gone already
+    (( (16#$mask >> 1) & 1 )) && return 0
+    sleep 0.01
+    tries=$((tries + 1))
+  done
+}
+
 run_case() {
   local name=$1 signal=$2 delay=$3 second=${4:-}
   local dir="$work/$name-$signal-$delay${second:+-$second}"
@@ -82,6 +98,7 @@ run_case() {
     "$efimsim" ${args[$name]} --out "$target" >"$dir/stdout" 2>"$dir/stderr" &
   fi
   local pid=$!
+  wait_for_handler "$pid"
   sleep "$delay"
   local signalled
   signalled=$(now_ms)
@@ -134,7 +151,7 @@ run_case() {
 started=$(now_ms)
 for name in replay compare sweep capacity convert; do
   for signal in INT TERM HUP; do
-    run_case "$name" "$signal" 0.05  # set-up (or before the handler: killed, nothing staged)
+    run_case "$name" "$signal" 0.05  # set-up, 0.05 s after the handler is installed
     run_case "$name" "$signal" 0.4   # mid-run
   done
 done

@@ -13,10 +13,13 @@
 namespace efimsim {
 namespace {
 
-// Two requests one second apart sharing their first two 512-token blocks.
+// Two requests one second apart sharing their first two 512-token blocks,
+// in a file of the running test's own (ctest runs the tests of this file
+// in parallel processes: one shared path let one test delete the other's).
 std::string WriteMooncakeTrace() {
+  const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
   const std::string path =
-      (std::filesystem::temp_directory_path() / "efimsim_block_size_test.jsonl").string();
+      (std::filesystem::temp_directory_path() / ("efimsim_block_size_test_" + name + ".jsonl")).string();
   std::ofstream out(path);
   out << R"({"timestamp": 0, "input_length": 1500, "output_length": 4, "hash_ids": [7, 8, 9]})" "\n"
       << R"({"timestamp": 1000, "input_length": 1400, "output_length": 4, "hash_ids": [7, 8, 10]})" "\n";
