@@ -82,8 +82,9 @@ const std::vector<CommandEntry>& Commands() {
        "a latency model's error against measured step times (`models/PROFILE.md`)",
        RunValidateLatencyCommand},
       {"validate-serving", "validate-serving",
-       "a real serving run (LLMServingSim bench layout, `vllm bench serve` JSON) replayed with "
-       "its configuration: TTFT, TPOT, E2E measured vs predicted "
+       "a real serving run (LLMServingSim bench layout, `vllm bench serve` JSON, vLLM "
+       "OpenTelemetry spans, GuideLLM results) replayed with its configuration: TTFT, TPOT, E2E "
+       "measured vs predicted, client-side times with the frontend model "
        "([docs/validation.md](docs/validation.md))",
        RunValidateServingCommand},
       {"profile", "profile import",
