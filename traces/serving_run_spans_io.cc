@@ -136,6 +136,8 @@ struct GuidellmRequest {
   double start_s = 0, ttft_ms = 0, latency_s = 0;
 };
 
+constexpr double kMaxUnixSeconds = 4e9;
+
 GuidellmRequest ReadGuidellmRequest(const Fields& f) {
   GuidellmRequest r;
   r.id = f.Has("response_id") ? f.String("response_id") : f.String("request_id");
@@ -146,6 +148,12 @@ GuidellmRequest ReadGuidellmRequest(const Fields& f) {
   r.latency_s = f.Number("request_latency");
   if (r.prompt_tokens < 1) throw InputError(f.file(), 0, f.Name("prompt_tokens"), "must be >= 1");
   if (r.output_tokens < 1) throw InputError(f.file(), 0, f.Name("output_tokens"), "must be >= 1");
+  // Unix seconds; bounded so that differences in nanoseconds fit int64
+  // (fuzz finding 11: 1e300 overflowed the arrival offset).
+  if (r.start_s > kMaxUnixSeconds) {
+    throw InputError(f.file(), 0, f.Name("request_start_time"),
+                     "must be a unix time in seconds of at most 4e9 (the year 2096)");
+  }
   if (r.ttft_ms < 0 || r.start_s < 0 || r.latency_s * 1000.0 < r.ttft_ms) {
     throw InputError(f.file(), 0, f.Name("request_latency"),
                      "times must be >= 0 and the latency at least the time to first token");
