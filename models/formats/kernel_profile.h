@@ -69,10 +69,11 @@ struct ElementwiseTable {
 // from a shape profile's moe tables (models/latency/shape_rule.h).
 struct MoeTable {
   std::string kernel;        // what the source timed ("vllm fused_moe triton", ...)
-  // The routing the source timed: "balanced" (tokens spread evenly, the
-  // most experts touched: AIConfigurator) or "uniform" (expected distinct
-  // experts of random top-k choices); the profile model carries a balanced
-  // table to the run's routing by its fit.
+  // The routing the source timed, as shape profiles key it
+  // (ShapeMoeKey::distribution): "balanced" (tokens spread evenly, the most
+  // experts touched: AIConfigurator), "uniform" (expected distinct experts
+  // of random top-k choices) or "power_law_1.2"; the profile model carries
+  // a balanced table to the run's routing by its fit.
   std::string distribution;
   std::string weight_dtype = "bfloat16";  // as GemmTable::weight_dtype
   // True when the source timed the whole sparse-MoE block, router included

@@ -96,7 +96,9 @@ void AddMoeTable(const std::string& dir, const ModelSpec& model, const LlmServin
   const LlmServingSimMoeGrid grid = ParseLlmServingSimMoe(text, path);
   MoeTable table;
   table.kernel = "vLLM " + meta.vllm_version + " sparse-MoE block (router and fused experts), as LLMServingSim's profiler hooked it";
-  table.distribution = "uniform (LLMServingSim's (tokens, distinct experts) grid read at the expected distinct experts of random top-k choices)";
+  // LLMServingSim's (tokens, distinct experts) grid read at the expected
+  // distinct experts of random top-k choices (UniformRoutingMoePoints).
+  table.distribution = "uniform";
   table.points = UniformRoutingMoePoints(grid, ShardModel(model, 1));
   table.includes_router = true;
   profile.moe = std::move(table);

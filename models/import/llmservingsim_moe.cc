@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <iterator>
 
-#include "models/formats/strict_json_io.h"
 #include "models/import/csv_columns.h"
 #include "sim/base/errors.h"
 
@@ -27,10 +26,6 @@ LlmServingSimMoeGrid ParseLlmServingSimMoe(const std::string& text, const std::s
   }
   if (grid.us.empty()) throw InputError(origin, 1, "tokens", "no rows");
   return grid;
-}
-
-LlmServingSimMoeGrid LoadLlmServingSimMoe(const std::string& path) {
-  return ParseLlmServingSimMoe(ReadWholeFile(path), path);
 }
 
 namespace {

@@ -32,7 +32,6 @@ struct LlmServingSimMoeGrid {
 // Reads and checks moe.csv: columns tokens, activated_experts, time_us;
 // InputError naming the file, line and column; a repeated key is refused.
 LlmServingSimMoeGrid ParseLlmServingSimMoe(const std::string& text, const std::string& origin);
-LlmServingSimMoeGrid LoadLlmServingSimMoe(const std::string& path);
 
 // The grid's time at every measured token count under uniform routing for
 // `shapes` (experts, top-k, experts on this GPU), in microseconds.

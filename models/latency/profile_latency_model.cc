@@ -62,14 +62,16 @@ constexpr std::string_view kShapeRule = "profile (shape rule)";
 constexpr std::string_view kInMoe = "inside moe_experts (the source timed the whole block)";
 
 // The shapes a table's times were measured at: `full` with the table's own
-// weight and KV formats. Where they differ from the run's (a BF16 table
+// weight (or KV-cache) format. Where it differs from the run's (a BF16 table
 // pricing FP8 weights), Rescaled carries the time over by the table's fit.
-ShardShapes MeasuredFormat(ShardShapes full, const std::string& weight_dtype,
-                           const std::string& kv_cache_dtype) {
+ShardShapes WithWeightFormat(ShardShapes full, const std::string& weight_dtype) {
   if (weight_dtype == "bfloat16") {
     full.quantization = WeightQuantization::kNone;
     full.weight_bytes = full.dtype_bytes;
   }
+  return full;
+}
+ShardShapes WithKvFormat(ShardShapes full, const std::string& kv_cache_dtype) {
   if (kv_cache_dtype == "bfloat16") full.kv_bytes = full.dtype_bytes;
   return full;
 }
@@ -88,7 +90,7 @@ class ProfileOperatorTimer : public OperatorTimer {
       if (!HasGemm(full_, id)) continue;
       for (const GemmTable& table : profile.gemm) {
         if (table.name != GemmName(id)) continue;
-        const ShardShapes full = MeasuredFormat(full_, table.weight_dtype, "bfloat16");
+        const ShardShapes full = WithWeightFormat(full_, table.weight_dtype);
         gemm_measured_[static_cast<size_t>(g)] = full;
         gemm_transferred_[static_cast<size_t>(g)] = table.transferred;
         gemm_[static_cast<size_t>(g)].emplace(
@@ -99,8 +101,8 @@ class ProfileOperatorTimer : public OperatorTimer {
     const ShardShapes full = full_;
     prefill_transferred_ = profile.prefill_attention.transferred;
     decode_transferred_ = profile.decode_attention.transferred;
-    prefill_measured_ = MeasuredFormat(full_, "fp8", profile.prefill_attention.kv_cache_dtype);
-    decode_measured_ = MeasuredFormat(full_, "fp8", profile.decode_attention.kv_cache_dtype);
+    prefill_measured_ = WithKvFormat(full_, profile.prefill_attention.kv_cache_dtype);
+    decode_measured_ = WithKvFormat(full_, profile.decode_attention.kv_cache_dtype);
     decode_exact_ = full_.tensor_parallel == shard_.tensor_parallel &&
                     decode_measured_.kv_bytes == shard_.kv_bytes;
     if (!profile.prefill_attention.points.empty()) {
@@ -127,10 +129,10 @@ class ProfileOperatorTimer : public OperatorTimer {
     if (profile.moe && full_.moe_layers > 0) {
       moe_transferred_ = profile.moe->transferred;
       router_in_moe_ = profile.moe->includes_router;
-      moe_measured_ = MeasuredFormat(full_, profile.moe->weight_dtype, "bfloat16");
+      moe_measured_ = WithWeightFormat(full_, profile.moe->weight_dtype);
       // A table timed with tokens spread evenly over the experts is carried
       // to the run's routing by its fit (fewer experts touched: less to read).
-      if (profile.moe->distribution.rfind("balanced", 0) == 0) moe_measured_.moe_routing = MoeRouting::kBalanced;
+      if (profile.moe->distribution == "balanced") moe_measured_.moe_routing = MoeRouting::kBalanced;
       moe_.emplace(OneKeyPoints(profile.moe->points), 0.0, 0.0,
                    [m = moe_measured_](double, double tokens) { return MoeExpertsWork(m, tokens); },
                    initial, interpolation);

@@ -183,7 +183,7 @@ ShapeProfile ShapeProfileFromKernelProfile(const KernelProfile& profile, const M
     ShapeMoeTable moe;
     moe.key = {profile.moe->weight_dtype, shapes.hidden, shapes.expert_ffn * shapes.tensor_parallel,
                shapes.experts_per_token, shapes.experts, shapes.tensor_parallel, 1,
-               profile.moe->distribution.substr(0, profile.moe->distribution.find(' '))};
+               profile.moe->distribution};
     moe.kernel = profile.moe->kernel;
     moe.includes_router = profile.moe->includes_router;
     moe.points = profile.moe->points;

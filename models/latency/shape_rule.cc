@@ -565,9 +565,7 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelPro
     const bool stand_in = key.dtype != want.dtype || key.distribution == "power_law_1.2";
     MoeTable table;
     table.kernel = kernel;
-    table.distribution = key.distribution == "balanced"  ? "balanced (tokens spread evenly over the experts)"
-                         : key.distribution == "uniform" ? "uniform (random top-k routing)"
-                                                         : key.distribution + " (skewed routing)";
+    table.distribution = key.distribution;
     table.weight_dtype = key.dtype;
     table.includes_router = std::any_of(profile.moe.begin(), profile.moe.end(), [&](const ShapeMoeTable& t) {
       return t.includes_router && t.key.dtype == key.dtype && t.key.distribution == key.distribution;

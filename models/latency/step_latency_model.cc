@@ -31,15 +31,13 @@ namespace {
 // formats (so dense BF16 descriptions read as they always did).
 std::string ServingText(const ModelSpec& model) {
   std::string text;
+  auto add = [&](const std::string& phrase) { text += (text.empty() ? "" : ", ") + phrase; };
   if (model.quantization != WeightQuantization::kNone) {
-    text += std::string(WeightQuantizationName(model.quantization)) + " weights";
+    add(std::string(WeightQuantizationName(model.quantization)) + " weights");
   }
-  if (model.kv_cache_dtype == KvCacheDtype::kFp8) text += std::string(text.empty() ? "" : ", ") + "fp8 KV cache";
-  if (model.expert_parallel) text += std::string(text.empty() ? "" : ", ") + "experts spread over the TP group";
-  if (model.moe.IsMoe()) {
-    text += std::string(text.empty() ? "" : ", ") + "MoE experts priced for " +
-            MoeRoutingName(model.moe_routing) + " routing";
-  }
+  if (model.kv_cache_dtype == KvCacheDtype::kFp8) add("fp8 KV cache");
+  if (model.expert_parallel) add("experts spread over the TP group");
+  if (model.moe.IsMoe()) add(std::string("MoE experts priced for ") + MoeRoutingName(model.moe_routing) + " routing");
   return text.empty() ? text : "served with " + text + "; ";
 }
 

@@ -257,7 +257,7 @@ TEST(ShapeRuleMoe, MeasuredKeyAsMeasuredOtherKeysTransferredAndFlagged) {
   ASSERT_TRUE(k.moe.has_value());
   EXPECT_FALSE(k.moe->transferred);
   EXPECT_EQ(k.moe->kernel, "synthetic");
-  EXPECT_EQ(k.moe->distribution, "balanced (tokens spread evenly over the experts)");
+  EXPECT_EQ(k.moe->distribution, "balanced");
   EXPECT_DOUBLE_EQ(PointAt(k.moe->points, 256), PointAt(p.moe[0].points, 256));
   EXPECT_NE(r.Summary().find("MoE experts measured at bfloat16 2048x768 top-8 of 128 tp 1 ep 1"), std::string::npos)
       << r.Summary();
