@@ -1,4 +1,5 @@
 // efimsim validate-serving: a real serving run replayed and compared.
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -42,47 +43,54 @@ void AddGeneralOptions(po::options_description& general) {
        "async_scheduling (false when the run does not record it)");
 }
 
-// Adds the engine options to engine, the latency-model and host-overhead
-// options to overheads.
+// The run rows validate-serving takes for its replay: the engine's rows
+// that apply to vLLM v1 (the shared ones and vLLM's limits; not --engine,
+// the replay is vLLM's) and the latency model's, but --host-overlap, which
+// validate-serving takes with "auto" (AddGeneralOptions).
+bool IsReplayRow(const RunParamTable& table, const RunParam& row) {
+  const bool engine = table.group == "Engine (vLLM v1)";
+  if (!engine && table.group != kLatencyGroup) return false;
+  if (row.info->name == "engine" || row.info->name == "host-overlap") return false;
+  const auto& parts = row.scope.parts;
+  return row.scope.applies_to_every_run() ||
+         std::find(parts.begin(), parts.end(), "vllm_v1") != parts.end();
+}
+
+// Adds the replay's engine rows to engine, the latency-model and
+// host-overhead rows to overheads (IsReplayRow), with their run defaults.
 void AddEngineOptions(po::options_description& engine, po::options_description& overheads) {
-  const EngineConfig engine_defaults;
-  AddParamOptions(engine, EngineParams(), engine_defaults);
-  AddParamOptions(overheads, LatencyParams(), LatencyModelOptions{});
-  // Every host-overhead row but host-overlap, which takes "auto" here.
-  for (const auto& param : CpuOverheadParams()) {
-    if (param.info.name == "host-overlap") continue;
-    AddParamOption(overheads, param.info, ParamValueText(param, CpuOverheadConfig{}));
+  const ExperimentConfig defaults;
+  for (const RunParamTable& table : AllParamTables()) {
+    for (const RunParam& row : table.params) {
+      if (!IsReplayRow(table, row)) continue;
+      AddParamOption(table.group == kLatencyGroup ? overheads : engine, *row.info,
+                     row.value(defaults));
+    }
   }
 }
 
-// The validation options from parsed values: engine, host and latency
-// settings, with the engine and latency options given on the command line.
+// The validation options from parsed values: the replay's engine, latency
+// and host settings (every IsReplayRow, by its row), with the ones given on
+// the command line named in explicit_options.
 ServingValidationOptions ValidationOptions(const po::variables_map& values) {
   ServingValidationOptions options;
   options.latency_model = values["latency-model"].as<std::string>();
   options.arrivals = values["arrivals"].as<std::string>();
-  ApplyParamOptions(values, EngineParams(), options.engine);
-  options.check_invariants = options.engine.check_invariants;
-  for (const auto& param : EngineParams()) {
-    const auto it = values.find(param.info.name);
-    if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
-  }
-  // --gpu and --model (engine options): given, they replace the mapping of
-  // the run's device and model names to the catalogue.
-  for (const std::string& name : options.explicit_engine) {
-    if (name == "gpu") options.gpu = options.engine.gpu;
-    if (name == "model") options.model = options.engine.model;
-  }
-  for (const auto& param : CpuOverheadParams()) {
-    const auto it = values.find(param.info.name);
-    if (param.info.name != "host-overlap" && it != values.end()) {
-      SetParam(param, it->second.as<std::string>(), options.cpu);
+  for (const RunParamTable& table : AllParamTables()) {
+    for (const RunParam& row : table.params) {
+      if (!IsReplayRow(table, row)) continue;
+      const auto it = values.find(row.info->name);
+      if (it == values.end()) continue;
+      row.set(it->second.as<std::string>(), options.replay);
+      if (!it->second.defaulted()) options.explicit_options.push_back(row.info->name);
     }
   }
-  ApplyParamOptions(values, LatencyParams(), options.latency);
-  for (const auto& param : LatencyParams()) {
-    const auto it = values.find(param.info.name);
-    if (it != values.end() && !it->second.defaulted()) options.explicit_engine.push_back(param.info.name);
+  options.check_invariants = options.replay.engine.check_invariants;
+  // --gpu and --model (engine options): given, they replace the mapping of
+  // the run's device and model names to the catalogue.
+  for (const std::string& name : options.explicit_options) {
+    if (name == "gpu") options.gpu = options.replay.engine.gpu;
+    if (name == "model") options.model = options.replay.engine.model;
   }
   options.host_overlap = values["host-overlap"].as<std::string>();
   options.frontend = values["frontend"].as<std::string>();

@@ -5,20 +5,19 @@
 
 namespace efimsim {
 
-const ParamTable<EngineConfig>& EngineParams() {
+const ParamTable<EngineConfig>& EngineTargetParams() {
   using C = EngineConfig;
   static const ParamTable<EngineConfig> table = {
       {{"model", "", "model: built-in name (see `efimsim models`), path to a spec JSON, or a Hugging Face config.json"},
        &C::model},
       {{"gpu", "", "GPU: built-in name (see `efimsim models`) or path to a spec JSON"}, &C::gpu},
-      // vLLM's scheduler limits (SGLang has its own, sglang_config.h).
-      {ScopedTo("engine", {"vllm_v1"},
-                {"max-num-batched-tokens", "tokens",
-                 "token budget of one engine step (chunked prefill splits longer prompts)", 1}),
-       &C::max_num_batched_tokens},
-      {ScopedTo("engine", {"vllm_v1"},
-                {"max-num-seqs", "requests", "most requests running at once", 1}),
-       &C::max_num_seqs},
+  };
+  return table;
+}
+
+const ParamTable<EngineConfig>& EngineParams() {
+  using C = EngineConfig;
+  static const ParamTable<EngineConfig> table = {
       {{"block-tokens", "tokens", "KV cache block (page) size", 1, 1024}, &C::block_tokens},
       {{"gpu-memory-utilization", "fraction", "share of GPU memory the engine may use", 0.01, 1.0},
        &C::gpu_memory_utilization},

@@ -1,9 +1,10 @@
 #pragma once
 // Which engine a run models (--engine) and the settings every engine reads
-// (model, GPU, KV memory) with vLLM v1's scheduler limits. Plain fields
-// with defaults; the unit is in the name. EngineParams() documents each one
-// and drives --help and validation. An engine's own settings are its
-// own tables in a run's engine OptionStore (engines.h).
+// (model, GPU, KV memory). Plain fields with defaults; the unit is in the
+// name. EngineTargetParams() and EngineParams() document each one and drive
+// --help and validation. An engine's own settings, its batch limits
+// included (vLLM's --max-num-seqs), are its own tables in a run's engine
+// OptionStore (engine_entry.h).
 
 #include <cstdint>
 #include <string>
@@ -17,10 +18,6 @@ struct EngineConfig {
   std::string name = "vllm_v1";        // --engine: a name registered in Engines() (engines.h)
   std::string model = "llama-3.1-8b";  // built-in name or spec path
   std::string gpu = "h100-sxm";        // built-in name or spec path
-  // The paper's setup (vLLM 0.8-era API server): 2048 and 256. Later
-  // releases on >= 70 GiB GPUs default to 8192 and 1024.
-  int64_t max_num_batched_tokens = 2048;
-  int64_t max_num_seqs = 256;
   int64_t block_tokens = 16;
   double gpu_memory_utilization = 0.9;
   // Memory the engine holds besides weights and KV: activation peak,
@@ -47,6 +44,10 @@ struct EngineConfig {
   bool check_invariants = false; // verify block/request invariants after every step
 };
 
+// --model and --gpu: the rows listed first (the engines' limit tables
+// follow them, then EngineParams).
+const ParamTable<EngineConfig>& EngineTargetParams();
+// The other shared rows, --engine last.
 const ParamTable<EngineConfig>& EngineParams();
 
 // The serving format the settings name (values checked by EngineParams).

@@ -47,6 +47,11 @@ struct EngineContext {
 };
 
 struct EngineEntry {
+  // The engine's batch limits (vLLM: --max-num-batched-tokens,
+  // --max-num-seqs), listed right after the shared model and GPU rows in
+  // --help, sweeps and the engine section (EngineTargetParams, engine_config.h);
+  // null: none.
+  std::vector<EngineOptionTable> (*limit_option_tables)() = nullptr;
   // The engine's own option tables, listed after EngineParams in --help,
   // sweeps and run descriptions; null: none.
   std::vector<EngineOptionTable> (*option_tables)() = nullptr;
@@ -63,7 +68,8 @@ struct EngineEntry {
   // allocated (sim/run/memory_budget.h), with the options they grow with.
   double (*memory_bytes)(const EngineContext& context) = nullptr;
   // The "engine" section's leading settings: name, semantics and the
-  // engine's own options (the settings all engines share follow).
+  // engine's own options (the shared settings and the limit tables' rows
+  // follow).
   void (*describe)(const EngineContext& context, std::vector<Setting>& settings) = nullptr;
   // Sections of the engine's optional parts (vLLM: the CPU KV tier), if
   // any; written after the run's other descriptions.

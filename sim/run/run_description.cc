@@ -7,6 +7,27 @@
 #include "sim/run/run_params.h"
 
 namespace efimsim {
+namespace {
+
+// The rows of a table of the settings every engine shares, as the engine
+// section lists them: --engine is the section's "name" (from the engine's
+// describe), and options added later stay out while at their defaults
+// (same bytes as before they existed).
+void DescribeSharedRows(const ParamTable<EngineConfig>& table, const EngineConfig& engine,
+                        std::vector<Setting>& e) {
+  static const EngineConfig defaults;
+  for (const auto& param : table) {
+    if (param.info.name == "engine") continue;
+    if (param.info.quiet_default &&
+        ParamValueText(param, engine) == ParamValueText(param, defaults)) {
+      continue;
+    }
+    std::visit([&](auto member) { e.push_back({param.info.name, engine.*member}); },
+               param.field);
+  }
+}
+
+}  // namespace
 
 void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
                  const Workload& workload, const ModelSpec& model, const GpuSpec& gpu,
@@ -66,17 +87,15 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
 
   auto& e = info.Section("engine").settings;
   engine.describe(engine_context, e);
-  static const EngineConfig defaults;
-  for (const auto& param : EngineParams()) {
-    if (param.info.name == "engine") continue;  // the section's "name", from engine.describe
-    // Options added later stay out while at their defaults (same bytes as before).
-    if (param.info.quiet_default &&
-        ParamValueText(param, config.engine) == ParamValueText(param, defaults)) {
-      continue;
+  DescribeSharedRows(EngineTargetParams(), config.engine, e);
+  if (engine.limit_option_tables != nullptr) {
+    for (const EngineOptionTable& table : engine.limit_option_tables()) {
+      for (const auto& row : table.params) {
+        e.push_back({row.info->name, row.setting(config.engine_options)});
+      }
     }
-    std::visit([&](auto member) { e.push_back({param.info.name, config.engine.*member}); },
-               param.field);
   }
+  DescribeSharedRows(EngineParams(), config.engine, e);
   e.push_back({"kv_blocks_effective", capacity.blocks});
   e.push_back({"kv_tokens_effective", capacity.tokens});
   e.push_back({"kv_cache_gib", capacity.kv_gib});

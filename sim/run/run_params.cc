@@ -348,16 +348,22 @@ RunParamTable Table(std::string group, const ParamTable<Part>& table,
   return BindParamTable(std::move(group), table, std::move(access));
 }
 
-// The engines' own tables (EngineEntry::option_tables, or part_option_tables
-// with `parts`), in registry order, lifted into ExperimentConfig::engine_options.
-std::vector<RunParamTable> EngineOptionTables(bool parts) {
+// Which of an engine's table lists (EngineEntry) EngineOptionTables lifts.
+enum class EngineTables { kLimits, kOwn, kParts };
+
+// The engines' tables of one kind (EngineEntry::limit_option_tables,
+// option_tables or part_option_tables), in registry order, lifted into
+// ExperimentConfig::engine_options.
+std::vector<RunParamTable> EngineOptionTables(EngineTables which) {
   const PartAccess<ExperimentConfig, OptionStore> store{
       [](ExperimentConfig& c) -> OptionStore& { return c.engine_options; },
       [](const ExperimentConfig& c) -> const OptionStore& { return c.engine_options; }};
   std::vector<RunParamTable> out;
   for (const std::string& name : Engines().Names()) {
     const EngineEntry& entry = Engines().Get(name);
-    const auto tables = parts ? entry.part_option_tables : entry.option_tables;
+    const auto tables = which == EngineTables::kLimits ? entry.limit_option_tables
+                        : which == EngineTables::kOwn  ? entry.option_tables
+                                                       : entry.part_option_tables;
     if (tables == nullptr) continue;
     for (const EngineOptionTable& table : tables()) out.push_back(LiftParamTable(table, store));
   }
@@ -383,11 +389,15 @@ const std::vector<RunParamTable>& AllParamTables() {
               +[](X& c) -> auto& { return c.typing.behavior; }),
         Table("Completion client (trace and typing workloads)", TypingPopulationParams(),
               +[](X& c) -> auto& { return c.typing; }),
-        Table("Engine (vLLM v1)", EngineParams(), +[](X& c) -> auto& { return c.engine; })};
-    for (RunParamTable& table : EngineOptionTables(false)) all.push_back(std::move(table));
+        Table("Engine (vLLM v1)", EngineTargetParams(), +[](X& c) -> auto& { return c.engine; })};
+    for (RunParamTable& table : EngineOptionTables(EngineTables::kLimits)) {
+      all.push_back(std::move(table));
+    }
+    all.push_back(Table("Engine (vLLM v1)", EngineParams(), +[](X& c) -> auto& { return c.engine; }));
+    for (RunParamTable& table : EngineOptionTables(EngineTables::kOwn)) all.push_back(std::move(table));
     all.push_back(Table(kLatencyGroup, LatencyParams(), +[](X& c) -> auto& { return c.latency; }));
     all.push_back(Table(kLatencyGroup, CpuOverheadParams(), +[](X& c) -> auto& { return c.cpu; }));
-    for (RunParamTable& table : EngineOptionTables(true)) all.push_back(std::move(table));
+    for (RunParamTable& table : EngineOptionTables(EngineTables::kParts)) all.push_back(std::move(table));
     for (RunParamTable& table : WorkloadOptionTables()) all.push_back(std::move(table));
     return all;
   }();

@@ -20,10 +20,10 @@
 namespace efimsim {
 
 // Parameter tables of the run's parts not owned by an engine. The engines'
-// are EngineParams (shared, with vLLM's limits and --engine) and each
-// engine's own tables and its parts' from its registry entry
-// (EngineEntry::option_tables and part_option_tables, bound to
-// ExperimentConfig::engine_options). Rows read by some workloads only are
+// are EngineTargetParams and EngineParams (shared, --engine last) and each
+// engine's limits, own tables and its parts' from its registry entry
+// (EngineEntry::limit_option_tables, option_tables and part_option_tables,
+// bound to ExperimentConfig::engine_options). Rows read by some workloads only are
 // scoped to them (ParamScope).
 const ParamTable<PaperWorkloadConfig>& WorkloadParams();
 const ParamTable<ExperimentConfig>& RunParams();  // max tokens, pauses, latency model, documents

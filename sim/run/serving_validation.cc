@@ -93,9 +93,16 @@ std::string MapModel(const std::string& model_id) {
   return std::find(known.begin(), known.end(), name) != known.end() ? name : "";
 }
 
+// The option row named `name` (run_params.h); InternalError when none.
+const RunParam& RunRow(const std::string& name) {
+  const RunParam* row = FindRunParam(name);
+  if (row == nullptr) throw InternalError("validate-serving: no option --" + name);
+  return *row;
+}
+
 bool Given(const ServingValidationOptions& options, const std::string& name) {
-  return std::find(options.explicit_engine.begin(), options.explicit_engine.end(), name) !=
-         options.explicit_engine.end();
+  return std::find(options.explicit_options.begin(), options.explicit_options.end(), name) !=
+         options.explicit_options.end();
 }
 
 std::string Sizes(const std::vector<int64_t>& sizes) {
@@ -164,12 +171,9 @@ void MapCudaGraphsAndHostOverlap(const ServingRunEngine& e, const ServingValidat
 // The replay's configuration before the run's settings are applied: the
 // options' engine, latency and host settings, a trace workload.
 ExperimentConfig BaseConfig(const ServingValidationOptions& options) {
-  ExperimentConfig config;
+  ExperimentConfig config = options.replay;
   config.workload = "trace";
   config.latency_model = options.latency_model;
-  config.engine = options.engine;
-  config.latency = options.latency;
-  config.cpu = options.cpu;
   config.record_wall_time = false;
   config.engine.check_invariants = options.check_invariants;
   return config;
@@ -237,34 +241,39 @@ void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions
                        ExperimentConfig& config, ServingValidation& v) {
   // `zero_means`: what the option's 0 stands for, in the mapping text.
   // `source`: whose value stands when the run has none ("efimsim's").
+  // Options are read and set through their rows (run_params.h), wherever
+  // the part that owns them keeps them (vLLM's limits: its OptionStore).
   auto take = [&](const char* vllm_name, const std::optional<int64_t>& value, const char* option,
-                  int64_t& field, std::string zero_means = "", std::string source = "efimsim's") {
+                  std::string zero_means = "", std::string source = "efimsim's") {
     if (zero_means.empty()) zero_means = "derived from GPU memory";
+    const std::string current = RunRow(option).value(config);
     if (Given(options, option)) {
-      v.mapping.push_back({vllm_name, "--" + std::string(option) + " " + std::to_string(field) +
+      v.mapping.push_back({vllm_name, "--" + std::string(option) + " " + current +
                                           " (command line" +
                                           (value ? "; run: " + std::to_string(*value) : "") + ")"});
     } else if (value) {
-      field = *value;
       v.mapping.push_back({vllm_name, std::to_string(*value) + " -> --" + option});
+      RunRow(option).set(std::to_string(*value), config);  // checked: CheckSettingsTakenFromRun
     } else {
       v.mapping.push_back({vllm_name, "not in the run: " + source + " --" + std::string(option) + " " +
-                                          (field == 0 ? std::string(zero_means) : std::to_string(field))});
+                                          (current == "0" ? zero_means : current)});
     }
   };
   // Batch limits the run does not record: vLLM's API-server defaults for
   // the GPU, not efimsim's (the paper's) 2048 / 256.
   MapMemoryUtilization(e, options, config, v);
   const VllmBatchDefaults batch = VllmApiServerBatchDefaults(LoadGpuSpec(config.engine.gpu));
-  if (!e.max_num_seqs && !Given(options, "max-num-seqs")) config.engine.max_num_seqs = batch.max_num_seqs;
+  if (!e.max_num_seqs && !Given(options, "max-num-seqs")) {
+    RunRow("max-num-seqs").set(std::to_string(batch.max_num_seqs), config);
+  }
   if (!e.max_num_batched_tokens && !Given(options, "max-num-batched-tokens")) {
-    config.engine.max_num_batched_tokens = batch.max_num_batched_tokens;
+    RunRow("max-num-batched-tokens").set(std::to_string(batch.max_num_batched_tokens), config);
   }
   const std::string batch_default = "vLLM's API-server default on " + batch.why + ":";
-  take("max_num_seqs", e.max_num_seqs, "max-num-seqs", config.engine.max_num_seqs, "", batch_default);
-  take("max_num_batched_tokens", e.max_num_batched_tokens, "max-num-batched-tokens",
-       config.engine.max_num_batched_tokens, "", batch_default);
-  take("block_size", e.block_size, "block-tokens", config.engine.block_tokens);
+  take("max_num_seqs", e.max_num_seqs, "max-num-seqs", "", batch_default);
+  take("max_num_batched_tokens", e.max_num_batched_tokens, "max-num-batched-tokens", "",
+       batch_default);
+  take("block_size", e.block_size, "block-tokens");
   if (Given(options, "kv-blocks")) {
     v.mapping.push_back({"num_gpu_blocks", "--kv-blocks " + std::to_string(config.engine.kv_blocks) +
                                                " (command line" +
@@ -275,11 +284,11 @@ void MapEngineSettings(const ServingRunEngine& e, const ServingValidationOptions
     // Without them: derived, as vLLM does, from the model and the GPU.
     char utilization[32];
     std::snprintf(utilization, sizeof utilization, "%.2f", config.engine.gpu_memory_utilization);
-    take("num_gpu_blocks", e.num_gpu_blocks, "num-gpu-blocks-override", config.engine.num_gpu_blocks_override,
+    take("num_gpu_blocks", e.num_gpu_blocks, "num-gpu-blocks-override",
          "0: derived from " + config.engine.model + "'s KV bytes per token and " + config.engine.gpu +
              "'s memory at --gpu-memory-utilization " + utilization);
   }
-  take("max_model_len", e.max_model_len, "max-model-len", config.engine.max_model_len,
+  take("max_model_len", e.max_model_len, "max-model-len",
        "unset: the model's context length");
   MapCudaGraphsAndHostOverlap(e, options, config, v);
   // Prefix caching: efimsim's fim policy is vLLM with automatic prefix
@@ -475,23 +484,30 @@ std::shared_ptr<const TraceInMemory> ReplayTrace(const ServingRun& run,
 // Settings taken from the run are the run's: a value efimsim cannot take
 // (tensor_parallel_size 3) is an InputError naming the run's file and field,
 // not a command-line option error. Options given on the command line stay
-// usage errors.
+// usage errors. RethrowAsRunError turns an option's UsageError (when taking
+// a run's value, or from CheckSettingsTakenFromRun) into the InputError when
+// the option's value came from the run (v.mapping says "-> --option").
+[[noreturn]] void RethrowAsRunError(const ServingRun& run, const ServingValidationOptions& options,
+                                    const ServingValidation& v, const UsageError& error) {
+  const std::string what = error.what();
+  const size_t colon = what.find(": ");
+  if (what.rfind("--", 0) != 0 || colon == std::string::npos) throw error;
+  const std::string option = what.substr(2, colon - 2);
+  if (Given(options, option)) throw error;
+  for (const auto& [field, mapped] : v.mapping) {
+    if (mapped.find("-> --" + option) == std::string::npos) continue;
+    throw InputError(run.files.empty() ? run.description : run.files.front(), 0, field,
+                     what.substr(colon + 2) + " (efimsim's --" + option + " cannot take it)");
+  }
+  throw error;
+}
+
 void CheckSettingsTakenFromRun(const ServingRun& run, const ServingValidationOptions& options,
                                const ExperimentConfig& config, const ServingValidation& v) {
   try {
     CheckRunParams(config);
   } catch (const UsageError& error) {
-    const std::string what = error.what();
-    const size_t colon = what.find(": ");
-    if (what.rfind("--", 0) != 0 || colon == std::string::npos) throw;
-    const std::string option = what.substr(2, colon - 2);
-    if (Given(options, option)) throw;
-    for (const auto& [field, mapped] : v.mapping) {
-      if (mapped.find("-> --" + option) == std::string::npos) continue;
-      throw InputError(run.files.empty() ? run.description : run.files.front(), 0, field,
-                       what.substr(colon + 2) + " (efimsim's --" + option + " cannot take it)");
-    }
-    throw;
+    RethrowAsRunError(run, options, v, error);
   }
 }
 
@@ -713,7 +729,11 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
   ExperimentConfig config = BaseConfig(options);
   v.frontend = ParseFrontend(options.frontend, config.engine.name);
   MapGpuAndModel(run.engine, options, config, v);
-  MapEngineSettings(run.engine, options, config, v);
+  try {
+    MapEngineSettings(run.engine, options, config, v);
+  } catch (const UsageError& error) {
+    RethrowAsRunError(run, options, v, error);
+  }
   // What efimsim does not reproduce, named.
   NameEngineDifferences(run, config, v);
   MapTensorParallel(run.engine, options, config, v);

@@ -25,13 +25,13 @@ struct ServingValidationOptions {
   // tools measure TTFT from), else the workload's schedule; "workload";
   // "engine".
   std::string arrivals = "auto";
-  // Engine settings the run does not record (vllm-bench), or overrides
-  // (`explicit_engine`: options the user gave); the run's values win for
-  // the rest.
-  EngineConfig engine;
-  std::vector<std::string> explicit_engine;  // EngineParams names given on the command line
-  CpuOverheadConfig cpu;
-  LatencyModelOptions latency;  // --tp, --profile
+  // Engine, latency-model and host-overhead settings the run does not
+  // record (vllm-bench), or overrides (`explicit_options`: the options the
+  // user gave, by CLI name); the run's values win for the rest. Read from
+  // `replay` (its engine, engine_options, latency and cpu parts) through
+  // the run's option rows (run_params.h).
+  ExperimentConfig replay;
+  std::vector<std::string> explicit_options;
   // "auto": host/GPU overlap (CpuOverheadConfig::overlap_host) as the run's
   // async_scheduling says (off when it does not say); "true"; "false".
   std::string host_overlap = "auto";
@@ -39,7 +39,7 @@ struct ServingValidationOptions {
   // added to predictions compared with client-side measurements (vllm-bench,
   // GuideLLM): "default" (the engine's), "none", or "US,US[,US]".
   std::string frontend = "default";
-  bool check_invariants = false;
+  bool check_invariants = false;  // the replay's --check-invariants
 };
 
 struct MetricComparison {

@@ -12,6 +12,7 @@
 #include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
 #include "sim/client/policy.h"
+#include "sim/run/sweep_grid.h"
 #include "sim/run/workload.h"
 #include "traces/rate_scaled_trace_reader.h"
 #include "traces/trace_writer.h"
@@ -91,7 +92,7 @@ TEST(CapacitySearch, ThroughputPlateauIsFlaggedAsSaturation) {
   // No SLO can fail, so only saturation stops the search: past the batch
   // limit (max_num_seqs 4) more users add only waiting.
   ExperimentConfig config = Paper("efim");
-  config.engine.max_num_seqs = 4;
+  SetExperimentOption(config, "max-num-seqs", "4");
   CapacitySearchConfig search;
   search.max_users = 256;
   const CapacityResult r = SearchCapacity(config, {ParseSlo("e2e_p99_ms=1e9")}, search);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "sim/base/errors.h"
+#include "sim/run/run_params.h"
 
 namespace efimsim {
 namespace {
@@ -57,7 +58,7 @@ TEST(Grid, SettingsReachTheConfig) {
   SetExperimentOption(config, "users", "7");
   SetExperimentOption(config, "policy", "fim");
   SetExperimentOption(config, "replicas", "3");
-  EXPECT_EQ(config.engine.max_num_seqs, 64);
+  EXPECT_EQ(FindRunParam("max-num-seqs")->value(config), "64");  // in vLLM's OptionStore
   EXPECT_EQ(config.workload_paper.users, 7);
   EXPECT_EQ(config.policy, "fim");
   EXPECT_EQ(config.replicas, 3);

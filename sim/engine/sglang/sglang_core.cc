@@ -190,9 +190,8 @@ void DescribeSglang(const EngineContext& context, std::vector<Setting>& e) {
                std::string("SGLang 0.5.3 scheduler and RadixCache, synchronous (no overlap "
                            "scheduling): prefill batches before decode, lpm/fcfs order, "
                            "new_token_ratio admission, chunked prefill, retraction; token-level "
-                           "radix prefix cache with LRU leaf eviction; max-num-batched-tokens, "
-                           "max-num-seqs and block-tokens do not apply (block-tokens only sizes "
-                           "KV figures)")});
+                           "radix prefix cache with LRU leaf eviction; block-tokens does not "
+                           "apply (it only sizes KV figures)")});
   const SglangConfig& settings = Settings(context);
   for (const auto& param : SglangParams()) {
     std::visit([&](auto member) { e.push_back({param.info.name, settings.*member}); },

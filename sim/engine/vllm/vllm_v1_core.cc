@@ -10,6 +10,7 @@
 #include "sim/base/errors.h"
 #include "sim/engine/vllm/cpu_kv_tier_config.h"
 #include "sim/engine/vllm/cpu_kv_tier_outputs.h"
+#include "sim/engine/vllm/vllm_v1_limits.h"
 
 namespace efimsim {
 
@@ -225,7 +226,7 @@ double VllmV1MemoryBytes(const EngineContext& context) {
 std::unique_ptr<EngineCore> MakeVllmV1Core(const EngineContext& context) {
   const CpuKvTierSetup tier = SetUpCpuKvTier(context);
   VllmV1CoreConfig config;
-  config.limits = {context.engine.max_num_batched_tokens, context.engine.max_num_seqs};
+  config.limits = VllmV1Limits(context.options);
   config.block_tokens = static_cast<int32_t>(context.engine.block_tokens);
   config.num_blocks = static_cast<int32_t>(context.capacity.blocks);
   config.prefix_caching = context.prefix_caching;
@@ -275,6 +276,9 @@ std::string VllmV1Headline(const RunInfo& info) {
 
 EngineEntry VllmV1Engine() {
   EngineEntry entry;
+  entry.limit_option_tables = [] {
+    return std::vector<EngineOptionTable>{VllmV1LimitOptionTable()};
+  };
   entry.part_option_tables = [] {
     return std::vector<EngineOptionTable>{CpuKvTierOptionTable()};
   };

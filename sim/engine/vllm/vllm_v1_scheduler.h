@@ -64,6 +64,9 @@ struct VllmRequest : Request {
   }
 };
 
+// --max-num-batched-tokens and --max-num-seqs (vllm_v1_limits.h). The
+// paper's setup (vLLM 0.8-era API server): 2048 and 256. Later releases on
+// >= 70 GiB GPUs default to 8192 and 1024.
 struct SchedulerLimits {
   int64_t max_num_batched_tokens = 2048;
   int64_t max_num_seqs = 256;
