@@ -12,6 +12,8 @@
 
 #include "models/formats/spec_catalog.h"
 #include "sim/base/errors.h"
+#include "sim/run/run_params.h"
+#include "sim/run/sweep_grid.h"
 #include "sim/client/policy.h"
 #include "sim/run/workload.h"
 
@@ -336,9 +338,11 @@ CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Sl
   if (search.warmup_rounds < 0) throw UsageError("--warmup-rounds: must be >= 0");
   // Every round left out would leave nothing to judge (the search then fell
   // back to judging every request, the cold burst included: a wrong answer).
-  if (axes.rounds && search.warmup_rounds >= base.workload_paper.rounds) {
+  // --rounds is the workload's own option: read through its row.
+  const std::string rounds = axes.rounds ? FindRunParam("rounds")->value(base) : "";
+  if (axes.rounds && search.warmup_rounds >= std::stoll(rounds)) {
     throw UsageError("--warmup-rounds: " + std::to_string(search.warmup_rounds) +
-                     " leaves none of the " + std::to_string(base.workload_paper.rounds) +
+                     " leaves none of the " + rounds +
                      " --rounds to judge; give fewer warm-up rounds or more rounds");
   }
   LoadAxis axis;
@@ -351,7 +355,7 @@ CapacityResult SearchCapacity(const ExperimentConfig& base, const std::vector<Sl
   axis.limit_text =
       "search limit (--max-users " + std::to_string(search.max_users) + "): a lower bound";
   axis.apply = [](int64_t users, ExperimentConfig& config, LoadProbe& probe) {
-    config.workload_paper.users = users;
+    config.users = users;
     probe.users = users;
   };
   axis.label = [](int64_t users) { return std::to_string(users) + " users"; };
@@ -458,8 +462,9 @@ CapacityResult SearchRateCapacity(const ExperimentConfig& base, const std::vecto
     } else {
       config.session_rate_per_s = probe.rate_per_s;
       config.duration_s = window_s;
-      config.typing.sessions = std::max<int64_t>(
-          1, static_cast<int64_t>(std::ceil(probe.rate_per_s * window_s)));
+      const int64_t sessions =
+          std::max<int64_t>(1, static_cast<int64_t>(std::ceil(probe.rate_per_s * window_s)));
+      SetExperimentOption(config, "sessions", std::to_string(sessions));
     }
   };
   axis.label = [=](int64_t steps) {

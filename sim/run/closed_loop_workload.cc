@@ -8,6 +8,7 @@
 #include "sim/client/closed_loop_client.h"
 #include "sim/client/round_prompter.h"
 #include "sim/run/workload.h"
+#include "sim/run/workload_options.h"
 #include "traces/code_corpus.h"
 #include "traces/load_tokenizer.h"
 #include "traces/paper_workload.h"
@@ -36,7 +37,7 @@ class ClosedLoopPaperWorkload : public Workload {
     client_config.max_output_tokens = config.max_output_tokens;
     client_config.think_time = FromSeconds(config.think_time_ms / 1000.0);
     client_config.exponential_think_time = config.think_time_dist == "exponential";
-    client_config.seed = static_cast<uint64_t>(config.workload_paper.seed);
+    client_config.seed = static_cast<uint64_t>(config.seed);
     client_ = std::make_unique<ClosedLoopClient>(simulator, *prompter_, sink, client_config);
     client_->set_output_length(context_.output_length);
     return *client_;
@@ -47,10 +48,10 @@ class ClosedLoopPaperWorkload : public Workload {
     w.push_back({"name", std::string("efim-paper")});
     w.push_back({"description", description_});
     w.push_back({"documents", documents_});
-    w.push_back({"users", config.workload_paper.users});
-    w.push_back({"rounds", config.workload_paper.rounds});
-    w.push_back({"doc_min_tokens", config.workload_paper.doc_min_tokens});
-    w.push_back({"doc_max_tokens", config.workload_paper.doc_max_tokens});
+    w.push_back({"users", config.users});
+    w.push_back({"rounds", PaperSettings(config).rounds});
+    w.push_back({"doc_min_tokens", PaperSettings(config).doc_min_tokens});
+    w.push_back({"doc_max_tokens", PaperSettings(config).doc_max_tokens});
     w.push_back({"think_time_ms", config.think_time_ms});
     if (config.think_time_dist != "fixed") {
       w.push_back({"think_time_dist", config.think_time_dist});
@@ -78,9 +79,9 @@ class ClosedLoopPaperWorkload : public Workload {
     CodeCorpusConfig probe;
     probe.directory = config.corpus_dir;
     const int64_t files = CodeCorpus::CountCandidateFiles(probe);
-    if (files < config.workload_paper.users) {
+    if (files < config.users) {
       auto_reason_ = " (the corpus has " + std::to_string(files) + " source files for " +
-                     std::to_string(config.workload_paper.users) + " users)";
+                     std::to_string(config.users) + " users)";
       return "synthetic";
     }
     return "text";
@@ -92,20 +93,20 @@ class ClosedLoopPaperWorkload : public Workload {
     bpe_.emplace(context_.tokenizer->Get());
     CodeCorpusConfig corpus_config;
     corpus_config.directory = config.corpus_dir;
-    corpus_config.min_tokens = config.workload_paper.doc_min_tokens;
-    corpus_config.max_tokens = config.workload_paper.doc_max_tokens;
+    corpus_config.min_tokens = PaperSettings(config).doc_min_tokens;
+    corpus_config.max_tokens = PaperSettings(config).doc_max_tokens;
     corpus_.emplace(CodeCorpus::Build(corpus_config, *bpe_));
     const int64_t available = static_cast<int64_t>(corpus_->documents().size());
-    if (config.documents == "auto" && available < config.workload_paper.users) {
+    if (config.documents == "auto" && available < config.users) {
       auto_reason_ = " (the corpus has " + std::to_string(available) + " documents for " +
-                     std::to_string(config.workload_paper.users) + " users)";
+                     std::to_string(config.users) + " users)";
       SetUpSynthetic();
       return;
     }
     TextPaperWorkloadConfig text_config;
-    text_config.users = config.workload_paper.users;
-    text_config.rounds = config.workload_paper.rounds;
-    text_config.seed = static_cast<uint64_t>(config.workload_paper.seed);
+    text_config.users = config.users;
+    text_config.rounds = PaperSettings(config).rounds;
+    text_config.seed = static_cast<uint64_t>(config.seed);
     text_paper_ = std::make_unique<TextPaperWorkload>(text_config, *corpus_, *bpe_);
     text_builder_ =
         std::make_unique<TextPromptBuilder>(context_.policy.prompt_format, *bpe_, model.tokens);
@@ -118,7 +119,9 @@ class ClosedLoopPaperWorkload : public Workload {
   }
 
   void SetUpSynthetic() {
-    PaperWorkloadConfig paper = context_.config.workload_paper;
+    PaperWorkloadConfig paper = PaperSettings(context_.config);
+    paper.users = context_.config.users;
+    paper.seed = context_.config.seed;
     paper.text_first = context_.model.tokens.text_first;
     paper.text_last = context_.model.tokens.text_last;
     synthetic_paper_ = std::make_unique<PaperWorkload>(paper);

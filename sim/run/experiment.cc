@@ -47,7 +47,7 @@ std::unique_ptr<OutputLengthModel> MakeOutputLength(const ExperimentConfig& conf
   const OutputLengthSpec& spec = option.For(policy.name);  // a reference into `option`
   if (spec.IsDefault()) return nullptr;
   return std::make_unique<OutputLengthModel>(spec, config.max_output_tokens,
-                                             static_cast<uint64_t>(config.workload_paper.seed));
+                                             static_cast<uint64_t>(config.seed));
 }
 
 // The model as the run serves it: --max-model-len (vLLM's) caps its context.

@@ -57,11 +57,17 @@ struct ExperimentConfig {
   // under "sglang", vLLM's CPU KV tier), set through the engine's option
   // tables (engines.h); the run never names them.
   OptionStore engine_options;
-  // Each generator workload's own settings (sim/run/workload_options.h),
-  // keyed by the workload's name.
+  // Each workload's own settings (sim/run/workload_options.h), keyed by
+  // the workload's name: efim-paper's rounds and document sizes
+  // (PaperWorkloadConfig), typing's population and behaviour
+  // (TypingWorkloadConfig), the generators' (inference-perf, vllm-bench).
   OptionStore workload_options;
   CpuOverheadConfig cpu;            // cuda_graphs unused: RunLatencyConfig takes engine.cuda_graphs
-  PaperWorkloadConfig workload_paper;  // users and seed also drive typing
+  // Closed-loop users (--users: efim-paper's, one document each, and
+  // typing's typists; capacity's users axis) and the seed of every random
+  // stream of the run (--seed).
+  int64_t users = 16;
+  int64_t seed = 1;
   std::string documents = "auto";   // efim-paper: auto | synthetic | text
   std::string corpus_dir;           // text documents and typing sources; "": the pinned corpus
   std::string tokenizer_path;       // "": the cache scripts/fetch-tokenizer fills
@@ -75,7 +81,6 @@ struct ExperimentConfig {
   int64_t max_line_bytes = kDefaultMaxLineBytes;
   double duration_s = 0;            // trace, typing: send nothing after this; 0 = no limit
   CompletionClientConfig completion;
-  TypingWorkloadConfig typing;      // users/seed/source_dir are overridden from above
   int64_t max_output_tokens = 128;
   // Output-length model spec, with per-policy overrides
   // (sim/client/output_length.h); "fixed": every request generates

@@ -117,7 +117,7 @@ class InferencePerfWorkload : public Workload {
       : context_(context), options_(WorkloadOptions<InferencePerfOptions>(context.config, kName)),
         data_(DataConfig(options_), context.model.tokens.text_first,
               context.model.tokens.text_last,
-              static_cast<uint64_t>(context.config.workload_paper.seed)) {
+              static_cast<uint64_t>(context.config.seed)) {
     stages_ = ParseStages(options_.stages);
     for (LoadStage& stage : stages_) stage.rate *= context.config.rate_scale;
   }
@@ -129,7 +129,7 @@ class InferencePerfWorkload : public Workload {
                                                 : InferencePerfLoad::kConstant;
     load.stages = stages_;
     load.interval = FromSeconds(options_.stage_interval_s);
-    load.seed = static_cast<uint64_t>(config.workload_paper.seed);
+    load.seed = static_cast<uint64_t>(config.seed);
     if (config.duration_s > 0) load.stop_sending_at = TimePoint{FromSeconds(config.duration_s)};
     const TokenDraw draw(context_.model.tokens.text_first, context_.model.tokens.text_last);
     client_ = std::make_unique<StagedLoadClient>(

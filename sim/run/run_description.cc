@@ -48,7 +48,7 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   } else {
     w.push_back({"output_length", config.output_length});
   }
-  w.push_back({"seed", config.workload_paper.seed});
+  w.push_back({"seed", config.seed});
   if (config.client_overhead_ms > 0) {
     w.push_back({"client_overhead_ms", config.client_overhead_ms});
     w.push_back({"client_overhead", std::string("added to every request's TTFT and E2E (API "

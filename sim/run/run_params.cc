@@ -9,6 +9,7 @@
 #include "sim/engine/engines.h"
 #include "sim/run/router.h"
 #include "sim/run/workload.h"
+#include "sim/run/workload_options.h"
 #include "traces/trace_open.h"
 
 namespace efimsim {
@@ -29,16 +30,37 @@ std::vector<std::string> KernelSourceChoices() {
 
 }  // namespace
 
-const ParamTable<PaperWorkloadConfig>& WorkloadParams() {
-  using C = PaperWorkloadConfig;
+const ParamTable<ExperimentConfig>& UserParams() {
+  using C = ExperimentConfig;
   static const ParamTable<C> table = {
       {ScopedTo("workload", {"efim-paper", "typing"},
                 {"users", "users", "users (efim-paper: one document each; typing: typists)", 1}),
        &C::users},
+  };
+  return table;
+}
+
+const ParamTable<PaperWorkloadConfig>& PaperRoundParams() {
+  using C = PaperWorkloadConfig;
+  static const ParamTable<C> table = {
       {ScopedTo("workload", {"efim-paper"},
                 {"rounds", "rounds", "efim-paper: requests per user (the paper's R)", 1}),
        &C::rounds},
+  };
+  return table;
+}
+
+const ParamTable<ExperimentConfig>& SeedParams() {
+  using C = ExperimentConfig;
+  static const ParamTable<C> table = {
       {{"seed", "", "seed of every random stream (documents, ...)", 0}, &C::seed},
+  };
+  return table;
+}
+
+const ParamTable<PaperWorkloadConfig>& PaperDocumentParams() {
+  using C = PaperWorkloadConfig;
+  static const ParamTable<C> table = {
       {ScopedTo("workload", {"efim-paper"},
                 {"doc-min-tokens", "tokens",
                  "efim-paper documents are longer than this (exclusive)", 1}),
@@ -348,6 +370,15 @@ RunParamTable Table(std::string group, const ParamTable<Part>& table,
   return BindParamTable(std::move(group), table, std::move(access));
 }
 
+// typing's behaviour, inside its settings (TypingWorkloadConfig::behavior)
+// in the run's workload store.
+PartAccess<ExperimentConfig, TypingBehavior> TypingBehaviorAccess() {
+  return {[](ExperimentConfig& c) -> TypingBehavior& { return TypingSettings(c).behavior; },
+          [](const ExperimentConfig& c) -> const TypingBehavior& {
+            return TypingSettings(c).behavior;
+          }};
+}
+
 // Which of an engine's table lists (EngineEntry) EngineOptionTables lifts.
 enum class EngineTables { kLimits, kOwn, kParts };
 
@@ -379,16 +410,21 @@ const std::vector<RunParamTable>& AllParamTables() {
   using X = ExperimentConfig;
   static const std::vector<RunParamTable> tables = [] {
     std::vector<RunParamTable> all = {
-        Table("Workload", WorkloadParams(), +[](X& c) -> auto& { return c.workload_paper; }),
+        // users, rounds, seed, doc sizes: sweep.csv's first columns, in this
+        // order, though users and seed are the run's and the rest efim-paper's.
+        Table("Workload", UserParams(), +[](X& c) -> auto& { return c; }),
+        BindWorkloadOptions("efim-paper", "Workload", PaperRoundParams()),
+        Table("Workload", SeedParams(), +[](X& c) -> auto& { return c; }),
+        BindWorkloadOptions("efim-paper", "Workload", PaperDocumentParams()),
         Table("Workload", RunParams(), +[](X& c) -> auto& { return c; }),
         Table("Workload", TraceAndClusterParams(), +[](X& c) -> auto& { return c; }),
         Table("Workload", RunLimitParams(), +[](X& c) -> auto& { return c; }),
         Table("Completion client (trace and typing workloads)", CompletionParams(),
               +[](X& c) -> auto& { return c.completion; }),
-        Table("Completion client (trace and typing workloads)", TypingParams(),
-              +[](X& c) -> auto& { return c.typing.behavior; }),
-        Table("Completion client (trace and typing workloads)", TypingPopulationParams(),
-              +[](X& c) -> auto& { return c.typing; }),
+        BindParamTable("Completion client (trace and typing workloads)", TypingParams(),
+                       TypingBehaviorAccess(), ParamScope{"workload", {"typing"}}),
+        BindWorkloadOptions("typing", "Completion client (trace and typing workloads)",
+                            TypingPopulationParams()),
         Table("Engine (vLLM v1)", EngineTargetParams(), +[](X& c) -> auto& { return c.engine; })};
     for (RunParamTable& table : EngineOptionTables(EngineTables::kLimits)) {
       all.push_back(std::move(table));

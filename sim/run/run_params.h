@@ -25,7 +25,10 @@ namespace efimsim {
 // (EngineEntry::limit_option_tables, option_tables and part_option_tables,
 // bound to ExperimentConfig::engine_options). Rows read by some workloads only are
 // scoped to them (ParamScope).
-const ParamTable<PaperWorkloadConfig>& WorkloadParams();
+const ParamTable<ExperimentConfig>& UserParams();  // --users (efim-paper, typing)
+const ParamTable<PaperWorkloadConfig>& PaperRoundParams();  // --rounds
+const ParamTable<ExperimentConfig>& SeedParams();  // --seed (every run)
+const ParamTable<PaperWorkloadConfig>& PaperDocumentParams();  // --doc-min/max-tokens
 const ParamTable<ExperimentConfig>& RunParams();  // max tokens, pauses, latency model, documents
 const ParamTable<ExperimentConfig>& TraceAndClusterParams();  // trace, replicas, rate, timeline, ...
 const ParamTable<ExperimentConfig>& RunLimitParams();  // what a run may use (--max-memory-gib)

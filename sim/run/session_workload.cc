@@ -13,6 +13,7 @@
 #include "sim/base/errors.h"
 #include "sim/client/trace_replay_client.h"
 #include "sim/run/workload.h"
+#include "sim/run/workload_options.h"
 #include "traces/rate_scaled_trace_reader.h"
 #include "traces/typing_workload.h"
 
@@ -131,9 +132,9 @@ class TypingSessionWorkload : public SessionWorkload {
  public:
   explicit TypingSessionWorkload(const WorkloadContext& context) : SessionWorkload(context) {
     const ExperimentConfig& config = context.config;
-    TypingWorkloadConfig typing = config.typing;
-    typing.users = config.workload_paper.users;
-    typing.seed = static_cast<uint64_t>(config.workload_paper.seed);
+    TypingWorkloadConfig typing = TypingSettings(config);
+    typing.users = config.users;
+    typing.seed = static_cast<uint64_t>(config.seed);
     typing.source_dir = config.corpus_dir;
     if (config.session_rate_per_s > 0) {
       typing.population = TypingPopulation::kOpen;
@@ -161,12 +162,12 @@ class TypingSessionWorkload : public SessionWorkload {
     if (config.session_rate_per_s > 0) {
       w.push_back({"population", std::string("open")});
       w.push_back({"session_rate_per_s", config.session_rate_per_s});
-      w.push_back({"sessions", config.typing.sessions});
+      w.push_back({"sessions", TypingSettings(config).sessions});
     } else {
-      w.push_back({"users", config.workload_paper.users});
+      w.push_back({"users", config.users});
     }
-    w.push_back({"chars_per_second", config.typing.behavior.chars_per_second});
-    w.push_back({"accept_probability", config.typing.behavior.accept_probability});
+    w.push_back({"chars_per_second", TypingSettings(config).behavior.chars_per_second});
+    w.push_back({"accept_probability", TypingSettings(config).behavior.accept_probability});
   }
 };
 

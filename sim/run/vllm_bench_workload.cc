@@ -77,7 +77,7 @@ class VllmBenchWorkload : public Workload {
     const VllmBenchVocabulary vocabulary{context_.model.tokens.text_first, context_.model.tokens.text_last,
                                          context_.model.tokens.bos};
     return std::make_unique<VllmBenchReader>(options_, vocabulary,
-                                             static_cast<uint64_t>(config.workload_paper.seed),
+                                             static_cast<uint64_t>(config.seed),
                                              config.rate_scale);
   }
 

@@ -157,7 +157,7 @@ void PaperWorkloadEfim(benchmark::State& state, const char* latency_model,
   config.engine.name = engine;
   config.policy = "efim";
   config.latency_model = latency_model;
-  config.workload_paper.users = state.range(0);
+  config.users = state.range(0);
   config.documents = "synthetic";
   int64_t tokens = 0;
   int64_t requests = 0;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/run/workload_options.h"
 #include "sim/base/errors.h"
 #include "sim/run/experiment.h"
 
@@ -20,8 +21,8 @@ constexpr double kThinkMs = 1000;
 ExperimentConfig Paper(const std::string& policy, const std::string& dist, int64_t users) {
   ExperimentConfig config;
   config.policy = policy;
-  config.workload_paper.users = users;
-  config.workload_paper.rounds = 3;
+  config.users = users;
+  PaperSettings(config).rounds = 3;
   config.documents = "synthetic";
   config.max_output_tokens = 4;
   config.think_time_ms = kThinkMs;
@@ -76,7 +77,7 @@ TEST(ClosedLoopThinkTime, ExponentialPausesAreTheSameUnderEveryPolicy) {
   const auto efim = Pauses(RunExperiment(Paper("efim", "exponential", 12)));
   EXPECT_EQ(fim, efim);
   ExperimentConfig reseeded = Paper("efim", "exponential", 12);
-  reseeded.workload_paper.seed = 2;
+  reseeded.seed = 2;
   EXPECT_NE(Pauses(RunExperiment(reseeded)), efim);
 }
 

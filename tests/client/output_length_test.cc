@@ -3,6 +3,7 @@
 // its errors, and, on whole runs, common random numbers: the same request
 // gets the same length under every policy, and a per-policy override
 // changes only its own policy.
+#include "sim/run/workload_options.h"
 #include "sim/client/output_length.h"
 
 #include <gtest/gtest.h>
@@ -186,8 +187,8 @@ TEST(OutputLength, OverridesApplyToTheirPolicyOnly) {
 ExperimentConfig Paper(const std::string& policy, const std::string& output_length) {
   ExperimentConfig config;
   config.policy = policy;
-  config.workload_paper.users = 8;
-  config.workload_paper.rounds = 4;
+  config.users = 8;
+  PaperSettings(config).rounds = 4;
   config.documents = "synthetic";
   config.output_length = output_length;
   config.record_wall_time = false;
@@ -249,7 +250,7 @@ TEST(OutputLengthRuns, TypingCompletionsGetTheSameLengthUnderEveryPolicy) {
       ExperimentConfig config;
       config.policy = policy;
       config.workload = "typing";
-      config.workload_paper.users = 3;
+      config.users = 3;
       config.duration_s = 30;
       config.output_length = spec;
       config.record_wall_time = false;

@@ -1,6 +1,7 @@
 // KV cache sizing per GPU under tensor parallelism: each GPU holds 1/TP of
 // the weights and of the KV heads (models/latency/operator_work.h), so a replica of
 // TP GPUs has room for more tokens than one GPU.
+#include "sim/run/workload_options.h"
 #include "sim/engine/kv_capacity.h"
 
 #include <gtest/gtest.h>
@@ -64,8 +65,8 @@ TEST(KvCapacity, BadTensorParallelSizeNamesTheOption) {
 ExperimentConfig SmallRun(int64_t tp) {
   ExperimentConfig config;
   config.documents = "synthetic";
-  config.workload_paper.users = 2;
-  config.workload_paper.rounds = 2;
+  config.users = 2;
+  PaperSettings(config).rounds = 2;
   config.record_wall_time = false;
   config.latency.tensor_parallel = tp;
   return config;
@@ -120,8 +121,8 @@ TEST(KvCapacity, NumGpuBlocksOverrideIsVllmsSpellingOfKvBlocks) {
 TEST(KvCapacity, MaxModelLenRefusesLongerRequests) {
   ExperimentConfig config;
   config.documents = "synthetic";
-  config.workload_paper.users = 4;
-  config.workload_paper.rounds = 1;
+  config.users = 4;
+  PaperSettings(config).rounds = 1;
   config.record_wall_time = false;
   const RunSummary all = RunExperiment(config).summary;
   EXPECT_EQ(all.engine.rejected_requests, 0);
@@ -146,8 +147,8 @@ namespace {
 TEST(ClientOverhead, AddsToTtftAndE2eOnly) {
   ExperimentConfig config;
   config.documents = "synthetic";
-  config.workload_paper.users = 4;
-  config.workload_paper.rounds = 2;
+  config.users = 4;
+  PaperSettings(config).rounds = 2;
   config.record_wall_time = false;
   const ExperimentResult plain = RunExperiment(config);
   config.client_overhead_ms = 25;

@@ -2,6 +2,7 @@
 // rule, driven step by step without a simulator; the radix-tree invariants
 // are checked after every step. Scenario tests at the end run whole
 // workloads under --engine sglang.
+#include "sim/run/workload_options.h"
 #include "sim/engine/sglang/sglang_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -277,8 +278,8 @@ TEST(SglangScheduler, PagesShareOnlyWholePages) {
 ExperimentConfig Paper(const std::string& engine, const std::string& policy) {
   ExperimentConfig config;
   config.documents = "synthetic";
-  config.workload_paper.users = 8;
-  config.workload_paper.rounds = 4;
+  config.users = 8;
+  PaperSettings(config).rounds = 4;
   config.policy = policy;
   config.engine.name = engine;
   return config;

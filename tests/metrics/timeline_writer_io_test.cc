@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/run/workload_options.h"
 #include "sim/run/experiment.h"
 
 namespace efimsim {
@@ -24,8 +25,8 @@ TEST(Timeline, TracksForReplicasAndSessionsWithOneEventPerStepAndRequest) {
           .string();
   ExperimentConfig config;
   config.documents = "synthetic";
-  config.workload_paper.users = 3;
-  config.workload_paper.rounds = 2;
+  config.users = 3;
+  PaperSettings(config).rounds = 2;
   config.replicas = 2;
   config.router = "session-affinity";
   config.timeline_path = path;

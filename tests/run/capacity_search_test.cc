@@ -1,5 +1,6 @@
 // Capacity search on tiny cases: a monotone, sane answer; saturation is
 // flagged rather than reported as capacity; SLO parsing.
+#include "sim/run/workload_options.h"
 #include "sim/run/capacity_search.h"
 
 #include <unistd.h>
@@ -24,7 +25,7 @@ ExperimentConfig Paper(const std::string& policy) {
   ExperimentConfig config;
   config.policy = policy;
   config.documents = "synthetic";
-  config.workload_paper.rounds = 3;
+  PaperSettings(config).rounds = 3;
   return config;
 }
 
@@ -110,7 +111,7 @@ TEST(CapacitySearch, ExponentialPausesAreNotJudgedByThroughputPerMakespan) {
   // growth and SLOs decide instead, and 32 users are nowhere near the
   // engine's limit.
   ExperimentConfig config = Paper("efim");
-  config.workload_paper.rounds = 5;
+  PaperSettings(config).rounds = 5;
   config.think_time_ms = 30000;
   config.think_time_dist = "exponential";
   config.max_output_tokens = 16;

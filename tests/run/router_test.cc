@@ -1,6 +1,7 @@
 // Routers in front of replicas: which replica each policy picks, that
 // Cancel reaches the replica holding the request, and what routing does to
 // prefix reuse in a whole run.
+#include "sim/run/workload_options.h"
 #include "sim/run/router.h"
 
 #include <gtest/gtest.h>
@@ -156,8 +157,8 @@ TEST(RouterNames, UnknownRouterNamesTheOptionAndTheChoices) {
 ExperimentConfig PaperCluster(const std::string& router, const std::string& policy) {
   ExperimentConfig config;
   config.documents = "synthetic";
-  config.workload_paper.users = 8;
-  config.workload_paper.rounds = 4;
+  config.users = 8;
+  PaperSettings(config).rounds = 4;
   config.replicas = 2;
   config.router = router;
   config.policy = policy;

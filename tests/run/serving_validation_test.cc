@@ -229,7 +229,8 @@ TEST(ServingValidation, UnrecordedBatchLimitsAreVllmsApiServerDefaultsForTheGpu)
 
 TEST(ServingValidation, UnknownGpuNeedsTheOption) {
   ServingRun run = ReadServingRun({kDir + "/vllm_bench_result.json"}, "");
-  EXPECT_THROW(ValidateServing(run, ServingValidationOptions{}), UsageError);
+  const ServingValidationOptions options;  // a named object: g++ 12 warns on the temporary
+  EXPECT_THROW(ValidateServing(run, options), UsageError);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // tiers after every step.
 #include <gtest/gtest.h>
 
+#include "sim/run/workload_options.h"
 #include "sim/metrics/output_writers.h"
 #include "sim/run/experiment.h"
 #include "sim/run/run_params.h"
@@ -20,8 +21,8 @@ void SetOption(ExperimentConfig& config, const std::string& name, double value) 
 ExperimentConfig Config(double cpu_kv_gib) {
   ExperimentConfig config;
   config.policy = "efim";
-  config.workload_paper.users = 24;
-  config.workload_paper.rounds = 4;
+  config.users = 24;
+  PaperSettings(config).rounds = 4;
   config.documents = "synthetic";
   config.think_time_ms = 2000;         // users come back after others evicted them
   config.engine.kv_blocks = 2000;      // ~8 users' prefixes

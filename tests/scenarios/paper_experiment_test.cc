@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sim/run/workload_options.h"
 #include "sim/metrics/output_writers.h"
 #include "traces/tokenizer/default_tokenizer_path.h"
 #include "sim/run/experiment.h"
@@ -17,8 +18,8 @@ namespace {
 ExperimentConfig Config(const std::string& policy, int64_t rounds) {
   ExperimentConfig config;
   config.policy = policy;
-  config.workload_paper.users = 16;
-  config.workload_paper.rounds = rounds;
+  config.users = 16;
+  PaperSettings(config).rounds = rounds;
   config.documents = "synthetic";  // docs/semantics.md §2's table assumes tokens proportional to text
   config.engine.check_invariants = true;
   return config;
@@ -123,7 +124,7 @@ TEST(PaperExperiment, SameSeedGivesByteIdenticalOutputs) {
   const ExperimentResult b = RunExperiment(config);
   EXPECT_EQ(RenderSummaryJson(a.info, a.summary), RenderSummaryJson(b.info, b.summary));
   EXPECT_EQ(RenderRequestsCsv(a.records), RenderRequestsCsv(b.records));
-  config.workload_paper.seed = 2;
+  config.seed = 2;
   const ExperimentResult c = RunExperiment(config);
   EXPECT_NE(RenderRequestsCsv(a.records), RenderRequestsCsv(c.records));
 }
@@ -147,7 +148,7 @@ TEST(PaperExperiment, RealTextRunsReportWhatBpeBoundariesCost) {
   }
   for (const char* policy : {"fim", "efim"}) {
     ExperimentConfig config = Config(policy, 3);
-    config.workload_paper.users = 4;
+    config.users = 4;
     config.documents = "text";
     const ExperimentResult r = RunExperiment(config);
     const int64_t by_characters =
@@ -174,7 +175,7 @@ TEST(PaperExperiment, AutoDocumentsFallBackWhenTheCorpusHasTooFewFiles) {
     std::ofstream(dir / name) << "print('hello')\n";
   }
   ExperimentConfig config = Config("efim", 3);
-  config.workload_paper.users = 4;
+  config.users = 4;
   config.documents = "auto";
   config.corpus_dir = dir.string();
   const ExperimentResult r = RunExperiment(config);

@@ -59,7 +59,7 @@ TEST(Grid, SettingsReachTheConfig) {
   SetExperimentOption(config, "policy", "fim");
   SetExperimentOption(config, "replicas", "3");
   EXPECT_EQ(FindRunParam("max-num-seqs")->value(config), "64");  // in vLLM's OptionStore
-  EXPECT_EQ(config.workload_paper.users, 7);
+  EXPECT_EQ(config.users, 7);
   EXPECT_EQ(config.policy, "fim");
   EXPECT_EQ(config.replicas, 3);
   const auto values = ExperimentOptionValues(config);
