@@ -277,7 +277,7 @@ void PrintUsersCapacity(const std::vector<Plan>& plans, const CapacityCommand& c
             << "workload: " << base.workload << ", users varied; documents " << base.documents
             << "; model " << base.engine.model << " on " << base.engine.gpu << "; SLOs on rounds >= "
             << c.search.warmup_rounds << "\n"
-            << "latency:  " << DescribeLatencyModel(base) << "\n"
+            << "latency:  " << PlansLatencyModel(plans) << "\n"
             << "target:   " << c.options.target_users << " users; GPUs = replicas x "
             << c.gpus_per_replica << " (" << c.gpus_source << ")\n\n";
   std::cout << Pad("policy", 10, false) << Pad("max users", 10) << Pad("replicas", 10)

@@ -18,6 +18,10 @@ std::string Pad(const std::string& text, size_t width, bool right) {
 
 std::string Percent(double fraction) { return FormatFixed(100.0 * fraction, 1) + "%"; }
 
+std::string PlansLatencyModel(const std::vector<Plan>& plans) {
+  return plans.empty() ? std::string() : plans.front().search.LatencyModel();
+}
+
 const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy) {
   for (const Plan& plan : plans) {
     if (plan.search.policy == policy && plan.gpus > 0) return &plan;
@@ -183,7 +187,7 @@ void PrintRateReportHeader(const std::vector<Plan>& plans, const ExperimentConfi
   std::cout << "model:    " << base.engine.model << " on " << base.engine.gpu
             << "; SLOs on requests after the first " << FormatFixed(100 * setup.warmup_fraction, 0)
             << "% by arrival\n"
-            << "latency:  " << DescribeLatencyModel(base) << "\n"
+            << "latency:  " << PlansLatencyModel(plans) << "\n"
             << "target:   " << FormatFixed(setup.target_rate, 3) << " " << unit
             << "; GPUs = replicas x " << setup.gpus_per_replica << " (" << setup.gpus_source
             << ")\n\n";

@@ -20,6 +20,9 @@ struct Plan {
 std::string Pad(const std::string& text, size_t width, bool right = true);
 std::string Percent(double fraction);
 std::string CsvQuoted(const std::string& text);
+// The latency model the plans' probes ran with (every probe builds the
+// same one; the first describes it), for the report's header.
+std::string PlansLatencyModel(const std::vector<Plan>& plans);
 // The plan of `policy` when it has a GPU count, else null.
 const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy);
 // Hit rate, p99 TTFT, p99 TPOT and req/s of the answer, as table cells.

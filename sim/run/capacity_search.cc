@@ -147,6 +147,7 @@ LoadProbe RunProbe(const ExperimentConfig& base, const std::vector<Slo>& slos,
   run.summary = SummarizeRun(measured, run.summary.engine);
   const std::string at = " at " + axis.label(steps);
   p.summary = run.summary;
+  p.latency_model = SettingText(run.info, "latency_model", "description", 0);
   p.meets_slos = run.summary.requests_completed > 0 && run.summary.engine.rejected_requests == 0;
   p.verdict = "ok";
   if (run.summary.requests_completed == 0) p.verdict = "no request completed";

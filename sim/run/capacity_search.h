@@ -78,6 +78,9 @@ struct LoadProbe {
   // cache): a probe with any fails as "rejected", never as saturated.
   int64_t rejected = 0;
   std::string verdict;  // "ok", or why the probe failed
+  // The latency model the probe's run built, as it described itself
+  // (summary.json's latency_model.description).
+  std::string latency_model;
 };
 
 struct CapacityResult {
@@ -96,6 +99,9 @@ struct CapacityResult {
   int64_t saturated_from_users = 0;
   std::vector<LoadProbe> probes;  // in probe order
   const LoadProbe* answer() const;  // the probe at max_load_steps, or null
+  // The latency model every probe used (the first probe's description);
+  // "" before any probe ran.
+  std::string LatencyModel() const { return probes.empty() ? "" : probes.front().latency_model; }
   // The searched integer at the answer (closed loop: max_users).
   int64_t max_load_steps = 0;
   // Open loop: the answer as a rate, and what it is measured in.

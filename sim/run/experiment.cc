@@ -215,12 +215,6 @@ LatencyConfig RunLatencyConfig(const ExperimentConfig& config) {
   return latency;
 }
 
-std::string DescribeLatencyModel(const ExperimentConfig& config) {
-  return MakeLatencyModel(RunLatencyConfig(config), LoadServedModel(config.engine),
-                          LoadGpuSpec(config.engine.gpu))
-      ->Description();
-}
-
 void ValidateExperiment(const ExperimentConfig& config) {
   CheckSettings(config);
   const RunParts parts(config, /*with_workload=*/false);

@@ -173,10 +173,4 @@ std::unique_ptr<TraceReader> OpenWorkloadTrace(const ExperimentConfig& config);
 // prefers) and its --cuda-graphs. The one place they are combined.
 LatencyConfig RunLatencyConfig(const ExperimentConfig& config);
 
-// The description of the latency model `config` would run with (what its
-// numbers rest on), for commands that report many runs at once before any
-// has run (a finished run describes the model it built: its info's
-// "latency_model" section).
-std::string DescribeLatencyModel(const ExperimentConfig& config);
-
 }  // namespace efimsim

@@ -92,7 +92,7 @@ struct ServingValidation {
   std::string arrivals;                      // what the replay's arrivals were
   std::vector<std::pair<std::string, std::string>> mapping;  // run setting -> efimsim setting
   std::vector<std::string> not_reproduced;   // named, never silently ignored
-  std::string latency_model;                 // DescribeLatencyModel of the replay
+  std::string latency_model;                 // the replay's latency model, as it described itself
   FrontendCosts frontend;                    // what predictions of client-side times add
   ExperimentResult result;                   // the simulated run
   // ttft, tpot, e2e (as the run times them: ServingRun::timed_at), then
