@@ -29,6 +29,12 @@ struct ClientRequest {
   // max_tokens). Only the replica's token emission reads it; an engine
   // cannot know it in advance.
   int64_t output_length = 0;
+  // The tokens the completion should produce, where the workload knows them
+  // (text workloads: the text the developer types next, tokenized); empty
+  // when it does not. Only speculative decoding reads them: the target
+  // model is assumed to generate exactly these tokens first, so draft
+  // proposers (n-gram, suffix) are verified against real code.
+  TokenVector reference_output;
   TimePoint sent;                 // arrival at the engine (no network delay)
 
   int64_t prompt_tokens() const {
