@@ -9,6 +9,7 @@
 #include "traces/serving_run.h"
 #include "sim/run/serving_validation.h"
 #include "sim/base/errors.h"
+#include "sim/base/output_dir.h"
 
 namespace efimsim::cli {
 namespace {
@@ -17,10 +18,10 @@ namespace {
 // (AddEngineOptions, read by ValidationOptions from the parsed values).
 struct ValidateServingCommandOptions {
   std::vector<std::string> run;
-  std::string workload;
+  std::string workload_file;
   std::string latency_model = "auto";
   std::string arrivals = "auto";
-  std::string json;
+  std::string out;
   std::string frontend = "default";
   std::string host_overlap = "auto";
 };
@@ -35,17 +36,17 @@ const CommandParamTable<ValidateServingCommandOptions>& ValidateServingParams() 
         "(traces.json) and/or GuideLLM's results JSON with the server's vllm.log, or a folder "
         "holding them (also positional)"},
        &C::run, {.multitoken = true, .positional = -1}},
-      {{"workload", "",
+      {{"workload-file", "",
         "the workload JSONL of an LLMServingSim run (default: meta.json's dataset_path, looked "
         "up in every folder above the run)"},
-       &C::workload},
+       &C::workload_file},
       {RunParamInfo("latency-model"), &C::latency_model},
       {Choice("arrivals",
               "replayed arrival times: auto (the engine's queue times when the run has them, "
               "else the workload's), workload (the workload's schedule) or engine",
               {"auto", "workload", "engine"}),
        &C::arrivals},
-      {{"json", "", "also write the comparison as JSON here"}, &C::json},
+      {{"out", "", "also write the comparison as JSON to this file"}, &C::out},
       {Noted(RunParamInfo("frontend"),
              "here added to the predictions compared with client-side timings (vllm bench, "
              "GuideLLM)"),
@@ -58,9 +59,16 @@ const CommandParamTable<ValidateServingCommandOptions>& ValidateServingParams() 
 }
 
 // Adds validate-serving's own options (the run, workload file, latency
-// model, arrivals, JSON output, frontend, host overlap) to general.
+// model, arrivals, JSON output, frontend, host overlap) to general, and the
+// old spellings it refuses.
 void AddGeneralOptions(CommandRows& rows, po::options_description& general) {
   AddCommandRows(rows, general, ValidateServingParams());
+  rows.retired = {
+      {"json", "validate-serving writes the comparison JSON with --out FILE (--json FILE was "
+               "renamed; elsewhere --json prints JSON to standard output)"},
+      {"workload", "the run's workload JSONL is --workload-file PATH (--workload PATH was "
+                   "renamed; the run commands' --workload names a workload)"},
+  };
 }
 
 // Adds the engine options to engine, the latency-model and host-overhead
@@ -139,16 +147,17 @@ int RunValidateServingCommand(int argc, const char* const* argv) {
     return 0;
   }
   if (own.run.empty()) throw UsageError("validate-serving: give the run (a folder or files)");
+  if (!own.out.empty()) CheckOutputFileDir("--out", own.out);  // before the work
 
   const ServingValidationOptions options = ValidationOptions(values);
-  const ServingRun run = ReadServingRun(own.run, own.workload);
+  const ServingRun run = ReadServingRun(own.run, own.workload_file);
   ThrowIfInterrupted();
   const ServingValidation validation = ValidateServing(run, options);
   ThrowIfInterrupted();  // before anything is printed or written
   std::cout << RenderServingValidation(run, validation);
-  if (!own.json.empty()) {
-    WriteServingValidationJson(own.json, run, validation);
-    std::cout << "wrote " << own.json << "\n";
+  if (!own.out.empty()) {
+    WriteServingValidationJson(own.out, run, validation);
+    std::cout << "wrote " << own.out << "\n";
   }
   return 0;
 }
