@@ -615,7 +615,7 @@ ServingRun ReadServingRun(const std::vector<std::string>& paths, const std::stri
     const std::string bytes = ReadBytes(meta);
     const std::string dataset = DatasetPathFromMeta(ParseJson(bytes, meta, 0));
     if (dataset.empty()) {
-      throw InputError(meta, 0, "dataset_path", "missing: give the workload with --workload FILE");
+      throw InputError(meta, 0, "dataset_path", "missing: give the workload with --workload-file FILE");
     }
     for (fs::path dir = fs::absolute(fs::path(meta)).parent_path();; dir = dir.parent_path()) {
       if (fs::is_regular_file(dir / dataset, ec)) {
@@ -628,7 +628,7 @@ ServingRun ReadServingRun(const std::vector<std::string>& paths, const std::stri
     if (workload.empty()) {
       throw InputError(meta, 0, "dataset_path",
                        "'" + dataset + "' not found in any folder above the run: give the workload "
-                       "with --workload FILE");
+                       "with --workload-file FILE");
     }
   }
   return ReadLlmServingSimRun(meta, requests, workload);

@@ -27,6 +27,7 @@ namespace {
 // The capacity command's own settings besides the search's
 // (CapacitySearchConfig) and the run's (AllParamTables()).
 struct CapacityOptions {
+  std::vector<std::string> slo;  // empty: ttft_p99_ms=500 and tpot_p99_ms=50
   std::string policies = "baseline,fim,efim";
   int64_t target_users = 2000;
   int64_t gpus_per_replica = 0;  // 0: --tp
@@ -36,9 +37,13 @@ struct CapacityOptions {
   std::string out = "efimsim-capacity";
 };
 
-const ParamTable<CapacityOptions>& CapacityParams() {
+const CommandParamTable<CapacityOptions>& CapacityParams() {
   using C = CapacityOptions;
-  static const ParamTable<C> table = {
+  static const CommandParamTable<C> table = {
+      {{"slo", "",
+        "METRIC=LIMIT_MS, repeatable; every one must hold. Metrics: {ttft,tpot,e2e,queueing}_"
+        "{mean,p50,p90,p99,max}_ms. Default: ttft_p99_ms=500 and tpot_p99_ms=50"},
+       &C::slo},
       {{"policies", "", "comma-separated policies to size"}, &C::policies},
       {{"target-users", "users", "the load to serve, e.g. developers typing at once", 1},
        &C::target_users},
@@ -61,9 +66,9 @@ const ParamTable<CapacityOptions>& CapacityParams() {
   return table;
 }
 
-const ParamTable<CapacitySearchConfig>& SearchParams() {
+const CommandParamTable<CapacitySearchConfig>& SearchParams() {
   using C = CapacitySearchConfig;
-  static const ParamTable<C> table = {
+  static const CommandParamTable<C> table = {
       {{"max-users", "users", "search bound per deployment", 1}, &C::max_users},
       {{"plateau-gain", "fraction", "saturated when doubling users raises throughput by less than "
         "this fraction (not with --think-time-dist exponential: queue growth and SLOs decide)", 0},
@@ -87,36 +92,29 @@ const ParamTable<CapacitySearchConfig>& SearchParams() {
   return table;
 }
 
-// Parses capacity's command line (--slo, CapacityParams(), SearchParams()
-// and the experiment's options) into `values`. False: it printed help.
-bool ParseCapacityCommandLine(int argc, const char* const* argv, po::variables_map& values) {
+// capacity's command line: --slo, CapacityParams(), SearchParams() and the
+// run's options.
+CommandRows CapacityRows() {
+  CommandRows rows("capacity",
+                   "Searches, per policy, the most closed-loop users one deployment "
+                   "(--replicas replicas behind\n--router; default one replica) serves "
+                   "while meeting every --slo, flags saturation instead\nof reporting a "
+                   "meaningless number, and turns --target-users into replicas and GPUs, "
+                   "with\nEFIM's saving. Workloads: efim-paper (documents default to "
+                   "synthetic here, so every load\nhas the same kind of document) or "
+                   "typing.\n\n"
+                   "Open loop (--search rate; the default for --workload trace): the "
+                   "highest arrival rate instead,\nrequests/s or sessions/s, and "
+                   "--target-rate in replicas and GPUs. A trace is replayed at\n"
+                   "--rate-scale k x step; typing becomes an open population of sessions "
+                   "arriving at\n--session-rate k x step over --duration-s (0: 180 s). "
+                   "SLOs skip the first --warmup-fraction\nof requests by arrival.");
   po::options_description general("Capacity");
-  general.add_options()
-      ("slo", po::value<std::vector<std::string>>()->composing(),
-       "METRIC=LIMIT_MS, repeatable; every one must hold. Metrics: {ttft,tpot,e2e,queueing}_"
-       "{mean,p50,p90,p99,max}_ms. Default: ttft_p99_ms=500 and tpot_p99_ms=50");
-  static const CapacityOptions option_defaults;
-  static const CapacitySearchConfig search_defaults;
-  AddParamOptions(general, CapacityParams(), option_defaults);
-  AddParamOptions(general, SearchParams(), search_defaults);
-  po::options_description visible;
-  visible.add(general);
-  for (const auto& group : ExperimentOptionGroups()) visible.add(group);
-  return ParseCommandLine("capacity",
-                          "Searches, per policy, the most closed-loop users one deployment "
-                          "(--replicas replicas behind\n--router; default one replica) serves "
-                          "while meeting every --slo, flags saturation instead\nof reporting a "
-                          "meaningless number, and turns --target-users into replicas and GPUs, "
-                          "with\nEFIM's saving. Workloads: efim-paper (documents default to "
-                          "synthetic here, so every load\nhas the same kind of document) or "
-                          "typing.\n\n"
-                          "Open loop (--search rate; the default for --workload trace): the "
-                          "highest arrival rate instead,\nrequests/s or sessions/s, and "
-                          "--target-rate in replicas and GPUs. A trace is replayed at\n"
-                          "--rate-scale k x step; typing becomes an open population of sessions "
-                          "arriving at\n--session-rate k x step over --duration-s (0: 180 s). "
-                          "SLOs skip the first --warmup-fraction\nof requests by arrival.",
-                          visible, argc, argv, values);
+  AddCommandRows(rows, general, CapacityParams());
+  AddCommandRows(rows, general, SearchParams());
+  rows.visible.add(general);
+  AddExperimentRows(rows);
+  return rows;
 }
 
 // A capacity command's settings, read from its options and checked.
@@ -134,12 +132,10 @@ struct CapacityCommand {
 };
 
 // --slo as given, else p99 TTFT <= 500 ms and p99 TPOT <= 50 ms.
-std::vector<Slo> SlosFromOptions(const po::variables_map& values) {
-  if (!values.count("slo")) return {ParseSlo("ttft_p99_ms=500"), ParseSlo("tpot_p99_ms=50")};
+std::vector<Slo> SlosFromOptions(const CapacityOptions& options) {
+  if (options.slo.empty()) return {ParseSlo("ttft_p99_ms=500"), ParseSlo("tpot_p99_ms=50")};
   std::vector<Slo> slos;
-  for (const std::string& text : values["slo"].as<std::vector<std::string>>()) {
-    slos.push_back(ParseSlo(text));
-  }
+  for (const std::string& text : options.slo) slos.push_back(ParseSlo(text));
   return slos;
 }
 
@@ -148,10 +144,10 @@ std::vector<Slo> SlosFromOptions(const po::variables_map& values) {
 // checks that --out can be created; creates nothing.
 CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   CapacityCommand c;
-  ApplyParamOptions(values, CapacityParams(), c.options);
-  ApplyParamOptions(values, SearchParams(), c.search);
+  ApplyCommandRows(values, CapacityParams(), c.options);
+  ApplyCommandRows(values, SearchParams(), c.search);
   c.policies = SplitPolicies(c.options.policies);
-  c.slos = SlosFromOptions(values);
+  c.slos = SlosFromOptions(c.options);
   c.base = ExperimentFromOptions(values);
   ExperimentConfig& base = c.base;
   c.gpus_per_replica =
@@ -298,9 +294,11 @@ void PrintUsersCapacity(const std::vector<Plan>& plans, const CapacityCommand& c
 
 }  // namespace
 
+std::vector<CommandRows> CapacityCommandRows() { return {CapacityRows()}; }
+
 int RunCapacityCommand(int argc, const char* const* argv) {
   po::variables_map values;
-  if (!ParseCapacityCommandLine(argc, argv, values)) return 0;
+  if (!ParseCommandLine(CapacityRows(), argc, argv, values)) return 0;
   const CapacityCommand command = CapacityCommandFromOptions(values);
   AnnounceSearch(command);
   const auto started = std::chrono::steady_clock::now();

@@ -1,9 +1,9 @@
 #include "sim/app/cli_options.h"
 
-#include <iostream>
 #include <memory>
 #include <sstream>
 
+#include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "sim/client/policy.h"
 
@@ -22,7 +22,8 @@ std::string ParamHelpText(const ParamInfo& info) {
 
 void AddParamOption(po::options_description& options, const ParamInfo& info,
                     const std::string& default_value, const ParamScope& scope) {
-  auto* semantic = po::value<std::string>()->default_value(default_value);
+  // An empty default is still stored (the option reads as defaulted) but not shown.
+  auto* semantic = po::value<std::string>()->default_value(default_value, default_value);
   if (default_value == "true" || default_value == "false") semantic->implicit_value("true");
   std::string help = ParamHelpText(info);
   if (!scope.applies_to_every_run()) {
@@ -31,6 +32,12 @@ void AddParamOption(po::options_description& options, const ParamInfo& info,
     help += " [--" + scope.selector + " " + parts + " only]";
   }
   options.add_options()(info.name.c_str(), semantic, help.c_str());
+}
+
+const ParamInfo& RunParamInfo(const std::string& name) {
+  const RunParam* param = FindRunParam(name);
+  if (param == nullptr) throw InternalError("no run option --" + name);
+  return *param->info;
 }
 
 std::vector<po::options_description> ExperimentOptionGroups() {
@@ -47,6 +54,10 @@ std::vector<po::options_description> ExperimentOptionGroups() {
     }
   }
   return groups;
+}
+
+void AddExperimentRows(CommandRows& rows) {
+  for (const auto& group : ExperimentOptionGroups()) rows.visible.add(group);
 }
 
 ExperimentConfig ExperimentFromOptions(const po::variables_map& values) {
@@ -73,17 +84,17 @@ ParamInfo ModeInfo(const std::string& help) { return Choice("mode", help, {"eage
 
 }  // namespace
 
-po::options_description LatencyOptionGroup(const std::string& mode_help) {
+void AddLatencyRows(CommandRows& rows, const std::string& mode_help) {
   const ExperimentConfig defaults;
   po::options_description group("Model, GPU and latency model (the rows of efimsim replay)");
   for (const char* name : kLatencyRows) {
     const RunParam* param = FindRunParam(name);
     AddParamOption(group, *param->info, param->value(defaults));
   }
-  AddParamOption(group, ModeInfo(mode_help), "eager");
+  AddCommandRow(rows, group, ModeInfo(mode_help), {}, "eager", false);
   AddParamOptions(group, LatencyParams(), defaults.latency);
   AddParamOptions(group, CpuOverheadParams(), defaults.cpu);
-  return group;
+  rows.visible.add(group);
 }
 
 LatencySetup LatencyFromOptions(const po::variables_map& values) {
@@ -103,6 +114,12 @@ LatencySetup LatencyFromOptions(const po::variables_map& values) {
   return setup;
 }
 
+std::string PolicyListHelp(const std::string& intro) {
+  std::string help = intro;
+  for (const PolicySpec& p : AllPolicies()) help += "\n  " + p.name + ": " + p.help;
+  return help;
+}
+
 std::vector<std::string> SplitPolicies(const std::string& text) {
   std::vector<std::string> items;
   std::stringstream stream(text);
@@ -117,42 +134,6 @@ std::vector<std::string> SplitPolicies(const std::string& text) {
   }
   if (items.empty()) throw UsageError("--policies: no policy given");
   return items;
-}
-
-bool ParseCommandLine(const std::string& command, const std::string& synopsis,
-                      const po::options_description& visible, int argc, const char* const* argv,
-                      po::variables_map& values,
-                      const po::positional_options_description* positional) {
-  po::options_description all;
-  all.add(visible);
-  all.add_options()("help,h", "show this help");
-  try {
-    po::command_line_parser parser(argc, argv);
-    parser.options(all);
-    if (positional != nullptr) parser.positional(*positional);
-    const po::parsed_options parsed = parser.run();
-    // A command without positional arguments refuses them: boost would
-    // otherwise drop `efimsim replay trace.csv`'s file without a word.
-    for (const po::option& option : parsed.options) {
-      if (positional == nullptr && option.position_key >= 0 && !option.value.empty()) {
-        throw UsageError(command + ": unexpected argument '" + option.value.front() +
-                         "'; settings are --options (a trace is --workload trace --trace FILE; "
-                         "see efimsim " + command + " --help)");
-      }
-    }
-    po::store(parsed, values);
-    // --help before notify: notify checks required options, which a user
-    // asking for help has not given.
-    if (values.count("help")) {
-      std::cout << "usage: efimsim " << command << " [options]\n\n" << synopsis << "\n\n"
-                << visible << "\n";
-      return false;
-    }
-    po::notify(values);
-  } catch (const po::error& error) {
-    throw UsageError(std::string(error.what()) + " (see efimsim " + command + " --help)");
-  }
-  return true;
 }
 
 }  // namespace efimsim::cli

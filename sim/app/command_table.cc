@@ -60,42 +60,43 @@ const std::vector<CommandEntry>& Commands() {
       {"compare", "compare",
        "runs several policies (default `baseline,fim,efim`) on the identical workload; prints "
        "them side by side with EFIM's gains; writes `comparison.csv` and one folder per policy",
-       RunCompareCommand},
+       RunCompareCommand, CompareCommandRows},
       {"replay", "replay", "runs one policy; writes `summary.json` and `requests.csv`",
-       RunReplayCommand},
+       RunReplayCommand, ReplayCommandRows},
       {"sweep", "sweep", "a grid of runs on all cores; `sweep.csv`; `--shard I/N`",
-       RunSweepCommand},
-      {"merge", "merge", "joins shard outputs into the whole sweep's files", RunMergeCommand},
+       RunSweepCommand, SweepCommandRows},
+      {"merge", "merge", "joins shard outputs into the whole sweep's files", RunMergeCommand,
+       MergeCommandRows},
       {"capacity", "capacity",
        "most users (or, open loop, the highest arrival rate) one replica serves within SLOs; "
        "replicas and GPUs for a target load, per policy",
-       RunCapacityCommand},
+       RunCapacityCommand, CapacityCommandRows},
       {"convert", "convert",
        "reads any supported trace and writes efimsim's trace format (`traces/FORMAT.md`)",
-       RunConvertCommand},
+       RunConvertCommand, ConvertCommandRows},
       {"tokenize", "tokenize", "token counts (or ids with `--json`) under the Llama-3.1 BPE",
-       RunTokenizeCommand},
+       RunTokenizeCommand, TokenizeCommandRows},
       {"predict", "predict",
        "one engine step's latency with a per-operator breakdown (`models/README.md`)",
-       RunPredictCommand},
+       RunPredictCommand, PredictCommandRows},
       {"validate-latency", "validate-latency",
        "a latency model's error against measured step times (`models/PROFILE.md`)",
-       RunValidateLatencyCommand},
+       RunValidateLatencyCommand, ValidateLatencyCommandRows},
       {"validate-serving", "validate-serving",
        "a real serving run (LLMServingSim bench layout, `vllm bench serve` JSON, vLLM "
        "OpenTelemetry spans, GuideLLM results) replayed with its configuration: TTFT, TPOT, E2E "
        "measured vs predicted, client-side times with the frontend model "
        "([docs/validation.md](docs/validation.md))",
-       RunValidateServingCommand},
+       RunValidateServingCommand, ValidateServingCommandRows},
       {"profile", "profile import",
        "a kernel profile from GPU measurements (AIConfigurator's shape tables, LLMServingSim, "
        "efimsim's own kernels, the PyTorch reference, Vidur), with provenance and the held-out "
        "studies (`models/PROFILE.md`)",
-       RunProfileCommand},
+       RunProfileCommand, ProfileCommandRows},
       {"models", "models",
        "built-in model and GPU specs with derived figures (total and active parameters); "
        "`models import` turns a Hugging Face `config.json` into a spec (`models/README.md`)",
-       RunModelsCommand},
+       RunModelsCommand, ModelsCommandRows},
   };
   return commands;
 }

@@ -10,12 +10,17 @@
 
 namespace efimsim::cli {
 
+struct CommandRows;  // command_rows.h
+
 struct CommandEntry {
   std::string name;      // what follows `efimsim` ("profile")
   std::string shown_as;  // how the table names it ("profile import")
   // One sentence, markdown (backticks, links); --help prints it as plain text.
   std::string summary;
   int (*run)(int argc, const char* const* argv) = nullptr;
+  // Its command lines (a subcommand has its own: models, models import),
+  // each built from rows only; what --help prints and the parser reads.
+  std::vector<CommandRows> (*rows)() = nullptr;
 };
 
 const std::vector<CommandEntry>& Commands();

@@ -18,26 +18,32 @@
 namespace efimsim::cli {
 namespace {
 
-// Parses compare's command line (--policies, --out and the experiment's
-// options) into `values`. False: it printed help.
-bool ParseCompareCommandLine(int argc, const char* const* argv, po::variables_map& values) {
-  std::string policies_help = "comma-separated cache policies, run on the identical workload:";
-  for (const PolicySpec& p : AllPolicies()) policies_help += "\n  " + p.name + ": " + p.help;
-  po::options_description general("Compare");
-  general.add_options()
-      ("policies", po::value<std::string>()->default_value("baseline,fim,efim"),
-       policies_help.c_str())
-      ("out", po::value<std::string>()->default_value("efimsim-out"),
-       "output directory: comparison.csv and one folder per policy with summary.json and "
-       "requests.csv (created if missing)");
-  po::options_description visible;
-  visible.add(general);
-  for (const auto& group : ExperimentOptionGroups()) visible.add(group);
-  return ParseCommandLine("compare",
-                          "Runs each policy on the identical workload and engine and prints them "
-                          "side by side,\nwith EFIM's latency reduction and throughput gain over "
-                          "the others.",
-                          visible, argc, argv, values);
+// compare's own options besides the run's (AllParamTables()).
+struct CompareCommandOptions {
+  std::string policies = "baseline,fim,efim";
+  std::string out = "efimsim-out";
+};
+
+const CommandParamTable<CompareCommandOptions>& CompareParams() {
+  using C = CompareCommandOptions;
+  static const CommandParamTable<C> table = {
+      {{"policies", "",
+        PolicyListHelp("comma-separated cache policies, run on the identical workload:")},
+       &C::policies},
+      {{"out", "",
+        "output directory: comparison.csv and one folder per policy with summary.json and "
+        "requests.csv (created if missing)"},
+       &C::out},
+  };
+  return table;
+}
+
+CommandRows CompareRows() {
+  return SimulationCommandRows(
+      "compare",
+      "Runs each policy on the identical workload and engine and prints them side by side,\nwith "
+      "EFIM's latency reduction and throughput gain over the others.",
+      "Compare", CompareParams());
 }
 
 // One timeline per policy: run.json -> run.efim.json (run -> run.efim
@@ -113,13 +119,16 @@ void CommitComparison(const ExperimentConfig& base, const std::vector<PolicyResu
 
 }  // namespace
 
+std::vector<CommandRows> CompareCommandRows() { return {CompareRows()}; }
+
 int RunCompareCommand(int argc, const char* const* argv) {
   po::variables_map values;
-  if (!ParseCompareCommandLine(argc, argv, values)) return 0;
-  const std::vector<std::string> policies = SplitPolicies(values["policies"].as<std::string>());
+  CompareCommandOptions own;
+  if (!ParseCommandRows(CompareRows(), CompareParams(), argc, argv, values, own)) return 0;
+  const std::vector<std::string> policies = SplitPolicies(own.policies);
   ExperimentConfig base = ExperimentFromOptions(values);
   base.interrupt = InterruptFlag();
-  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
+  const std::string out_dir = OutputDirOption(own.out);
   // Written whole or not at all; an earlier compare's policy folders that
   // this one does not write are removed at the end, not left beside it.
   StagedOutputDir staged(out_dir);

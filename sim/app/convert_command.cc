@@ -11,43 +11,68 @@
 
 namespace efimsim::cli {
 
+namespace {
+
+// convert's options; --format, --max-line-bytes and --block-tokens are the
+// run's rows (--trace-format, --max-line-bytes, --block-tokens).
+struct ConvertCommandOptions {
+  std::string input;
+  std::string output;
+  std::string format = "auto";
+  int64_t max_line_bytes = kDefaultMaxLineBytes;
+  int64_t block_tokens = 16;
+};
+
+const CommandParamTable<ConvertCommandOptions>& ConvertParams() {
+  using C = ConvertCommandOptions;
+  static const CommandParamTable<C> table = {
+      {{"input", "",
+        "trace to read: efimsim JSONL, Azure CSV, Mooncake JSONL, TaskTracker CSV or HumanEval "
+        "infilling JSONL(.gz) (also the first positional argument)"},
+       &C::input, {.positional = 1}},
+      {{"output", "",
+        "efimsim trace (JSON Lines) to write; written completely or not at all (also the "
+        "second positional argument)"},
+       &C::output, {.positional = 1}},
+      {Renamed(RunParamInfo("trace-format"), "format"), &C::format},
+      {Noted(RunParamInfo("max-line-bytes"),
+             "convert refuses a longer one instead (a converted trace is whole)"),
+       &C::max_line_bytes},
+      {Noted(RunParamInfo("block-tokens"),
+             "here the block size of the engine that will replay the output: Mooncake's "
+             "512-token hash ids become keys of this many tokens (must divide 512)"),
+       &C::block_tokens},
+  };
+  return table;
+}
+
+CommandRows ConvertRows() {
+  return OwnRows("convert",
+                 "Converts any supported trace into efimsim's trace format "
+                 "(traces/FORMAT.md).\nusage: efimsim convert INPUT OUTPUT [--format F]",
+                 "Convert", ConvertParams());
+}
+
+}  // namespace
+
+std::vector<CommandRows> ConvertCommandRows() { return {ConvertRows()}; }
+
 int RunConvertCommand(int argc, const char* const* argv) {
-  po::options_description visible("Convert");
-  visible.add_options()
-      ("input", po::value<std::string>(), "trace to read: efimsim JSONL, Azure CSV, Mooncake JSONL, "
-       "TaskTracker CSV or HumanEval infilling JSONL(.gz)")
-      ("output", po::value<std::string>(), "efimsim trace (JSON Lines) to write; written "
-       "completely or not at all")
-      ("format", po::value<std::string>()->default_value("auto"),
-       ParamHelpText(*FindRunParam("trace-format")->info).c_str())
-      ("max-line-bytes", po::value<int64_t>()->default_value(kDefaultMaxLineBytes),
-       "longest input line (or CSV record) accepted [bytes]")
-      ("block-tokens", po::value<int64_t>()->default_value(16),
-       "block size of the engine that will replay the output: Mooncake's 512-token hash ids "
-       "become keys of this many tokens (must divide 512) [tokens]");
-  po::positional_options_description positional;
-  positional.add("input", 1).add("output", 1);
   po::variables_map values;
-  if (!ParseCommandLine("convert",
-                        "Converts any supported trace into efimsim's trace format "
-                        "(traces/FORMAT.md).\nusage: efimsim convert INPUT OUTPUT [--format F]",
-                        visible, argc, argv, values, &positional)) {
-    return 0;
-  }
-  if (!values.count("input") || !values.count("output")) {
+  ConvertCommandOptions own;
+  if (!ParseCommandRows(ConvertRows(), ConvertParams(), argc, argv, values, own)) return 0;
+  if (own.input.empty() || own.output.empty()) {
     throw UsageError("convert needs INPUT and OUTPUT (see efimsim convert --help)");
   }
   TraceReadOptions options;
-  const std::string format = values["format"].as<std::string>();
-  const auto parsed = ParseTraceFormat(format);
-  if (!parsed) throw UsageError("--format: unknown trace format '" + format + "'");
+  const auto parsed = ParseTraceFormat(own.format);
+  if (!parsed) throw UsageError("--format: unknown trace format '" + own.format + "'");
   options.format = *parsed;
-  options.max_line_bytes = values["max-line-bytes"].as<int64_t>();
-  if (options.max_line_bytes < 1) throw UsageError("--max-line-bytes: must be >= 1");
-  options.mooncake_block_key_tokens = values["block-tokens"].as<int64_t>();
+  options.max_line_bytes = own.max_line_bytes;
+  options.mooncake_block_key_tokens = own.block_tokens;
 
-  const std::string input = values["input"].as<std::string>();
-  const std::string output = values["output"].as<std::string>();
+  const std::string& input = own.input;
+  const std::string& output = own.output;
   std::error_code same_error;
   if (std::filesystem::exists(output) &&
       std::filesystem::equivalent(input, output, same_error)) {

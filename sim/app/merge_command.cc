@@ -49,31 +49,44 @@ SweepManifest CheckOneSweep(const std::vector<std::string>& inputs) {
   return first;
 }
 
+// merge's options.
+struct MergeCommandOptions {
+  std::string out = "efimsim-sweep";
+  bool no_runs = false;
+  std::vector<std::string> inputs;
+};
+
+const CommandParamTable<MergeCommandOptions>& MergeParams() {
+  using C = MergeCommandOptions;
+  static const CommandParamTable<C> table = {
+      {{"out", "", "output directory for the merged sweep.csv and runs/"}, &C::out},
+      {{"no-runs", "", "write only sweep.csv; do not copy runs/<run-id>/ folders"}, &C::no_runs,
+       {.is_switch = true}},
+      {{"inputs", "", "the shards' output directories (also the positional arguments)"},
+       &C::inputs, {.positional = -1}},
+  };
+  return table;
+}
+
+CommandRows MergeRows() {
+  return OwnRows("merge",
+                 "efimsim merge SHARD_DIR... --out DIR\n\nJoins the outputs of `efimsim sweep "
+                 "--shard I/N` runs: DIR/sweep.csv holds every\nrun in grid order (identical to "
+                 "running the grid whole) and DIR/runs/ every run's folder.\nFails if a run is "
+                 "missing or appears twice.",
+                 "Merge", MergeParams());
+}
+
 }  // namespace
 
+std::vector<CommandRows> MergeCommandRows() { return {MergeRows()}; }
+
 int RunMergeCommand(int argc, const char* const* argv) {
-  po::options_description general("Merge");
-  general.add_options()
-      ("out", po::value<std::string>()->default_value("efimsim-sweep"),
-       "output directory for the merged sweep.csv and runs/")
-      ("no-runs", po::bool_switch(), "write only sweep.csv; do not copy runs/<run-id>/ folders");
-  po::options_description hidden;
-  hidden.add_options()("inputs", po::value<std::vector<std::string>>(), "shard directories");
-  po::options_description all;
-  all.add(general).add(hidden);
-  po::positional_options_description positional;
-  positional.add("inputs", -1);
   po::variables_map values;
-  if (!ParseCommandLine("merge",
-                        "efimsim merge SHARD_DIR... --out DIR\n\nJoins the outputs of "
-                        "`efimsim sweep --shard I/N` runs: DIR/sweep.csv holds every\nrun in "
-                        "grid order (identical to running the grid whole) and DIR/runs/ every "
-                        "run's folder.\nFails if a run is missing or appears twice.",
-                        all, argc, argv, values, &positional)) {
-    return 0;
-  }
-  if (!values.count("inputs")) throw UsageError("merge: give the shard output directories");
-  const std::vector<std::string> inputs = values["inputs"].as<std::vector<std::string>>();
+  MergeCommandOptions own;
+  if (!ParseCommandRows(MergeRows(), MergeParams(), argc, argv, values, own)) return 0;
+  if (own.inputs.empty()) throw UsageError("merge: give the shard output directories");
+  const std::vector<std::string>& inputs = own.inputs;
   const SweepManifest manifest = CheckOneSweep(inputs);
   std::vector<std::string> contents, names;
   for (const std::string& dir : inputs) {
@@ -82,9 +95,9 @@ int RunMergeCommand(int argc, const char* const* argv) {
     contents.push_back(ReadWholeFile(names.back()));
   }
   const std::string merged = MergeSweepCsvs(contents, names);
-  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
+  const std::string out_dir = OutputDirOption(own.out);
   StagedOutputDir staged(out_dir);  // written whole or not at all
-  if (!values["no-runs"].as<bool>()) {
+  if (!own.no_runs) {
     namespace fs = std::filesystem;
     PrepareOutputDir(staged.Path("runs"));
     for (const std::string& dir : inputs) {

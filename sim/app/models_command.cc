@@ -85,35 +85,65 @@ void PrintKernelSourcesAndLatencyModels() {
   }
 }
 
+// models import's options.
+struct ModelsImportOptions {
+  std::string config;
+  std::string name;
+  std::string out;
+};
+
+const CommandParamTable<ModelsImportOptions>& ModelsImportParams() {
+  using C = ModelsImportOptions;
+  static const CommandParamTable<C> table = {
+      {{"config", "", "a Hugging Face config.json (also the positional argument)"}, &C::config,
+       {.positional = 1}},
+      {{"name", "",
+        "the spec's name (default: the last part of the config's _name_or_path, else the name "
+        "of the folder holding it)"},
+       &C::name},
+      {{"out", "",
+        "write the spec to this file, completely or not at all (default: standard output)"},
+       &C::out},
+  };
+  return table;
+}
+
+CommandRows ModelsImportRows() {
+  return OwnRows("models import",
+                 "Converts a Hugging Face config.json into an efimsim model spec "
+                 "(models/specs/*.json's format)\nto commit, checked as a built-in spec is. "
+                 "Shapes efimsim does not model (MLA, sliding\nwindows, quantized checkpoints "
+                 "but FP8) are refused naming the field (models/README.md).\n"
+                 "usage: efimsim models import PATH/config.json [--name N] [--out FILE]",
+                 "Models import", ModelsImportParams());
+}
+
+CommandRows ModelsRows() {
+  return CommandRows("models",
+                     "Lists the built-in model and GPU specs with derived figures: parameters "
+                     "(total and active),\nweights, KV bytes per token, and the KV tokens that "
+                     "fit one GPU at the default engine settings.\n`efimsim models import "
+                     "PATH/config.json` turns a Hugging Face config.json into a spec (see its "
+                     "--help).");
+}
+
 // efimsim models import CONFIG [--name N] [--out FILE]: the spec on stdout,
 // or written to FILE whole or not at all; a one-line summary on stderr.
 int RunModelsImport(int argc, const char* const* argv) {
-  po::options_description visible("Models import");
-  visible.add_options()
-      ("config", po::value<std::string>(), "a Hugging Face config.json (or give it as the argument)")
-      ("name", po::value<std::string>(), "the spec's name (default: the last part of the config's "
-       "_name_or_path, else the name of the folder holding it)")
-      ("out", po::value<std::string>(), "write the spec to this file, completely or not at all "
-       "(default: standard output)");
-  po::positional_options_description positional;
-  positional.add("config", 1);
   po::variables_map values;
-  if (!ParseCommandLine("models import",
-                        "Converts a Hugging Face config.json into an efimsim model spec "
-                        "(models/specs/*.json's format)\nto commit, checked as a built-in spec is. "
-                        "Shapes efimsim does not model (MLA, sliding\nwindows, quantized "
-                        "checkpoints but FP8) are refused naming the field (models/README.md).\n"
-                        "usage: efimsim models import PATH/config.json [--name N] [--out FILE]",
-                        visible, argc, argv, values, &positional)) {
+  ModelsImportOptions own;
+  if (!ParseCommandRows(ModelsImportRows(), ModelsImportParams(), argc, argv, values, own)) {
     return 0;
   }
-  if (!values.count("config")) throw UsageError("models import needs a config.json (see efimsim models import --help)");
-  const std::string path = values["config"].as<std::string>();
-  const std::string out = values.count("out") ? values["out"].as<std::string>() : "";
+  if (own.config.empty()) {
+    throw UsageError("models import needs a config.json (see efimsim models import --help)");
+  }
+  const std::string& path = own.config;
+  const std::string& out = own.out;
   if (!out.empty()) CheckOutputFileDir("--out", out);  // before the work
   ModelSpecFile file = LoadHfConfig(path);
-  if (values.count("name")) {
-    file.spec.name = values["name"].as<std::string>();
+  if (!values["name"].defaulted()) {
+    file.spec.name = own.name;
     if (file.spec.name.empty()) throw UsageError("--name: must not be empty");
   }
   const std::string json = ModelSpecFileJson(file);
@@ -132,18 +162,12 @@ int RunModelsImport(int argc, const char* const* argv) {
 
 }  // namespace
 
+std::vector<CommandRows> ModelsCommandRows() { return {ModelsRows(), ModelsImportRows()}; }
+
 int RunModelsCommand(int argc, const char* const* argv) {
   if (argc >= 2 && std::string(argv[1]) == "import") return RunModelsImport(argc - 1, argv + 1);
-  po::options_description visible("Models");
   po::variables_map values;
-  if (!ParseCommandLine("models",
-                        "Lists the built-in model and GPU specs with derived figures: parameters "
-                        "(total and active),\nweights, KV bytes per token, and the KV tokens that "
-                        "fit one GPU at the default engine settings.\n`efimsim models import "
-                        "PATH/config.json` turns a Hugging Face config.json into a spec (see its --help).",
-                        visible, argc, argv, values)) {
-    return 0;
-  }
+  if (!ParseCommandLine(ModelsRows(), argc, argv, values)) return 0;
   PrintGpus();
   PrintModels();
   PrintKernelSourcesAndLatencyModels();

@@ -62,33 +62,50 @@ SequenceWork ParseSequence(const std::string& spec) {
   return work;
 }
 
+// predict's own options besides the latency rows (AddLatencyRows).
+struct PredictCommandOptions {
+  std::vector<std::string> seq;
+  bool json = false;
+};
+
+const CommandParamTable<PredictCommandOptions>& PredictParams() {
+  using C = PredictCommandOptions;
+  static const CommandParamTable<C> table = {
+      {{"seq", "",
+        "sequences of the step, each NEW:CONTEXT[:emit|noemit]: new tokens computed this step, "
+        "tokens already in the KV cache, whether it samples a token (default emit)"},
+       &C::seq, {.multitoken = true, .required = true}},
+      {{"json", "", "print the breakdown as JSON"}, &C::json, {.is_switch = true}},
+  };
+  return table;
+}
+
+CommandRows PredictRows() {
+  CommandRows rows("predict",
+                   "Prints the predicted time of one engine step over the given sequences, with "
+                   "the time of\nevery operator (summed over layers), its share, and whether it "
+                   "was extrapolated beyond\nmeasured data. Example:\n"
+                   "  efimsim predict --seq 512:4096 1:3000 1:100 --mode graph");
+  AddCommandGroup(rows, "Predict", PredictParams());
+  AddLatencyRows(rows,
+                 "eager (every step launches its kernels) or graph (decode-only steps replay "
+                 "CUDA graphs)");
+  return rows;
+}
+
 }  // namespace
 
-int RunPredictCommand(int argc, const char* const* argv) {
-  po::options_description general("Predict");
-  general.add_options()
-      ("seq", po::value<std::vector<std::string>>()->multitoken()->required(),
-       "sequences of the step, each NEW:CONTEXT[:emit|noemit]: new tokens computed this step, "
-       "tokens already in the KV cache, whether it samples a token (default emit)")
-      ("json", po::bool_switch(), "print the breakdown as JSON");
-  po::options_description visible;
-  visible.add(general).add(LatencyOptionGroup(
-      "eager (every step launches its kernels) or graph (decode-only steps replay CUDA graphs)"));
+std::vector<CommandRows> PredictCommandRows() { return {PredictRows()}; }
 
+int RunPredictCommand(int argc, const char* const* argv) {
   po::variables_map values;
-  if (!ParseCommandLine("predict",
-                        "Prints the predicted time of one engine step over the given sequences, "
-                        "with the time of\nevery operator (summed over layers), its share, and "
-                        "whether it was extrapolated beyond\nmeasured data. Example:\n"
-                        "  efimsim predict --seq 512:4096 1:3000 1:100 --mode graph",
-                        visible, argc, argv, values)) {
-    return 0;
-  }
+  PredictCommandOptions own;
+  if (!ParseCommandRows(PredictRows(), PredictParams(), argc, argv, values, own)) return 0;
   LatencySetup setup = LatencyFromOptions(values);
   const std::string& mode = setup.mode;
   const LatencyModelOptions& options = setup.latency.options;
   std::vector<SequenceWork> batch;
-  for (const std::string& spec : values["seq"].as<std::vector<std::string>>()) {
+  for (const std::string& spec : own.seq) {
     batch.push_back(ParseSequence(spec));
   }
   const ModelSpec& model = setup.model;
@@ -97,7 +114,7 @@ int RunPredictCommand(int argc, const char* const* argv) {
   const StepBreakdown breakdown = latency->Explain(batch);
   const PredictionContext context{latency->Name(), latency->Description(), model.name, gpu.name,
                                   options.tensor_parallel, mode, ""};
-  if (values["json"].as<bool>()) {
+  if (own.json) {
     std::cout << StepBreakdownJson(context, batch, breakdown);
     return 0;
   }

@@ -42,81 +42,147 @@ std::string CommandLine(int argc, const char* const* argv) {
   return text;
 }
 
-// Adds profile import's options (the source, its files, model, GPU,
-// provenance, interpolation and the output) to general.
-void AddImportOptions(po::options_description& general) {
-  general.add_options()
-      ("from", po::value<std::string>()->required(),
-       "the source's kind: pytorch-reference (op timings of ../shared/data/gpu/"
-       "h100-pytorch-reference/<model>.ops.runN.json), vidur (Vidur's compute/<gpu>/<model>/mlp.csv) "
-       "llmservingsim (LLMServingSim's profiler/perf/<HW>/<model>/<variant>/ folder, --dir) or "
-       "aiconfigurator (NVIDIA AIConfigurator's <system>/<framework>-<version>/ CSV folder, --dir: "
-       "a shape-keyed profile for every dense model, no --model), or efimsim-kernels (a profile "
-       "efimsim-calibrate measured, --file)")
-      ("model", po::value<std::string>(), "built-in model name or path to a model spec JSON (not with "
-       "aiconfigurator)")
-      ("gpu", po::value<std::string>()->required(), "built-in GPU name or path to a GPU spec JSON")
-      ("run", po::value<std::vector<std::string>>()->composing(),
-       "pytorch-reference: an ops JSON file; repeat for several runs (combined by the minimum of "
-       "their medians)")
-      ("mlp", po::value<std::string>(), "vidur: the mlp.csv file")
-      ("attention", po::value<std::string>(),
-       "vidur: the attention.csv file, when the source has one (one backend, TP=1 rows used)")
-      ("file", po::value<std::string>(),
-       "efimsim-kernels: a profile efimsim-calibrate wrote on the GPU (../shared/data/gpu/"
-       "efimsim-kernels/<gpu>/<model>.json), checked and committed as it is")
-      ("dir", po::value<std::string>(),
-       "vidur: a profiling folder (compute/<gpu>/<model>/): its mlp.csv, and its attention.csv when "
-       "present; llmservingsim: the bundle folder with meta.yaml and tp1/; aiconfigurator: the "
-       "<system>/<framework>-<version>/ folder with gemm.csv, context_attention.csv, "
-       "generation_attention.csv (and custom_allreduce.csv)")
-      ("shapes", po::bool_switch(),
-       "llmservingsim: a shape profile (every dense model) from bundles whose model was profiled "
-       "with overridden shapes (--bundle, repeatable; no --model)")
-      ("bundle", po::value<std::vector<std::string>>()->composing(),
-       "llmservingsim --shapes: a bundle folder (meta.yaml, tp1/); repeat to merge several")
-      ("systems", po::value<std::string>(),
-       "aiconfigurator: its systems.csv (default: two folders above --dir)")
-      ("elementwise-rates-from", po::value<std::string>(),
-       "pytorch-reference: a Vidur mlp.csv of the same GPU whose measured norm, RoPE, activation and "
-       "add kernels give the bandwidth and small-kernel time used to model the reference's unfused "
-       "elementwise ops; without it the profile has no elementwise tables (roofline)")
-      ("elementwise-rates-carried-by", po::value<std::string>(),
-       "pytorch-reference: when --elementwise-rates-from is another GPU's Vidur mlp.csv, a reference "
-       "ops JSON measured on that GPU: the rates' bandwidth is scaled by the two runs' measured copy "
-       "bandwidths (the floor kept)")
-      ("dispatch-gap-from", po::value<std::string>(),
-       "pytorch-reference: an AIConfigurator gemm.csv of the same GPU (GEMMs timed under CUDA "
-       "graphs): the GEMMs' eager dispatch gap becomes the median of eager minus graph times over "
-       "the shapes both measured, instead of the intercept of time over bytes")
-      ("all-reduce", po::value<std::string>(),
-       "a Vidur network all_reduce.csv of the same GPU: all-reduce tables for TP 2/4/8; "
-       "aiconfigurator: a custom_allreduce.csv when --dir has none")
-      ("measured-on", po::value<std::string>()->default_value(""),
-       "when (or at which source version) the measurements were made, as the source says; "
-       "recorded as provenance.date_utc (required, except for llmservingsim, whose meta.yaml has "
-       "profiled_at)")
-      ("interpolation", po::value<std::string>()->default_value("auto"),
-       "inside measured grids: linear, log-log, or auto (the one with the smaller median held-out "
-       "error on the source's own grid points)")
-      ("out", po::value<std::string>()->required(), "the profile JSON to write (atomically)");
+// profile import's options; --model and --gpu are the run's rows.
+struct ProfileImportOptions {
+  std::string from;
+  std::string model;
+  std::string gpu;
+  std::vector<std::string> run;
+  std::string mlp;
+  std::string attention;
+  std::string file;
+  std::string dir;
+  bool shapes = false;
+  std::vector<std::string> bundle;
+  std::string systems;
+  std::string elementwise_rates_from;
+  std::string elementwise_rates_carried_by;
+  std::string dispatch_gap_from;
+  std::string all_reduce;
+  std::string measured_on;
+  std::string interpolation = "auto";
+  std::string out;
+};
+
+// The rows naming the source and its files.
+void AddSourceRows(CommandParamTable<ProfileImportOptions>& table) {
+  using C = ProfileImportOptions;
+  table.insert(table.end(), {
+      {{"from", "",
+        "the source's kind: pytorch-reference (op timings of ../shared/data/gpu/"
+        "h100-pytorch-reference/<model>.ops.runN.json), vidur (Vidur's compute/<gpu>/<model>/"
+        "mlp.csv) llmservingsim (LLMServingSim's profiler/perf/<HW>/<model>/<variant>/ folder, "
+        "--dir) or aiconfigurator (NVIDIA AIConfigurator's <system>/<framework>-<version>/ CSV "
+        "folder, --dir: a shape-keyed profile for every dense model, no --model), or "
+        "efimsim-kernels (a profile efimsim-calibrate measured, --file)"},
+       &C::from, {.required = true}},
+      {Noted(RunParamInfo("model"), "not with aiconfigurator"), &C::model},
+      {RunParamInfo("gpu"), &C::gpu, {.required = true}},
+      {{"run", "",
+        "pytorch-reference: an ops JSON file; repeat for several runs (combined by the minimum "
+        "of their medians)"},
+       &C::run},
+      {{"mlp", "", "vidur: the mlp.csv file"}, &C::mlp},
+      {{"attention", "",
+        "vidur: the attention.csv file, when the source has one (one backend, TP=1 rows used)"},
+       &C::attention},
+      {{"file", "",
+        "efimsim-kernels: a profile efimsim-calibrate wrote on the GPU (../shared/data/gpu/"
+        "efimsim-kernels/<gpu>/<model>.json), checked and committed as it is"},
+       &C::file},
+      {{"dir", "",
+        "vidur: a profiling folder (compute/<gpu>/<model>/): its mlp.csv, and its attention.csv "
+        "when present; llmservingsim: the bundle folder with meta.yaml and tp1/; aiconfigurator: "
+        "the <system>/<framework>-<version>/ folder with gemm.csv, context_attention.csv, "
+        "generation_attention.csv (and custom_allreduce.csv)"},
+       &C::dir},
+      {{"shapes", "",
+        "llmservingsim: a shape profile (every dense model) from bundles whose model was "
+        "profiled with overridden shapes (--bundle, repeatable; no --model)"},
+       &C::shapes, {.is_switch = true}},
+      {{"bundle", "",
+        "llmservingsim --shapes: a bundle folder (meta.yaml, tp1/); repeat to merge several"},
+       &C::bundle},
+      {{"systems", "", "aiconfigurator: its systems.csv (default: two folders above --dir)"},
+       &C::systems},
+  });
+}
+
+// The rows of the measurements' extras, provenance, interpolation and output.
+void AddExtraRows(CommandParamTable<ProfileImportOptions>& table) {
+  using C = ProfileImportOptions;
+  table.insert(table.end(), {
+      {{"elementwise-rates-from", "",
+        "pytorch-reference: a Vidur mlp.csv of the same GPU whose measured norm, RoPE, "
+        "activation and add kernels give the bandwidth and small-kernel time used to model the "
+        "reference's unfused elementwise ops; without it the profile has no elementwise tables "
+        "(roofline)"},
+       &C::elementwise_rates_from},
+      {{"elementwise-rates-carried-by", "",
+        "pytorch-reference: when --elementwise-rates-from is another GPU's Vidur mlp.csv, a "
+        "reference ops JSON measured on that GPU: the rates' bandwidth is scaled by the two "
+        "runs' measured copy bandwidths (the floor kept)"},
+       &C::elementwise_rates_carried_by},
+      {{"dispatch-gap-from", "",
+        "pytorch-reference: an AIConfigurator gemm.csv of the same GPU (GEMMs timed under CUDA "
+        "graphs): the GEMMs' eager dispatch gap becomes the median of eager minus graph times "
+        "over the shapes both measured, instead of the intercept of time over bytes"},
+       &C::dispatch_gap_from},
+      {{"all-reduce", "",
+        "a Vidur network all_reduce.csv of the same GPU: all-reduce tables for TP 2/4/8; "
+        "aiconfigurator: a custom_allreduce.csv when --dir has none"},
+       &C::all_reduce},
+      {{"measured-on", "",
+        "when (or at which source version) the measurements were made, as the source says; "
+        "recorded as provenance.date_utc (required, except for llmservingsim, whose meta.yaml "
+        "has profiled_at)"},
+       &C::measured_on},
+      {{"interpolation", "",
+        "inside measured grids: linear, log-log, or auto (the one with the smaller median "
+        "held-out error on the source's own grid points)"},
+       &C::interpolation},
+      {{"out", "", "the profile JSON to write (atomically)"}, &C::out, {.required = true}},
+  });
+}
+
+const CommandParamTable<ProfileImportOptions>& ProfileImportParams() {
+  static const CommandParamTable<ProfileImportOptions> table = [] {
+    CommandParamTable<ProfileImportOptions> rows;
+    AddSourceRows(rows);
+    AddExtraRows(rows);
+    return rows;
+  }();
+  return table;
+}
+
+CommandRows ProfileImportRows() {
+  return OwnRows("profile import",
+                 "Writes a kernel profile for a named model and GPU from GPU measurements,\n"
+                 "or (--from aiconfigurator, or llmservingsim --shapes) a shape profile that "
+                 "prices every model.\nShapes are checked, never stretched: a model-keyed "
+                 "source whose shapes are not the model's is refused.\nTables the source lacks "
+                 "stay missing (the roofline prices them, flagged). The profile names\nits "
+                 "files with their SHA-256 and the measuring stack. Prints the held-out "
+                 "study\n(interpolation, or the shape rule's leave-one-out) and what was done "
+                 "on stderr.",
+                 "Profile import", ProfileImportParams());
 }
 
 // The import's settings (command line, measured-on, interpolation), checked;
 // throws UsageError on a missing --measured-on or a bad --interpolation.
-ImportSettings ImportSettingsFrom(const po::variables_map& values, const std::string& from, int argc,
+ImportSettings ImportSettingsFrom(const ProfileImportOptions& o, const std::string& from, int argc,
                                   const char* const* argv) {
   ImportSettings settings;
   settings.command = CommandLine(argc, argv);
-  settings.measured_on = values["measured-on"].as<std::string>();
+  settings.measured_on = o.measured_on;
   if (settings.measured_on.empty() && from != "llmservingsim" && from != "aiconfigurator" &&
       from != "efimsim-kernels") {
     throw UsageError("the option '--measured-on' is required but missing");
   }
-  settings.interpolation = values["interpolation"].as<std::string>();
-  if (values.count("dispatch-gap-from")) {
+  settings.interpolation = o.interpolation;
+  if (!o.dispatch_gap_from.empty()) {
     if (from != "pytorch-reference") throw UsageError("--dispatch-gap-from: only for --from pytorch-reference");
-    settings.dispatch_gap_from = LoadGraphGemmTimings(values["dispatch-gap-from"].as<std::string>());
+    settings.dispatch_gap_from = LoadGraphGemmTimings(o.dispatch_gap_from);
   }
   if (settings.interpolation != "auto" && settings.interpolation != "linear" &&
       settings.interpolation != "log-log") {
@@ -135,21 +201,21 @@ void WriteImportedProfile(const std::string& out, const std::string& json) {
 
 // --from pytorch-reference: the profile from the ops JSON runs, with
 // elementwise rates from a Vidur mlp.csv when given.
-KernelProfile ImportFromReference(const po::variables_map& values, const ModelSpec& model,
+KernelProfile ImportFromReference(const ProfileImportOptions& o, const ModelSpec& model,
                                   const GpuSpec& gpu, const std::optional<VidurAllReduceTable>& all_reduce,
                                   const ImportSettings& settings, ImportReport& report) {
-  if (!values.count("run")) throw UsageError("--run: give at least one ops JSON file");
-  if (values.count("mlp")) throw UsageError("--mlp: only for --from vidur");
+  if (o.run.empty()) throw UsageError("--run: give at least one ops JSON file");
+  if (!o.mlp.empty()) throw UsageError("--mlp: only for --from vidur");
   std::vector<ReferenceOps> runs;
-  for (const std::string& path : values["run"].as<std::vector<std::string>>()) {
+  for (const std::string& path : o.run) {
     ThrowIfInterrupted();
     runs.push_back(LoadReferenceOps(path));
   }
   std::optional<ElementwiseRates> rates;
-  if (values.count("elementwise-rates-from")) {
-    rates = ElementwiseRatesFromVidur(LoadVidurMlpCsv(values["elementwise-rates-from"].as<std::string>()));
-    if (values.count("elementwise-rates-carried-by")) {
-      rates = CarryElementwiseRates(*rates, LoadReferenceOps(values["elementwise-rates-carried-by"].as<std::string>()),
+  if (!o.elementwise_rates_from.empty()) {
+    rates = ElementwiseRatesFromVidur(LoadVidurMlpCsv(o.elementwise_rates_from));
+    if (!o.elementwise_rates_carried_by.empty()) {
+      rates = CarryElementwiseRates(*rates, LoadReferenceOps(o.elementwise_rates_carried_by),
                                     runs);
       std::fprintf(stderr, "elementwise rates %s\n", rates->carried.c_str());
     }
@@ -161,19 +227,19 @@ KernelProfile ImportFromReference(const po::variables_map& values, const ModelSp
 
 // --from vidur: the profile from mlp.csv (and attention.csv) given as files
 // or as a folder.
-KernelProfile ImportFromVidur(const po::variables_map& values, const ModelSpec& model,
+KernelProfile ImportFromVidur(const ProfileImportOptions& o, const ModelSpec& model,
                               const GpuSpec& gpu, const std::optional<VidurAllReduceTable>& all_reduce,
                               const ImportSettings& settings, ImportReport& report) {
-  if (values.count("run") || values.count("elementwise-rates-from") || values.count("elementwise-rates-carried-by")) {
+  if (!o.run.empty() || !o.elementwise_rates_from.empty() || !o.elementwise_rates_carried_by.empty()) {
     throw UsageError("--run and --elementwise-rates-from/-carried-by are only for --from pytorch-reference");
   }
-  std::string mlp_path = values.count("mlp") ? values["mlp"].as<std::string>() : "";
-  std::string attention_path = values.count("attention") ? values["attention"].as<std::string>() : "";
-  if (values.count("dir")) {
+  std::string mlp_path = !o.mlp.empty() ? o.mlp : "";
+  std::string attention_path = !o.attention.empty() ? o.attention : "";
+  if (!o.dir.empty()) {
     if (!mlp_path.empty() || !attention_path.empty()) {
       throw UsageError("--dir: give either --dir or --mlp/--attention");
     }
-    const std::string dir = values["dir"].as<std::string>();
+    const std::string dir = o.dir;
     mlp_path = dir + "/mlp.csv";
     if (std::filesystem::exists(dir + "/attention.csv")) attention_path = dir + "/attention.csv";
   }
@@ -185,31 +251,31 @@ KernelProfile ImportFromVidur(const po::variables_map& values, const ModelSpec& 
 }
 
 // --from llmservingsim: the profile from the bundle folder (--dir only).
-KernelProfile ImportFromLlmServingSim(const po::variables_map& values, const ModelSpec& model,
+KernelProfile ImportFromLlmServingSim(const ProfileImportOptions& o, const ModelSpec& model,
                                       const GpuSpec& gpu, const ImportSettings& settings,
                                       ImportReport& report) {
-  if (values.count("run") || values.count("mlp") || values.count("attention") ||
-      values.count("elementwise-rates-from") || values.count("all-reduce")) {
+  if (!o.run.empty() || !o.mlp.empty() || !o.attention.empty() ||
+      !o.elementwise_rates_from.empty() || !o.all_reduce.empty()) {
     throw UsageError("--from llmservingsim takes --dir only (the bundle folder)");
   }
-  if (!values.count("dir")) throw UsageError("--dir: give the LLMServingSim bundle folder");
-  return ImportLlmServingSimProfile(values["dir"].as<std::string>(), model, gpu, settings, report);
+  if (o.dir.empty()) throw UsageError("--dir: give the LLMServingSim bundle folder");
+  return ImportLlmServingSimProfile(o.dir, model, gpu, settings, report);
 }
 
 // --from aiconfigurator: a shape profile (no model), with the shape rule's
 // leave-one-out study on stderr.
-int ImportFromAiConfigurator(const po::variables_map& values, const GpuSpec& gpu, int argc,
+int ImportFromAiConfigurator(const ProfileImportOptions& o, const GpuSpec& gpu, int argc,
                              const char* const* argv) {
-  if (values.count("model") || values.count("run") || values.count("mlp") || values.count("attention") ||
-      values.count("elementwise-rates-from")) {
+  if (!o.model.empty() || !o.run.empty() || !o.mlp.empty() || !o.attention.empty() ||
+      !o.elementwise_rates_from.empty()) {
     throw UsageError("--from aiconfigurator takes --dir (and --systems, --all-reduce) only: its profile is "
                      "keyed by shape and prices every dense model");
   }
-  if (!values.count("dir")) throw UsageError("--dir: give the AIConfigurator <system>/<framework>-<version>/ folder");
+  if (o.dir.empty()) throw UsageError("--dir: give the AIConfigurator <system>/<framework>-<version>/ folder");
   AiConfiguratorImport import;
-  import.dir = values["dir"].as<std::string>();
-  if (values.count("systems")) import.systems_csv = values["systems"].as<std::string>();
-  if (values.count("all-reduce")) import.all_reduce_csv = values["all-reduce"].as<std::string>();
+  import.dir = o.dir;
+  if (!o.systems.empty()) import.systems_csv = o.systems;
+  if (!o.all_reduce.empty()) import.all_reduce_csv = o.all_reduce;
   import.command = CommandLine(argc, argv);
   std::vector<std::string> notes;
   const ShapeProfile profile = ImportAiConfigurator(import, gpu, notes);
@@ -220,7 +286,7 @@ int ImportFromAiConfigurator(const po::variables_map& values, const GpuSpec& gpu
     std::fprintf(stderr, "%-22s %7lld %8lld %9.1f %7.1f\n", s.table.c_str(), static_cast<long long>(s.shapes),
                  static_cast<long long>(s.points), 100 * s.median, 100 * s.p90);
   }
-  const std::string out = values["out"].as<std::string>();
+  const std::string out = o.out;
   WriteImportedProfile(out, ShapeProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s, %s kernels)\n", out.c_str(), profile.gpu.c_str(), profile.engine.c_str());
   return 0;
@@ -228,17 +294,17 @@ int ImportFromAiConfigurator(const po::variables_map& values, const GpuSpec& gpu
 
 // --from llmservingsim --shapes: a shape profile from bundles of models
 // profiled with overridden shapes.
-int ImportLlmServingSimShapeProfile(const po::variables_map& values, const GpuSpec& gpu,
+int ImportLlmServingSimShapeProfile(const ProfileImportOptions& o, const GpuSpec& gpu,
                                     const ImportSettings& settings) {
-  if (values.count("model") || values.count("dir")) {
+  if (!o.model.empty() || !o.dir.empty()) {
     throw UsageError("--shapes: give --bundle folders (no --model, no --dir): the bundles' shapes are the keys");
   }
-  if (!values.count("bundle")) throw UsageError("--bundle: give at least one LLMServingSim bundle folder");
+  if (o.bundle.empty()) throw UsageError("--bundle: give at least one LLMServingSim bundle folder");
   ImportReport report;
   const ShapeProfile profile =
-      ImportLlmServingSimShapes(values["bundle"].as<std::vector<std::string>>(), gpu, settings, report);
+      ImportLlmServingSimShapes(o.bundle, gpu, settings, report);
   for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());
-  const std::string out = values["out"].as<std::string>();
+  const std::string out = o.out;
   WriteImportedProfile(out, ShapeProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s, %s kernels, %zu GEMM shapes)\n", out.c_str(), profile.gpu.c_str(),
                profile.engine.c_str(), profile.gemm.size());
@@ -248,14 +314,14 @@ int ImportLlmServingSimShapeProfile(const po::variables_map& values, const GpuSp
 // --from efimsim-kernels: efimsim-calibrate's own profile, read, checked
 // against --model and --gpu, and written back as it is (its provenance
 // names the commit and GPU it was measured on).
-KernelProfile ImportFromEfimsimKernels(const po::variables_map& values, const ModelSpec& model,
+KernelProfile ImportFromEfimsimKernels(const ProfileImportOptions& o, const ModelSpec& model,
                                        const GpuSpec& gpu) {
-  if (values.count("run") || values.count("mlp") || values.count("attention") || values.count("dir") ||
-      values.count("elementwise-rates-from") || values.count("all-reduce")) {
+  if (!o.run.empty() || !o.mlp.empty() || !o.attention.empty() || !o.dir.empty() ||
+      !o.elementwise_rates_from.empty() || !o.all_reduce.empty()) {
     throw UsageError("--from efimsim-kernels takes --file only (efimsim-calibrate's profile)");
   }
-  if (!values.count("file")) throw UsageError("--file: give the profile efimsim-calibrate wrote");
-  const std::string path = values["file"].as<std::string>();
+  if (o.file.empty()) throw UsageError("--file: give the profile efimsim-calibrate wrote");
+  const std::string path = o.file;
   KernelProfile profile = LoadKernelProfile(path);
   if (profile.source) throw InputError(path, 0, "source", "an imported profile, not efimsim-calibrate's");
   if (profile.gpu != gpu.name) {
@@ -287,48 +353,38 @@ void PrintImportReport(const ImportReport& report) {
 }
 
 int RunImport(int argc, const char* const* argv) {
-  po::options_description general("Profile import");
-  AddImportOptions(general);
   po::variables_map values;
-  if (!ParseCommandLine("profile import",
-                        "Writes a kernel profile for a named model and GPU from GPU measurements,\n"
-                        "or (--from aiconfigurator, or llmservingsim --shapes) a shape profile that "
-                        "prices every model.\nShapes are checked, never stretched: a model-keyed "
-                        "source whose shapes are not the model's is refused.\nTables the source "
-                        "lacks stay missing (the roofline prices them, flagged). The profile names\n"
-                        "its files with their SHA-256 and the measuring stack. Prints the held-out "
-                        "study\n(interpolation, or the shape rule's leave-one-out) and what was "
-                        "done on stderr.",
-                        general, argc, argv, values)) {
+  ProfileImportOptions o;
+  if (!ParseCommandRows(ProfileImportRows(), ProfileImportParams(), argc, argv, values, o)) {
     return 0;
   }
-  CheckOutputFileDir("--out", values["out"].as<std::string>());  // before the import's work
-  const std::string from = values["from"].as<std::string>();
-  const GpuSpec gpu = LoadGpuSpec(values["gpu"].as<std::string>());
-  if (from == "aiconfigurator") return ImportFromAiConfigurator(values, gpu, argc, argv);
-  if (from == "llmservingsim" && values["shapes"].as<bool>()) {
-    return ImportLlmServingSimShapeProfile(values, gpu, ImportSettingsFrom(values, from, argc, argv));
+  CheckOutputFileDir("--out", o.out);  // before the import's work
+  const std::string from = o.from;
+  const GpuSpec gpu = LoadGpuSpec(o.gpu);
+  if (from == "aiconfigurator") return ImportFromAiConfigurator(o, gpu, argc, argv);
+  if (from == "llmservingsim" && o.shapes) {
+    return ImportLlmServingSimShapeProfile(o, gpu, ImportSettingsFrom(o, from, argc, argv));
   }
-  if (values["shapes"].as<bool>() || values.count("bundle")) {
+  if (o.shapes || !o.bundle.empty()) {
     throw UsageError("--shapes and --bundle are for --from llmservingsim only");
   }
-  if (!values.count("model")) throw UsageError("the option '--model' is required but missing");
-  const ModelSpec model = LoadModelSpec(values["model"].as<std::string>());
-  const ImportSettings settings = ImportSettingsFrom(values, from, argc, argv);
+  if (o.model.empty()) throw UsageError("the option '--model' is required but missing");
+  const ModelSpec model = LoadModelSpec(o.model);
+  const ImportSettings settings = ImportSettingsFrom(o, from, argc, argv);
   std::optional<VidurAllReduceTable> all_reduce;
-  if (values.count("all-reduce")) all_reduce = LoadVidurAllReduceCsv(values["all-reduce"].as<std::string>());
+  if (!o.all_reduce.empty()) all_reduce = LoadVidurAllReduceCsv(o.all_reduce);
 
   ImportReport report;
   KernelProfile profile;
   if (from == "pytorch-reference") {
-    profile = ImportFromReference(values, model, gpu, all_reduce, settings, report);
+    profile = ImportFromReference(o, model, gpu, all_reduce, settings, report);
   } else if (from == "vidur") {
-    profile = ImportFromVidur(values, model, gpu, all_reduce, settings, report);
+    profile = ImportFromVidur(o, model, gpu, all_reduce, settings, report);
   } else if (from == "llmservingsim") {
-    profile = ImportFromLlmServingSim(values, model, gpu, settings, report);
+    profile = ImportFromLlmServingSim(o, model, gpu, settings, report);
   } else if (from == "efimsim-kernels") {
-    profile = ImportFromEfimsimKernels(values, model, gpu);
-    const std::string out = values["out"].as<std::string>();
+    profile = ImportFromEfimsimKernels(o, model, gpu);
+    const std::string out = o.out;
     WriteImportedProfile(out, KernelProfileJson(profile));
     std::fprintf(stderr, "wrote %s (%s/%s)\n", out.c_str(), profile.gpu.c_str(), profile.model.c_str());
     return 0;
@@ -338,13 +394,15 @@ int RunImport(int argc, const char* const* argv) {
   }
 
   PrintImportReport(report);
-  const std::string out = values["out"].as<std::string>();
+  const std::string out = o.out;
   WriteImportedProfile(out, KernelProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s/%s)\n", out.c_str(), profile.gpu.c_str(), profile.model.c_str());
   return 0;
 }
 
 }  // namespace
+
+std::vector<CommandRows> ProfileCommandRows() { return {ProfileImportRows()}; }
 
 int RunProfileCommand(int argc, const char* const* argv) {
   const std::string sub = argc >= 2 ? argv[1] : "";

@@ -16,31 +16,45 @@
 
 namespace efimsim::cli {
 
-int RunReplayCommand(int argc, const char* const* argv) {
-  std::string policies_help = "cache policy:";
-  for (const PolicySpec& p : AllPolicies()) policies_help += "\n  " + p.name + ": " + p.help;
-  po::options_description general("Replay");
-  general.add_options()
-      ("policy", po::value<std::string>()->default_value("efim"), policies_help.c_str())
-      ("out", po::value<std::string>()->default_value("efimsim-out"),
-       "output directory for summary.json and requests.csv (created if missing)");
-  po::options_description visible;
-  visible.add(general);
-  for (const auto& group : ExperimentOptionGroups()) visible.add(group);
+namespace {
 
+// replay's own options besides the run's (AllParamTables()).
+struct ReplayCommandOptions {
+  std::string policy = "efim";
+  std::string out = "efimsim-out";
+};
+
+const CommandParamTable<ReplayCommandOptions>& ReplayParams() {
+  using C = ReplayCommandOptions;
+  static const CommandParamTable<C> table = {
+      {{"policy", "", PolicyListHelp("cache policy:")}, &C::policy},
+      {{"out", "", "output directory for summary.json and requests.csv (created if missing)"},
+       &C::out},
+  };
+  return table;
+}
+
+CommandRows ReplayRows() {
+  return SimulationCommandRows(
+      "replay",
+      "Replays a workload under one cache policy on one simulated vLLM v1 replica and\nprints its "
+      "summary; writes DIR/summary.json and DIR/requests.csv.",
+      "Replay", ReplayParams());
+}
+
+}  // namespace
+
+std::vector<CommandRows> ReplayCommandRows() { return {ReplayRows()}; }
+
+int RunReplayCommand(int argc, const char* const* argv) {
   po::variables_map values;
-  if (!ParseCommandLine("replay",
-                        "Replays a workload under one cache policy on one simulated vLLM v1 "
-                        "replica and\nprints its summary; writes DIR/summary.json and "
-                        "DIR/requests.csv.",
-                        visible, argc, argv, values)) {
-    return 0;
-  }
+  ReplayCommandOptions own;
+  if (!ParseCommandRows(ReplayRows(), ReplayParams(), argc, argv, values, own)) return 0;
   ExperimentConfig config = ExperimentFromOptions(values);
   config.interrupt = InterruptFlag();
-  config.policy = values["policy"].as<std::string>();
+  config.policy = own.policy;
   GetPolicy(config.policy);  // validate before any work
-  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
+  const std::string out_dir = OutputDirOption(own.out);
   StagedOutputDir staged(out_dir);  // nothing appears under --out unless the run succeeds
 
   const auto started = std::chrono::steady_clock::now();

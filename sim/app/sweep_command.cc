@@ -35,57 +35,60 @@ std::string Clock(double seconds) {
   return text;
 }
 
-// Parses sweep's command line (--grid, --policies, --jobs, --shard, --out
-// and the experiment's options) into `values`. False: it printed help.
-bool ParseSweepCommandLine(int argc, const char* const* argv, po::variables_map& values) {
-  po::options_description general("Sweep");
-  general.add_options()
-      ("grid", po::value<std::vector<std::string>>()->composing(),
-       "an axis KEY=V1,V2,... over any option below (dashes or underscores), or policy; "
-       "repeat for more axes (the first varies slowest). An axis overrides the plain option")
-      ("policies", po::value<std::string>()->default_value("baseline,fim,efim"),
-       "the policy axis (first, slowest) when no --grid policy=... is given")
-      ("jobs", po::value<int>()->default_value(static_cast<int>(
-                   std::max(1u, std::thread::hardware_concurrency()))),
-       "worker threads (results do not depend on it)")
-      ("shard", po::value<std::string>()->default_value("0/1"),
-       "I/N: run only grid runs whose index i has i % N == I (join shards with efimsim merge)")
-      ("out", po::value<std::string>()->default_value("efimsim-sweep"),
-       "output directory: sweep.csv and runs/<run-id>/{summary.json,requests.csv}");
-  po::options_description visible;
-  visible.add(general);
-  for (const auto& group : ExperimentOptionGroups()) visible.add(group);
-  return ParseCommandLine("sweep",
-                          "Runs every point of a grid (e.g. --grid users=1,2,4,8 --grid "
-                          "max_num_batched_tokens=2048,8192,\nby default for each of baseline, "
-                          "fim and efim) on a thread pool; writes DIR/sweep.csv\n(one row per "
-                          "run: every option and every summary metric, in grid order) and\n"
-                          "DIR/runs/<run-id>/{summary.json,requests.csv}. The same grid gives "
-                          "the same bytes\nwhatever --jobs; shards (--shard I/N) joined by "
-                          "`efimsim merge` equal the whole sweep.",
-                          visible, argc, argv, values);
+// sweep's own options besides the run's (AllParamTables()).
+struct SweepCommandOptions {
+  std::vector<std::string> grid;
+  std::string policies = "baseline,fim,efim";
+  int64_t jobs = std::max<int64_t>(1, std::thread::hardware_concurrency());
+  std::string shard = "0/1";
+  std::string out = "efimsim-sweep";
+};
+
+const CommandParamTable<SweepCommandOptions>& SweepParams() {
+  using C = SweepCommandOptions;
+  static const CommandParamTable<C> table = {
+      {{"grid", "",
+        "an axis KEY=V1,V2,... over any option below (dashes or underscores), or policy; "
+        "repeat for more axes (the first varies slowest). An axis overrides the plain option"},
+       &C::grid},
+      {{"policies", "", "the policy axis (first, slowest) when no --grid policy=... is given"},
+       &C::policies},
+      {{"jobs", "threads", "worker threads (results do not depend on it)", 1}, &C::jobs},
+      {{"shard", "",
+        "I/N: run only grid runs whose index i has i % N == I (join shards with efimsim merge)"},
+       &C::shard},
+      {{"out", "", "output directory: sweep.csv and runs/<run-id>/{summary.json,requests.csv}"},
+       &C::out},
+  };
+  return table;
+}
+
+CommandRows SweepRows() {
+  return SimulationCommandRows(
+      "sweep",
+      "Runs every point of a grid (e.g. --grid users=1,2,4,8 --grid "
+      "max_num_batched_tokens=2048,8192,\nby default for each of baseline, fim and efim) on a "
+      "thread pool; writes DIR/sweep.csv\n(one row per run: every option and every summary "
+      "metric, in grid order) and\nDIR/runs/<run-id>/{summary.json,requests.csv}. The same grid "
+      "gives the same bytes\nwhatever --jobs; shards (--shard I/N) joined by `efimsim merge` "
+      "equal the whole sweep.",
+      "Sweep", SweepParams());
 }
 
 // The grid's axes: each --grid in order, checked distinct, after the
 // policy axis from --policies unless a --grid policy=... gives it (giving
-// both is a usage error).
-std::vector<GridAxis> SweepAxes(const po::variables_map& values) {
+// both, `policies_given`, is a usage error).
+std::vector<GridAxis> SweepAxes(const SweepCommandOptions& own, bool policies_given) {
   std::vector<GridAxis> axes;
-  if (values.count("grid")) {
-    for (const std::string& text : values["grid"].as<std::vector<std::string>>()) {
-      axes.push_back(ParseGridAxis(text));
-    }
-  }
+  for (const std::string& text : own.grid) axes.push_back(ParseGridAxis(text));
   CheckDistinctAxes(axes);
   bool has_policy_axis = false;
   for (const GridAxis& axis : axes) has_policy_axis |= axis.key == "policy";
-  if (has_policy_axis && !values["policies"].defaulted()) {
+  if (has_policy_axis && policies_given) {
     throw UsageError("--policies: give the policies either with --policies or --grid policy=..., "
                      "not both");
   }
-  if (!has_policy_axis) {
-    axes.insert(axes.begin(), ParseGridAxis("policy=" + values["policies"].as<std::string>()));
-  }
+  if (!has_policy_axis) axes.insert(axes.begin(), ParseGridAxis("policy=" + own.policies));
   return axes;
 }
 
@@ -123,25 +126,27 @@ void PrintSweepProgress(int64_t done, size_t total, std::chrono::steady_clock::t
 
 }  // namespace
 
+std::vector<CommandRows> SweepCommandRows() { return {SweepRows()}; }
+
 int RunSweepCommand(int argc, const char* const* argv) {
   po::variables_map values;
-  if (!ParseSweepCommandLine(argc, argv, values)) return 0;
+  SweepCommandOptions own;
+  if (!ParseCommandRows(SweepRows(), SweepParams(), argc, argv, values, own)) return 0;
   ExperimentConfig base = ExperimentFromOptions(values);
   if (!base.timeline_path.empty()) {
     throw UsageError("--timeline: not available in sweep (use replay for one run's timeline)");
   }
   base.interrupt = InterruptFlag();
-  const std::vector<GridAxis> axes = SweepAxes(values);
+  const std::vector<GridAxis> axes = SweepAxes(own, !values["policies"].defaulted());
   const int64_t grid_size = GridSize(axes);
-  const Shard shard = ParseShard(values["shard"].as<std::string>());
-  const int jobs = values["jobs"].as<int>();
-  if (jobs < 1) throw UsageError("--jobs: must be at least 1");
+  const Shard shard = ParseShard(own.shard);
+  const int jobs = static_cast<int>(std::min<int64_t>(own.jobs, 4096));
   std::vector<int64_t> runs;
   for (int64_t i = 0; i < grid_size; ++i) {
     if (shard.Holds(i)) runs.push_back(i);
   }
   ValidateGrid(base, axes, grid_size);
-  const std::string out_dir = OutputDirOption(values["out"].as<std::string>());
+  const std::string out_dir = OutputDirOption(own.out);
   StagedOutputDir staged(out_dir);  // the sweep appears under --out whole, or not at all
   PrepareOutputDir(staged.Path("runs"));
   AnnounceSweep(grid_size, axes, shard, runs.size(), jobs);

@@ -30,26 +30,42 @@ std::string JsonString(const std::string& text) {
   return out + "\"";
 }
 
+// tokenize's options.
+struct TokenizeCommandOptions {
+  std::vector<std::string> files;
+  bool json = false;
+  std::string tokenizer;
+};
+
+const CommandParamTable<TokenizeCommandOptions>& TokenizeParams() {
+  using C = TokenizeCommandOptions;
+  static const CommandParamTable<C> table = {
+      {{"files", "", "files to tokenize (also the positional arguments)"}, &C::files,
+       {.multitoken = true, .positional = -1}},
+      {{"json", "", "print the token ids as JSON: {\"files\": [{\"path\": ..., \"ids\": [...]}]}"},
+       &C::json, {.is_switch = true}},
+      {RunParamInfo("tokenizer"), &C::tokenizer},
+  };
+  return table;
+}
+
+CommandRows TokenizeRows() {
+  return OwnRows("tokenize",
+                 "Prints each file's token count under the Llama-3.1 byte-level BPE (no BOS "
+                 "added).\nusage: efimsim tokenize FILE... [--json]",
+                 "Tokenize", TokenizeParams());
+}
+
 }  // namespace
 
+std::vector<CommandRows> TokenizeCommandRows() { return {TokenizeRows()}; }
+
 int RunTokenizeCommand(int argc, const char* const* argv) {
-  po::options_description visible("Tokenize");
-  visible.add_options()
-      ("files", po::value<std::vector<std::string>>()->multitoken(), "files to tokenize")
-      ("json", po::bool_switch(), "print {\"files\": [{\"path\": ..., \"ids\": [...]}]}")
-      ("tokenizer", po::value<std::string>()->default_value(""),
-       "Hugging Face tokenizer.json; default: the Llama-3.1 one scripts/fetch-tokenizer caches");
-  po::positional_options_description positional;
-  positional.add("files", -1);
   po::variables_map values;
-  if (!ParseCommandLine("tokenize",
-                        "Prints each file's token count under the Llama-3.1 byte-level BPE "
-                        "(no BOS added).\nusage: efimsim tokenize FILE... [--json]",
-                        visible, argc, argv, values, &positional)) {
-    return 0;
-  }
-  if (!values.count("files")) throw UsageError("tokenize needs at least one FILE");
-  const std::vector<std::string> files = values["files"].as<std::vector<std::string>>();
+  TokenizeCommandOptions own;
+  if (!ParseCommandRows(TokenizeRows(), TokenizeParams(), argc, argv, values, own)) return 0;
+  if (own.files.empty()) throw UsageError("tokenize needs at least one FILE");
+  const std::vector<std::string>& files = own.files;
   // Every input checked before anything is printed, so no output is half a listing.
   for (const std::string& file : files) {
     if (std::filesystem::is_directory(file)) {
@@ -57,8 +73,8 @@ int RunTokenizeCommand(int argc, const char* const* argv) {
     }
     if (!std::ifstream(file, std::ios::binary)) throw InputError(file, 0, "", "cannot open file");
   }
-  const tokenizer::BpeTokenizer bpe = LoadTokenizer(values["tokenizer"].as<std::string>());
-  const bool json = values["json"].as<bool>();
+  const tokenizer::BpeTokenizer bpe = LoadTokenizer(own.tokenizer);
+  const bool json = own.json;
   // Printed whole at the end: an interrupt (polled per file) prints nothing.
   std::ostringstream out;
   if (json) out << "{\"files\": [";

@@ -13,38 +13,56 @@
 
 namespace efimsim::cli {
 
-int RunValidateLatencyCommand(int argc, const char* const* argv) {
-  static const ParamInfo kTiming = Choice(
-      "timing",
-      "what measured_ms is: gpu (the forward pass's GPU time, e.g. a CUDA-graph replay timed "
-      "with events, as in ../shared/data/gpu; compared with the prediction less its host "
-      "overhead) or step (a whole engine step, host overhead included)",
-      {"gpu", "step"});
-  po::options_description general("Validate latency");
-  general.add_options()
-      ("measured", po::value<std::string>()->required(),
-       "JSON list of measured steps (format: models/PROFILE.md, \"Measured steps\")");
-  AddParamOption(general, kTiming, "gpu");
-  general.add_options()
-      ("worst", po::value<int64_t>()->default_value(3), "worst rows listed per kind")
-      ("json", po::bool_switch(), "print the report as JSON");
-  po::options_description visible;
-  visible.add(general).add(
-      LatencyOptionGroup("overhead model of rows without a \"mode\": eager or graph"));
+namespace {
 
+// validate-latency's own options besides the latency rows (AddLatencyRows).
+struct ValidateLatencyCommandOptions {
+  std::string measured;
+  std::string timing = "gpu";
+  int64_t worst = 3;
+  bool json = false;
+};
+
+const CommandParamTable<ValidateLatencyCommandOptions>& ValidateLatencyParams() {
+  using C = ValidateLatencyCommandOptions;
+  static const CommandParamTable<C> table = {
+      {{"measured", "",
+        "JSON list of measured steps (format: models/PROFILE.md, \"Measured steps\")"},
+       &C::measured, {.required = true}},
+      {Choice("timing",
+              "what measured_ms is: gpu (the forward pass's GPU time, e.g. a CUDA-graph replay "
+              "timed with events, as in ../shared/data/gpu; compared with the prediction less its "
+              "host overhead) or step (a whole engine step, host overhead included)",
+              {"gpu", "step"}),
+       &C::timing},
+      {{"worst", "rows", "worst rows listed per kind", 0}, &C::worst},
+      {{"json", "", "print the report as JSON"}, &C::json, {.is_switch = true}},
+  };
+  return table;
+}
+
+CommandRows ValidateLatencyRows() {
+  CommandRows rows("validate-latency",
+                   "Predicts every measured step and prints, per kind of step (prefill, decode, "
+                   "mixed) and\nover all, the median, p90 and max relative error |predicted - "
+                   "measured| / measured,\nthe mean signed error (bias), and the worst rows.");
+  AddCommandGroup(rows, "Validate latency", ValidateLatencyParams());
+  AddLatencyRows(rows, "overhead model of rows without a \"mode\": eager or graph");
+  return rows;
+}
+
+}  // namespace
+
+std::vector<CommandRows> ValidateLatencyCommandRows() { return {ValidateLatencyRows()}; }
+
+int RunValidateLatencyCommand(int argc, const char* const* argv) {
   po::variables_map values;
-  if (!ParseCommandLine("validate-latency",
-                        "Predicts every measured step and prints, per kind of step (prefill, "
-                        "decode, mixed) and\nover all, the median, p90 and max relative error "
-                        "|predicted - measured| / measured,\nthe mean signed error (bias), and "
-                        "the worst rows.",
-                        visible, argc, argv, values)) {
+  ValidateLatencyCommandOptions own;
+  if (!ParseCommandRows(ValidateLatencyRows(), ValidateLatencyParams(), argc, argv, values, own)) {
     return 0;
   }
-  const std::string timing = values["timing"].as<std::string>();
-  CheckAllowedValue(kTiming, timing);
-  const int64_t worst = values["worst"].as<int64_t>();
-  if (worst < 0) throw UsageError("--worst: must be >= 0");
+  const std::string& timing = own.timing;
+  const int64_t worst = own.worst;
   const LatencySetup setup = LatencyFromOptions(values);
   const std::string& mode = setup.mode;
   const LatencyModelOptions& options = setup.latency.options;
@@ -57,13 +75,13 @@ int RunValidateLatencyCommand(int argc, const char* const* argv) {
   graph_config.cpu.cuda_graphs = true;
   const auto eager = MakeLatencyModel(eager_config, model, gpu);
   const auto graph = MakeLatencyModel(graph_config, model, gpu);
-  const std::vector<MeasuredStep> steps = LoadMeasuredSteps(values["measured"].as<std::string>());
+  const std::vector<MeasuredStep> steps = LoadMeasuredSteps(own.measured);
   const ValidationReport report =
       ValidateLatency(steps, *eager, *graph, mode == "graph", static_cast<size_t>(worst),
                       timing == "gpu" ? StepTiming::kGpu : StepTiming::kStep);
   const PredictionContext context{eager->Name(), eager->Description(), model.name, gpu.name,
                                   options.tensor_parallel, mode, timing};
-  if (values["json"].as<bool>()) {
+  if (own.json) {
     std::cout << ValidationReportJson(context, report);
     return 0;
   }
@@ -72,7 +90,7 @@ int RunValidateLatencyCommand(int argc, const char* const* argv) {
   std::printf("%s on %s, TP=%lld; %zu measured steps from %s (rows without a mode: %s; "
               "compared: %s)\n\n",
               model.name.c_str(), gpu.name.c_str(), static_cast<long long>(options.tensor_parallel),
-              steps.size(), values["measured"].as<std::string>().c_str(), mode.c_str(),
+              steps.size(), own.measured.c_str(), mode.c_str(),
               timing == "gpu" ? "GPU time, host overhead left out" : "whole steps, host overhead included");
   std::printf("%-15s %5s %10s %10s %10s %10s   (relative errors, %%)\n", "kind", "rows", "median",
               "p90", "max", "bias");

@@ -10,37 +10,66 @@
 #include "traces/serving_run.h"
 #include "sim/run/serving_validation.h"
 #include "sim/base/errors.h"
+#include "sim/base/output_dir.h"
 
 namespace efimsim::cli {
 namespace {
 
-// Adds validate-serving's own options (the run, workload, latency model,
-// arrivals, JSON output, host overlap) to general.
-void AddGeneralOptions(po::options_description& general) {
-  general.add_options()
-      ("run", po::value<std::vector<std::string>>()->multitoken(),
-       "the run: an LLMServingSim bench run folder (with vllm/meta.json and "
-       "vllm/requests.jsonl), or its meta.json, requests.jsonl and workload JSONL, or one "
-       "`vllm bench serve --save-result --save-detailed` JSON, or vLLM's OpenTelemetry spans "
-       "(traces.json) and/or GuideLLM's results JSON with the server's vllm.log, or a folder "
-       "holding them (also positional)")
-      ("workload", po::value<std::string>()->default_value(""),
-       "the workload JSONL of an LLMServingSim run (default: meta.json's dataset_path, looked "
-       "up in every folder above the run)")
-      ("latency-model", po::value<std::string>()->default_value("auto"),
-       ParamHelpText(*FindRunParam("latency-model")->info).c_str())
-      ("arrivals", po::value<std::string>()->default_value("auto"),
-       "replayed arrival times: auto (the engine's queue times when the run has them, else the "
-       "workload's), workload (the workload's schedule) or engine")
-      ("json", po::value<std::string>()->default_value(""), "also write the comparison as JSON here")
-      ("frontend", po::value<std::string>()->default_value("default"),
-       "the API server's time outside the engine, added to predictions compared with client-side "
-       "timings (vllm bench, GuideLLM): default (the engine's: vLLM's fitted on vLLM 0.11 on an "
-       "H100, docs/validation.md), none, or PER_REQUEST_US,PER_PROMPT_TOKEN_US[,PER_OUTPUT_TOKEN_US]")
-      ("host-overlap", po::value<std::string>()->default_value("auto")->implicit_value("true"),
-       "host/GPU overlap (vLLM V1 async scheduling): a step's host time adds only where it exceeds "
-       "the step's GPU time (models/README.md); false: it adds in full; auto: the run's "
-       "async_scheduling (false when the run does not record it)");
+// validate-serving's own options besides the engine and latency rows
+// (AddEngineOptions, read by ValidationOptions from the parsed values).
+struct ValidateServingCommandOptions {
+  std::vector<std::string> run;
+  std::string workload_file;
+  std::string latency_model = "auto";
+  std::string arrivals = "auto";
+  std::string out;
+  std::string frontend = "default";
+  std::string host_overlap = "auto";
+};
+
+const CommandParamTable<ValidateServingCommandOptions>& ValidateServingParams() {
+  using C = ValidateServingCommandOptions;
+  static const CommandParamTable<C> table = {
+      {{"run", "",
+        "the run: an LLMServingSim bench run folder (with vllm/meta.json and "
+        "vllm/requests.jsonl), or its meta.json, requests.jsonl and workload JSONL, or one "
+        "`vllm bench serve --save-result --save-detailed` JSON, or vLLM's OpenTelemetry spans "
+        "(traces.json) and/or GuideLLM's results JSON with the server's vllm.log, or a folder "
+        "holding them (also positional)"},
+       &C::run, {.multitoken = true, .positional = -1}},
+      {{"workload-file", "",
+        "the workload JSONL of an LLMServingSim run (default: meta.json's dataset_path, looked "
+        "up in every folder above the run)"},
+       &C::workload_file},
+      {RunParamInfo("latency-model"), &C::latency_model},
+      {Choice("arrivals",
+              "replayed arrival times: auto (the engine's queue times when the run has them, "
+              "else the workload's), workload (the workload's schedule) or engine",
+              {"auto", "workload", "engine"}),
+       &C::arrivals},
+      {{"out", "", "also write the comparison as JSON to this file"}, &C::out},
+      {Noted(RunParamInfo("frontend"),
+             "here added to the predictions compared with client-side timings (vllm bench, "
+             "GuideLLM)"),
+       &C::frontend},
+      {Noted(Choice("host-overlap", RunParamInfo("host-overlap").help, {"auto", "true", "false"}),
+             "auto: the run's async_scheduling (false when the run does not record it)"),
+       &C::host_overlap},
+  };
+  return table;
+}
+
+// Adds validate-serving's own options (the run, workload file, latency
+// model, arrivals, JSON output, frontend, host overlap) to general, and the
+// old spellings it refuses.
+void AddGeneralOptions(CommandRows& rows, po::options_description& general) {
+  AddCommandRows(rows, general, ValidateServingParams());
+  rows.retired = {
+      {"json", "validate-serving writes the comparison JSON with --out FILE (--json FILE was "
+               "renamed; elsewhere --json prints JSON to standard output)"},
+      {"workload", "the run's workload JSONL is --workload-file PATH (--workload PATH was "
+                   "renamed; the run commands' --workload names a workload)"},
+  };
 }
 
 // The run rows validate-serving takes for its replay: the engine's rows
@@ -97,44 +126,46 @@ ServingValidationOptions ValidationOptions(const po::variables_map& values) {
   return options;
 }
 
-}  // namespace
-
-int RunValidateServingCommand(int argc, const char* const* argv) {
+CommandRows ValidateServingRows() {
+  CommandRows rows(
+      "validate-serving",
+      "Replays a real serving run's exact workload (prompts, arrival times, forced output "
+      "lengths) on\nefimsim's vLLM v1 engine with the run's configuration, and prints TTFT, "
+      "TPOT and E2E (mean,\nmedian, p90, p95, p99) measured and predicted with signed errors. "
+      "What the run's configuration\nhas that efimsim cannot reproduce is listed.");
   po::options_description general("Validate serving");
-  AddGeneralOptions(general);
+  AddGeneralOptions(rows, general);
   po::options_description engine(
       "Engine settings the run does not record, or overrides (vLLM v1); --gpu and --model default "
       "to the run's device and model names mapped to the catalogue");
   po::options_description overheads("Latency model: tensor parallelism, profile, host overheads");
   AddEngineOptions(engine, overheads);
-  po::options_description visible;
-  visible.add(general).add(engine).add(overheads);
-  po::positional_options_description positional;
-  positional.add("run", -1);
+  rows.visible.add(general).add(engine).add(overheads);
+  return rows;
+}
 
+}  // namespace
+
+std::vector<CommandRows> ValidateServingCommandRows() { return {ValidateServingRows()}; }
+
+int RunValidateServingCommand(int argc, const char* const* argv) {
   po::variables_map values;
-  if (!ParseCommandLine(
-          "validate-serving",
-          "Replays a real serving run's exact workload (prompts, arrival times, forced output "
-          "lengths) on\nefimsim's vLLM v1 engine with the run's configuration, and prints TTFT, "
-          "TPOT and E2E (mean,\nmedian, p90, p95, p99) measured and predicted with signed errors. "
-          "What the run's configuration\nhas that efimsim cannot reproduce is listed.",
-          visible, argc, argv, values, &positional)) {
+  ValidateServingCommandOptions own;
+  if (!ParseCommandRows(ValidateServingRows(), ValidateServingParams(), argc, argv, values, own)) {
     return 0;
   }
-  if (!values.count("run")) throw UsageError("validate-serving: give the run (a folder or files)");
-  const std::vector<std::string> paths = values["run"].as<std::vector<std::string>>();
+  if (own.run.empty()) throw UsageError("validate-serving: give the run (a folder or files)");
+  if (!own.out.empty()) CheckOutputFileDir("--out", own.out);  // before the work
 
   const ServingValidationOptions options = ValidationOptions(values);
-  const ServingRun run = ReadServingRun(paths, values["workload"].as<std::string>());
+  const ServingRun run = ReadServingRun(own.run, own.workload_file);
   ThrowIfInterrupted();
   const ServingValidation validation = ValidateServing(run, options);
   ThrowIfInterrupted();  // before anything is printed or written
   std::cout << RenderServingValidation(run, validation);
-  const std::string json = values["json"].as<std::string>();
-  if (!json.empty()) {
-    WriteServingValidationJson(json, run, validation);
-    std::cout << "wrote " << json << "\n";
+  if (!own.out.empty()) {
+    WriteServingValidationJson(own.out, run, validation);
+    std::cout << "wrote " << own.out << "\n";
   }
   return 0;
 }

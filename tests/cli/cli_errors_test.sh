@@ -194,6 +194,9 @@ expect_error_plain "vs3/vllm/meta.json: field 'tensor_parallel_size': unknown va
 # A request the simulated engine rejects cannot be compared: a usage error
 # naming the option that caused it (it was an internal error, exit 3).
 expect_error_plain "--max-model-len: 4 of the run's 4 requests were rejected" validate-serving "$run_dir" --max-model-len 10
+# Renamed options: the old spellings name the new ones (exit 2), never "unknown option".
+expect_error_plain "--json: validate-serving writes the comparison JSON with --out FILE" validate-serving "$run_dir" --json "$out/v.json"
+expect_error_plain "--workload: the run's workload JSONL is --workload-file PATH" validate-serving --workload "$out/w.jsonl" "$run_dir"
 stdout=$("$efimsim" validate-serving "$run_dir" 2>&1)
 if [[ $? -eq 0 && $stdout == *"ttft"*"tpot"*"e2e"* && $stdout == *"not reproduced"* ]]; then
   passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: validate-serving on the fixture: $stdout"; fi
