@@ -159,7 +159,7 @@ OperatorTime CalibratedFallbackOperatorTimer::DecodeAttentionShares(
   double seconds = 0.0;
   bool any = false;
   for (const SequenceWork& seq : step) {
-    if (seq.new_tokens != 1) continue;
+    if (!AttendsAsDecode(seq)) continue;
     any = true;
     const OperatorWork work =
         DecodeAttentionWork(shapes_, batch, static_cast<double>(seq.context_tokens));

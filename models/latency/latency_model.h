@@ -23,7 +23,21 @@ struct SequenceWork {
   int64_t new_tokens = 0;      // tokens computed this step (>= 1)
   int64_t context_tokens = 0;  // tokens already in the KV cache before the step
   bool emits_token = false;    // the step samples a token for it (its last chunk, or decode)
+  // Positions the lm_head and sampler process when it emits: 1, or 1 +
+  // drafts when the step verifies speculative drafts (every verified
+  // position needs its logits).
+  int64_t sampled_tokens = 1;
 };
+
+// Whether a sequence's attention is priced as a decode's: one new token, or
+// the verification of speculative drafts (every new token sampled), a short
+// query over the cache that vLLM's attention backends run in the decode
+// batch. A verify of 1 + k tokens is priced as one decode query over its
+// context: decode attention is bound by reading the KV cache, which the
+// k + 1 queries share (an approximation; docs/speculative-decoding.md).
+inline bool AttendsAsDecode(const SequenceWork& seq) {
+  return seq.new_tokens == 1 || (seq.emits_token && seq.sampled_tokens == seq.new_tokens);
+}
 
 // Where a step's time goes. Total() is the sum of the parts, exactly.
 struct StepCost {
@@ -33,10 +47,14 @@ struct StepCost {
   Duration lm_head{0};        // final projection of emitting sequences
   Duration communication{0};  // tensor-parallel collectives (0 at TP=1)
   Duration cpu_overhead{0};   // host time not hidden behind GPU work
+  // Speculative decoding's drafting within the step (proposer lookups on the
+  // host, draft-head forwards), added by the step driver (replica.h); 0
+  // from every latency model.
+  Duration speculation{0};
   bool extrapolated = false;  // some part was predicted outside measured data
 
   Duration Total() const {
-    return gemm + attention + elementwise + lm_head + communication + cpu_overhead;
+    return gemm + attention + elementwise + lm_head + communication + cpu_overhead + speculation;
   }
 };
 

@@ -13,7 +13,7 @@ OperatorTime OperatorTimer::DecodeAttentionShares(std::span<const SequenceWork> 
   const double weight = 1.0 / static_cast<double>(decodes);
   OperatorTime total;
   for (const SequenceWork& seq : step) {
-    if (seq.new_tokens == 1) AccumulateLaunch(total, DecodeAttention(decodes, seq.context_tokens), weight);
+    if (AttendsAsDecode(seq)) AccumulateLaunch(total, DecodeAttention(decodes, seq.context_tokens), weight);
   }
   return total;
 }

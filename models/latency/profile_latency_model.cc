@@ -189,7 +189,7 @@ class ProfileOperatorTimer : public OperatorTimer {
     const ProfileTable::AtX at = decode_->table.At(static_cast<double>(decodes));
     OperatorTime total;
     for (const SequenceWork& seq : step) {
-      if (seq.new_tokens != 1) continue;
+      if (!AttendsAsDecode(seq)) continue;
       const TableLookup lookup = decode_->table.Lookup(at, static_cast<double>(seq.context_tokens));
       AccumulateLaunch(total,
                        Marked({lookup.seconds, lookup.extrapolated, lookup.extrapolated ? kProfileFit : kProfile},

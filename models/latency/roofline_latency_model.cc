@@ -68,7 +68,7 @@ OperatorTime RooflineOperatorTimer::DecodeAttentionShares(std::span<const Sequen
   const double batch = static_cast<double>(decodes);
   double seconds = 0.0;
   for (const SequenceWork& seq : step) {
-    if (seq.new_tokens != 1) continue;
+    if (!AttendsAsDecode(seq)) continue;
     seconds += weight * Seconds(DecodeAttentionWork(shapes_, batch, static_cast<double>(seq.context_tokens)));
   }
   return {seconds, false, "roofline"};

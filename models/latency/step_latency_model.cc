@@ -82,8 +82,8 @@ namespace {
 // A step's counts, each sequence checked.
 struct BatchCounts {
   int64_t total_tokens = 0;
-  int64_t emitting = 0;  // sequences that emit a token
-  int64_t decodes = 0;   // one-token sequences
+  int64_t emitting = 0;  // positions sampled (one per emitting sequence, 1 + drafts when verifying)
+  int64_t decodes = 0;   // sequences attending as decodes (AttendsAsDecode)
 };
 
 BatchCounts CountBatch(std::span<const SequenceWork> batch) {
@@ -91,8 +91,8 @@ BatchCounts CountBatch(std::span<const SequenceWork> batch) {
   for (const SequenceWork& seq : batch) {
     EFIMSIM_CHECK(seq.new_tokens >= 1 && seq.context_tokens >= 0, "bad sequence work");
     counts.total_tokens += seq.new_tokens;
-    counts.emitting += seq.emits_token ? 1 : 0;
-    counts.decodes += seq.new_tokens == 1 ? 1 : 0;
+    counts.emitting += seq.emits_token ? seq.sampled_tokens : 0;
+    counts.decodes += AttendsAsDecode(seq) ? 1 : 0;
   }
   return counts;
 }
@@ -138,7 +138,7 @@ void PriceOperators(const OperatorTimer& timer, const ShardShapes& shapes,
   // Decode sequences: 1/B of a B-decode kernel each, at its own context.
   if (counts.decodes > 0) set(StepOp::kDecodeAttention, timer.DecodeAttentionShares(batch, counts.decodes));
   for (const SequenceWork& seq : batch) {
-    if (seq.new_tokens != 1) {
+    if (!AttendsAsDecode(seq)) {
       add(StepOp::kPrefillAttention, timer.PrefillAttention(seq.new_tokens, seq.context_tokens),
           1.0);
     }

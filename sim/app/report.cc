@@ -132,7 +132,13 @@ std::string RenderComparisonTable(const std::vector<PolicyResult>& results) {
               !r.result.summary.engine.parts.empty();
     }
     if (!used) continue;
-    for (const EngineReportRow& row : engine.report_rows()) add_row(row.label, row.value);
+    for (const EngineReportRow& row : engine.report_rows()) {
+      bool applies = row.applies == nullptr;
+      for (const PolicyResult& r : results) {
+        applies |= row.applies != nullptr && row.applies(r.result.summary);
+      }
+      if (applies) add_row(row.label, row.value);
+    }
   }
   return out;
 }

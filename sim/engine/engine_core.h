@@ -59,6 +59,14 @@ struct StepPlan {
   // say. `retry`: the core changed its state and wants another try now.
   TimePoint wake_at = TimePoint::max();
   bool retry = false;
+  // Speculative decoding's drafting after this step's forward, for the
+  // sequences that emit (vLLM proposes the next step's drafts within the
+  // step): host time of n-gram or suffix lookups, and the passes of a
+  // draft head, each priced by the driver as `draft_head_layer_share` of a
+  // target decode step over those sequences plus its lm_head.
+  Duration draft_host{0};
+  int32_t draft_head_passes = 0;
+  double draft_head_layer_share = 0;
   bool empty() const { return sequences.empty(); }
   void Clear() {
     sequences.clear();
@@ -68,6 +76,9 @@ struct StepPlan {
     kind = StepKind::kMixed;
     wake_at = TimePoint::max();
     retry = false;
+    draft_host = Duration{0};
+    draft_head_passes = 0;
+    draft_head_layer_share = 0;
   }
 };
 
@@ -94,7 +105,21 @@ class TokenEmitter {
   // becomes kFinished (with its finish time) and joins finished().
   TokenId Emit(Request& request) {
     if (request.num_computed_tokens != request.num_tokens) return kNoEmittedToken;
-    const TokenId token = draw_.Generated(request.id, request.num_tokens);
+    const TokenId token = Drawn(request, request.num_tokens);
+    CountToken(request);
+    return token;
+  }
+  // The token the driver draws for `request` at sequence position
+  // `position` (what Emit emits there).
+  TokenId Drawn(const Request& request, int64_t position) const {
+    return draw_.Generated(request.id, position);
+  }
+  // Counts the request's next generated token (the core keeps the token
+  // ids it needs). A core that emits several tokens in one step
+  // (speculative decoding: the accepted drafts and one more) calls it once
+  // per token, in order, and stops once it returns true: the request
+  // reached its output length and finished.
+  bool CountToken(Request& request) {
     ++request.num_tokens;
     ++request.output_tokens;
     if (request.first_token == TimePoint::max()) request.first_token = now_;
@@ -102,8 +127,9 @@ class TokenEmitter {
       request.finish = now_;
       request.TransitionTo(RequestState::kFinished);
       finished_.push_back(&request);
+      return true;
     }
-    return token;
+    return false;
   }
   // Requests finished in this step, in plan order.
   const std::vector<Request*>& finished() const { return finished_; }

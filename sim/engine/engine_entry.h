@@ -32,6 +32,9 @@ using EngineOptionTable = BoundParamTable<OptionStore>;
 struct EngineReportRow {
   std::string label;
   std::string (*value)(const RunSummary& summary) = nullptr;
+  // Shown when some run of the table satisfies it; null: whenever a run of
+  // the engine has part counters.
+  bool (*applies)(const RunSummary& summary) = nullptr;
 };
 
 // Everything an engine's set-up reads: the shared settings, the engine's

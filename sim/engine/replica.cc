@@ -109,7 +109,10 @@ void Replica::StartStep() {
     if (i + kRequestPrefetchDistance < count) sequences[i + kRequestPrefetchDistance].request->Prefetch();
     const ScheduledSequence& seq = sequences[i];
     Request& r = *seq.request;
-    work[i] = {seq.new_tokens, seq.context_tokens, r.num_computed_tokens == r.num_tokens};
+    // It samples when its prompt is computed: one position, or 1 + drafts
+    // when it verifies speculative drafts (computed beyond num_tokens).
+    const int64_t sampled = r.num_computed_tokens - r.num_tokens + 1;
+    work[i] = {seq.new_tokens, seq.context_tokens, sampled >= 1, std::max<int64_t>(sampled, 1)};
     // Positions [context, context + new): those before the prompt's end are
     // prefill (first time or recompute), the rest generated-token positions.
     const int64_t end = seq.context_tokens + seq.new_tokens;
@@ -122,13 +125,36 @@ void Replica::StartStep() {
   prefill_tokens_ += prefill_tokens;
   const KvUsage kv = core_->kv_usage();
   peak_used_blocks_ = std::max<int64_t>(peak_used_blocks_, kv.used_blocks);
-  const StepCost cost = latency_.Predict(work_);
+  StepCost cost = latency_.Predict(work_);
+  if (plan_.draft_host > Duration{0} || plan_.draft_head_passes > 0) {
+    cost.speculation = DraftingTime();
+  }
   const Duration duration = cost.Total();
   EFIMSIM_CHECK(duration > Duration{0}, "a step must take time");
   step_in_flight_ = true;
   ++steps_;
   if (step_observer_ != nullptr) RecordStep(cost, duration, kv);
   simulator_.ScheduleAfter(duration, EventClass::kStepComplete, this, kPayloadStepComplete);
+}
+
+Duration Replica::DraftingTime() {
+  Duration time = plan_.draft_host;
+  if (plan_.draft_head_passes == 0) return time;
+  // One draft-head pass: every emitting sequence decodes one token over its
+  // context, through the head's share of the target's layers, and the
+  // head's lm_head. An estimate from the target's own step (docs/
+  // speculative-decoding.md).
+  draft_work_.clear();
+  for (const SequenceWork& seq : work_) {
+    if (seq.emits_token) draft_work_.push_back({1, seq.context_tokens + seq.new_tokens, true, 1});
+  }
+  if (draft_work_.empty()) return time;
+  const StepCost pass = latency_.Predict(draft_work_);
+  const double layers = static_cast<double>((pass.gemm + pass.attention + pass.elementwise +
+                                             pass.communication).count()) *
+                        plan_.draft_head_layer_share;
+  const Duration one = Duration{static_cast<int64_t>(layers)} + pass.lm_head;
+  return time + one * plan_.draft_head_passes;
 }
 
 void Replica::RecordStep(const StepCost& cost, Duration duration, const KvUsage& kv) {

@@ -61,6 +61,9 @@ class Replica final : public EngineReplica {
   void CompleteStep();
   void CancelNow(Request& request);
   void RecordStep(const StepCost& cost, Duration duration, const KvUsage& kv);
+  // The step's speculative drafting (StepPlan::draft_host, draft-head
+  // passes priced from work_).
+  Duration DraftingTime();
 
   Simulator& simulator_;
   ReplicaConfig config_;
@@ -73,6 +76,7 @@ class Replica final : public EngineReplica {
   LiveRequests live_;
   StepPlan plan_;
   std::vector<SequenceWork> work_;
+  std::vector<SequenceWork> draft_work_;  // DraftingTime's decode batch
   std::vector<Request*> finished_;         // CompleteStep's, in plan order
   std::vector<uint64_t> finished_ids_;     // CompleteStep's, sorted
   std::vector<uint64_t> pending_cancels_;  // requests of the step in flight

@@ -80,18 +80,23 @@ std::vector<std::string> CpuKvTierSweepCounters() {
 std::vector<EngineReportRow> CpuKvTierReportRows() {
   return {
       {"first-admission hit rate",
-       [](const RunSummary& s) { return FormatFixed(100.0 * s.first_admission_hit_rate, 1) + "%"; }},
+       [](const RunSummary& s) { return FormatFixed(100.0 * s.first_admission_hit_rate, 1) + "%"; },
+       HasCpuKvTier},
       {"CPU tier tokens loaded",
-       [](const RunSummary& s) { return std::to_string(s.engine.part(kLoadedTokens)); }},
-      {"CPU tier GiB loaded", [](const RunSummary& s) { return Gib(s.engine.part(kLoadedBytes)); }},
-      {"CPU tier GiB stored", [](const RunSummary& s) { return Gib(s.engine.part(kStoredBytes)); }},
+       [](const RunSummary& s) { return std::to_string(s.engine.part(kLoadedTokens)); },
+       HasCpuKvTier},
+      {"CPU tier GiB loaded", [](const RunSummary& s) { return Gib(s.engine.part(kLoadedBytes)); },
+       HasCpuKvTier},
+      {"CPU tier GiB stored", [](const RunSummary& s) { return Gib(s.engine.part(kStoredBytes)); },
+       HasCpuKvTier},
       {"mean CPU tier load (ms)",
-       [](const RunSummary& s) { return FormatFixed(MeanLoadMs(s.engine), 2); }},
+       [](const RunSummary& s) { return FormatFixed(MeanLoadMs(s.engine), 2); }, HasCpuKvTier},
       {"evicted (GPU tok / CPU blk)",
        [](const RunSummary& s) {
          return std::to_string(s.engine.evicted_tokens) + "/" +
                 std::to_string(s.engine.part(kEvictions));
-       }},
+       },
+       HasCpuKvTier},
   };
 }
 

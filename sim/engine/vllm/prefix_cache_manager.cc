@@ -42,7 +42,8 @@ int64_t PrefixCacheManager::FindLongestHit(std::span<const BlockKey> keys, int64
 bool PrefixCacheManager::AllocateSlots(KvSequence& sequence, int64_t num_computed_tokens,
                                        int64_t num_new_tokens,
                                        std::span<const BlockId> hit_blocks,
-                                       std::span<const BlockKey> keys) {
+                                       std::span<const BlockKey> keys,
+                                       int64_t cacheable_tokens) {
   EFIMSIM_CHECK(hit_blocks.empty() || sequence.blocks.empty(),
                 "cache hits are only taken at admission");
   const int64_t computed =
@@ -63,7 +64,7 @@ bool PrefixCacheManager::AllocateSlots(KvSequence& sequence, int64_t num_compute
   // kPrefetchDistance key slots start loading now, so that the misses
   // overlap each other and AllocateNew; the loop then loads ahead.
   const int64_t first = sequence.num_registered_blocks;
-  const int64_t full_blocks = caching_enabled_ ? FullBlocks(total) : 0;
+  const int64_t full_blocks = caching_enabled_ ? FullBlocks(std::min(total, cacheable_tokens)) : 0;
   for (int64_t i = first; i < std::min(full_blocks, first + kPrefetchDistance); ++i) {
     if (i < static_cast<int64_t>(keys.size())) pool_.PrefetchKey(keys[static_cast<size_t>(i)]);
   }

@@ -17,6 +17,7 @@
 // With caching disabled (the paper's baseline) lookups find nothing, count
 // nothing, and no block is ever registered.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -56,19 +57,25 @@ class PrefixCacheManager {
   // the step, using `keys` (keys of the sequence's full blocks).
   // Inline for the common decode step, which takes and registers nothing:
   // it runs for every running request in every step.
+  // `cacheable_tokens`: blocks are registered only up to this many tokens
+  // (speculative decoding's drafts are computed but not cached until
+  // verified: vLLM caches up to request.num_tokens).
   bool Allocate(KvSequence& sequence, int64_t num_computed_tokens, int64_t num_new_tokens,
-                std::span<const BlockId> hit_blocks, std::span<const BlockKey> keys) {
+                std::span<const BlockId> hit_blocks, std::span<const BlockKey> keys,
+                int64_t cacheable_tokens = INT64_MAX) {
     EFIMSIM_CHECK(num_new_tokens > 0, "Allocate needs at least one new token");
     if (hit_blocks.empty()) {
       const int64_t total = num_computed_tokens + num_new_tokens;
       const bool fits_in_held_blocks =
           FullBlocks(total + block_tokens_ - 1) <= static_cast<int64_t>(sequence.blocks.size());
       if (fits_in_held_blocks &&
-          (!caching_enabled_ || FullBlocks(total) <= sequence.num_registered_blocks)) {
+          (!caching_enabled_ ||
+           FullBlocks(std::min(total, cacheable_tokens)) <= sequence.num_registered_blocks)) {
         return true;  // nothing to take or register
       }
     }
-    return AllocateSlots(sequence, num_computed_tokens, num_new_tokens, hit_blocks, keys);
+    return AllocateSlots(sequence, num_computed_tokens, num_new_tokens, hit_blocks, keys,
+                         cacheable_tokens);
   }
 
   // Releases every block of `sequence` (last-first) and resets it.
@@ -96,7 +103,8 @@ class PrefixCacheManager {
   }
   // Allocate when it may take or register blocks.
   bool AllocateSlots(KvSequence& sequence, int64_t num_computed_tokens, int64_t num_new_tokens,
-                     std::span<const BlockId> hit_blocks, std::span<const BlockKey> keys);
+                     std::span<const BlockId> hit_blocks, std::span<const BlockKey> keys,
+                     int64_t cacheable_tokens);
 
   KvBlockPool pool_;
   int32_t block_tokens_;

@@ -10,6 +10,7 @@
 #include "sim/base/errors.h"
 #include "sim/engine/vllm/cpu_kv_tier_config.h"
 #include "sim/engine/vllm/cpu_kv_tier_outputs.h"
+#include "sim/engine/vllm/speculation_outputs.h"
 #include "sim/engine/vllm/vllm_v1_limits.h"
 
 namespace efimsim {
@@ -23,6 +24,9 @@ VllmV1Core::VllmV1Core(VllmV1CoreConfig config)
                                             config_.offload_bytes_per_s, config_.offload_latency);
     cache_.set_cpu_tier(cpu_tier_.get());
     scheduler_.set_cpu_tier(cpu_tier_.get());
+  }
+  if (config_.speculative.enabled()) {
+    speculator_ = std::make_unique<Speculator>(config_.speculative, draw_, config_.target_layers);
   }
 }
 
@@ -57,6 +61,7 @@ std::unique_ptr<Request> VllmV1Core::Add(ClientRequest& client_request, TimePoin
     request->tail_tokens.reserve(static_cast<size_t>(config_.block_tokens));
     FillPrompt(client_request, *request);
   }
+  if (speculator_ != nullptr) speculator_->Start(client_request, *request);
   scheduler_.AddWaiting(request.get());
   return request;
 }
@@ -94,6 +99,7 @@ void VllmV1Core::FillPrompt(const ClientRequest& client_request, VllmRequest& re
 
 void VllmV1Core::Schedule(StepPlan& plan, TimePoint now) {
   scheduler_.Schedule(plan, now);
+  if (speculator_ != nullptr && !plan.empty()) speculator_->PriceDrafting(plan);
   if (!plan.empty() || cpu_tier_ == nullptr) return;
   // Nothing fits: wake when the next CPU KV load is done, or, with no load
   // pending, let requests whose loads are done give back the blocks a
@@ -113,8 +119,17 @@ void VllmV1Core::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
       sequences[i + kRequestPrefetchDistance].request->Prefetch();
     }
     VllmRequest& r = static_cast<VllmRequest&>(*sequences[i].request);
+    if (r.spec != nullptr) {
+      speculator_->AfterStep(r, emitter, block_tokens);
+      continue;
+    }
     const TokenId token = emitter.Emit(r);
     if (token != kNoEmittedToken) r.AppendTokenKey(token, block_tokens);
+  }
+  if (speculator_ != nullptr) {
+    batch_ids_.clear();
+    for (const ScheduledSequence& seq : sequences) batch_ids_.push_back(seq.request->id);
+    speculator_->EndStep(batch_ids_);
   }
   if (emitter.finished().empty()) return;
   for (Request* request : emitter.finished()) cache_.Free(static_cast<VllmRequest*>(request)->kv);
@@ -138,6 +153,7 @@ EngineCounters VllmV1Core::Counters() const {
   c.evicted_tokens = cache_.pool().evictions() * config_.block_tokens;
   c.kv_blocks_total = cache_.pool().num_blocks();
   if (cpu_tier_ != nullptr) AppendCpuKvTierCounters(*cpu_tier_, config_.block_tokens, c.parts);
+  if (speculator_ != nullptr) speculator_->AppendCounters(c.parts);
   return c;
 }
 
@@ -217,6 +233,14 @@ CpuKvTierSetup SetUpCpuKvTier(const EngineContext& context) {
 constexpr double kBytesPerGpuBlock = 110;
 constexpr double kBytesPerCpuTierBlock = 90;
 
+// The run's --speculative-config, bounded by the model's context.
+SpeculativeConfig RunSpeculativeConfig(const EngineContext& context) {
+  const int64_t context_tokens =
+      context.model.max_context_tokens > 0 ? context.model.max_context_tokens : INT64_MAX;
+  return ParseSpeculativeConfig(SpeculativeSettings(context.options).speculative_config,
+                                context_tokens);
+}
+
 double VllmV1MemoryBytes(const EngineContext& context) {
   const CpuKvTierSetup tier = SetUpCpuKvTier(context);
   return static_cast<double>(context.capacity.blocks) * kBytesPerGpuBlock +
@@ -237,6 +261,8 @@ std::unique_ptr<EngineCore> MakeVllmV1Core(const EngineContext& context) {
   config.kv_bytes_per_block = tier.kv_bytes_per_block;
   config.offload_bytes_per_s = tier.offload_gbps * 1e9;
   config.offload_latency = FromSeconds(CpuKvTierSettings(context.options).offload_latency_us * 1e-6);
+  config.speculative = RunSpeculativeConfig(context);
+  config.target_layers = context.model.layers;
   return std::make_unique<VllmV1Core>(config);
 }
 
@@ -247,7 +273,18 @@ void DescribeVllmV1(const EngineContext&, std::vector<Setting>& e) {
                                         "preemption, automatic prefix caching")});
 }
 
-void DescribeCpuKvTier(const EngineContext& context, RunInfo& info) {
+void DescribeParts(const EngineContext& context, RunInfo& info) {
+  const SpeculativeConfig speculative = RunSpeculativeConfig(context);
+  if (speculative.enabled()) {
+    auto& s = info.Section("speculative_decoding").settings;
+    s.push_back({"config", DescribeSpeculativeConfig(speculative)});
+    s.push_back({"speculative_config", SpeculativeSettings(context.options).speculative_config});
+    s.push_back({"semantics",
+                 std::string("vLLM v1 spec decode (0.10-0.11): drafts in the step's token budget, "
+                             "a (1 + drafts)-token verify per sequence, rejected drafts' progress "
+                             "taken back (their KV slots stay with the request), only verified "
+                             "tokens cached; docs/speculative-decoding.md")});
+  }
   const CpuKvTierSetup setup = SetUpCpuKvTier(context);
   if (setup.blocks == 0) return;
   auto& t = info.Section("cpu_kv_tier").settings;
@@ -280,18 +317,31 @@ EngineEntry VllmV1Engine() {
     return std::vector<EngineOptionTable>{VllmV1LimitOptionTable()};
   };
   entry.part_option_tables = [] {
-    return std::vector<EngineOptionTable>{CpuKvTierOptionTable()};
+    return std::vector<EngineOptionTable>{CpuKvTierOptionTable(), SpeculativeOptionTable()};
   };
-  entry.validate = [](const EngineContext& context) { SetUpCpuKvTier(context); };
+  entry.validate = [](const EngineContext& context) {
+    SetUpCpuKvTier(context);
+    RunSpeculativeConfig(context);
+  };
   entry.make = MakeVllmV1Core;
   entry.memory_bytes = VllmV1MemoryBytes;
   entry.describe = DescribeVllmV1;
-  entry.describe_parts = DescribeCpuKvTier;
+  entry.describe_parts = DescribeParts;
   entry.headline = VllmV1Headline;
-  entry.summarize_parts = SummarizeCpuKvTier;
+  // The optional parts: the CPU KV tier and speculative decoding.
+  entry.summarize_parts = [](const RunSummary& summary, std::vector<RunInfoSection>& results) {
+    SummarizeCpuKvTier(summary, results);
+    SummarizeSpeculation(summary, results);
+  };
   entry.sweep_counters = CpuKvTierSweepCounters;
-  entry.report_rows = CpuKvTierReportRows;
-  entry.part_headline = CpuKvTierHeadline;
+  entry.report_rows = [] {
+    std::vector<EngineReportRow> rows = CpuKvTierReportRows();
+    for (EngineReportRow& row : SpeculationReportRows()) rows.push_back(std::move(row));
+    return rows;
+  };
+  entry.part_headline = [](const RunInfo& info) {
+    return CpuKvTierHeadline(info) + SpeculationHeadline(info);
+  };
   return entry;
 }
 

@@ -16,12 +16,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "sim/engine/vllm/cpu_kv_tier.h"
 #include "sim/engine/vllm/prefix_cache_manager.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/engine_entry.h"
 #include "sim/engine/token_draw.h"
+#include "sim/engine/vllm/speculative_config.h"
+#include "sim/engine/vllm/speculator.h"
 #include "sim/engine/vllm/vllm_v1_scheduler.h"
 
 namespace efimsim {
@@ -39,6 +42,9 @@ struct VllmV1CoreConfig {
   int64_t kv_bytes_per_block = 0;     // block_tokens x KV bytes per token
   double offload_bytes_per_s = 0;     // host -> GPU link
   Duration offload_latency{0};        // per load transfer
+  // Speculative decoding (speculator.h): off unless the config enables it.
+  SpeculativeConfig speculative;
+  int64_t target_layers = 1;  // the served model's decoder layers
 };
 
 class VllmV1Core final : public EngineCore {
@@ -75,6 +81,8 @@ class VllmV1Core final : public EngineCore {
   std::unique_ptr<CpuKvTier> cpu_tier_;  // before cache_: the cache points at it
   PrefixCacheManager cache_;
   VllmV1Scheduler scheduler_;
+  std::unique_ptr<Speculator> speculator_;  // null: no speculative decoding
+  std::vector<uint64_t> batch_ids_;         // scratch: a step's request ids
 };
 
 // The registry entry of "vllm_v1".

@@ -15,6 +15,9 @@ VllmV1Scheduler::VllmV1Scheduler(SchedulerLimits limits, PrefixCacheManager& cac
 void VllmV1Scheduler::Preempt(VllmRequest* victim) {
   cache_.Free(victim->kv);
   victim->num_computed_tokens = 0;
+  // Its drafts were proposed for the progress it loses (recomputed, it
+  // drafts again after its prefill).
+  if (victim->spec != nullptr) victim->spec->drafts.clear();
   ++victim->preemptions;
   ++preemptions_;
   victim->TransitionTo(RequestState::kPreempted);
@@ -32,13 +35,15 @@ void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
       running_[index + kRequestPrefetchDistance]->Prefetch();
     }
     VllmRequest* request = running_[index];
+    const int64_t drafts =
+        request->spec != nullptr ? static_cast<int64_t>(request->spec->drafts.size()) : 0;
     const int64_t new_tokens =
-        std::min(request->num_tokens - request->num_computed_tokens, budget);
+        std::min(request->num_tokens + drafts - request->num_computed_tokens, budget);
     EFIMSIM_CHECK(new_tokens > 0, "a running request with nothing to compute");
     bool scheduled = false;
     while (true) {
       if (cache_.Allocate(request->kv, request->num_computed_tokens, new_tokens, {},
-                          request->block_keys)) {
+                          request->block_keys, request->num_tokens)) {
         scheduled = true;
         break;
       }
@@ -49,6 +54,13 @@ void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
       if (victim == request) break;
     }
     if (!scheduled) break;
+    if (drafts > 0) {
+      // The drafts inside the scheduled range are verified; the rest are
+      // dropped (vLLM trims spec_token_ids, then clears them).
+      const int64_t verified = request->num_computed_tokens + new_tokens - request->num_tokens;
+      request->spec->scheduled = static_cast<int32_t>(std::max<int64_t>(0, verified));
+      request->spec->drafts.resize(static_cast<size_t>(request->spec->scheduled));
+    }
     plan.sequences.push_back({request, new_tokens, request->num_computed_tokens});
     request->num_computed_tokens += new_tokens;
     budget -= new_tokens;

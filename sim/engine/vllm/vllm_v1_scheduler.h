@@ -1,11 +1,16 @@
 #pragma once
 // vLLM v1's scheduler (vllm/v1/core/sched/scheduler.py, 0.9-0.10 series),
-// synchronous (no async scheduling), no speculative decoding, FCFS.
+// synchronous (no async scheduling), FCFS.
 //
 // One step (Schedule):
 //  1. Running requests in admission order, while the token budget lasts:
 //     each gets min(remaining tokens, budget) (one token when decoding, the
-//     next chunk of an unfinished prefill). If its blocks cannot be
+//     next chunk of an unfinished prefill). With speculative decoding the
+//     remaining tokens include the request's drafts (vLLM's
+//     num_tokens_with_spec): a decode verifies 1 + drafts tokens, and the
+//     drafts the budget cut off are dropped (scheduled = new tokens beyond
+//     num_tokens). Only verified tokens' blocks are registered for prefix
+//     caching (vLLM caches up to request.num_tokens). If its blocks cannot be
 //     allocated, preempt the most recently admitted running request (free
 //     its blocks, reset its progress, put it at the FRONT of the waiting
 //     queue) and retry; if the victim is the request itself, stop.
@@ -25,10 +30,12 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "sim/engine/vllm/prefix_cache_manager.h"
+#include "sim/engine/vllm/spec_state.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/request.h"
 
@@ -48,6 +55,8 @@ struct VllmRequest : Request {
   std::vector<BlockKey> block_keys;
   TokenVector tail_tokens;
   TimePoint kv_load_done;           // kLoadingKv: when its CPU KV tier load completes
+  // Speculative decoding's state (spec_state.h); null when it is off.
+  std::unique_ptr<SpecState> spec;
 
   // Extends the block keys by one generated token (num_tokens is the
   // driver's). Inline: it runs for every generated token.

@@ -1,0 +1,28 @@
+#pragma once
+// One request's speculative-decoding state inside the vLLM v1 engine
+// (VllmRequest::spec; null when speculation is off, so requests of runs
+// without it carry one null pointer). The speculator (speculator.h) writes
+// it; the scheduler reads only drafts.size() and writes `scheduled`.
+
+#include <cstdint>
+
+#include "sim/base/tokens.h"
+
+namespace efimsim {
+
+struct SpecState {
+  // The request's tokens: prompt (ids, or the ids drawn for a prompt given
+  // as a length) then every generated token. What n-gram and suffix
+  // proposers look up in; model drafters leave it empty.
+  TokenVector history;
+  // The tokens the target generates first (ClientRequest::reference_output:
+  // the text typed next); generated positions beyond it are drawn tokens.
+  TokenVector reference;
+  // Drafts proposed for the next step (vLLM's spec_token_ids); the
+  // scheduler schedules a prefix of them (`scheduled`) and the step's end
+  // verifies that prefix, then proposes anew.
+  TokenVector drafts;
+  int32_t scheduled = 0;
+};
+
+}  // namespace efimsim
