@@ -10,6 +10,12 @@ EditedDocument::EditedDocument(std::string text, int64_t cursor_bytes)
   CheckOffset("cursor_bytes", cursor_bytes_);
 }
 
+EditedDocument::EditedDocument(const SessionStart& session)
+    : EditedDocument(session.text, session.cursor_bytes) {
+  to_type_ = session.text_to_type;
+  to_type_begin_ = cursor_bytes_;
+}
+
 void EditedDocument::CheckOffset(const char* field, int64_t offset) const {
   if (offset < 0 || offset > size_bytes()) {
     throw InvalidEdit(field, "offset " + std::to_string(offset) + " is outside the document (0.." +
@@ -69,7 +75,41 @@ EditEffect EditedDocument::Apply(const EditEvent& event) {
       break;
   }
   effect.cursor_moved = cursor_bytes_ != old_cursor;
+  if (effect.text_changed && !to_type_.empty()) FollowPlan(event);
   return effect;
+}
+
+void EditedDocument::FollowPlan(const EditEvent& event) {
+  const int64_t point = to_type_begin_ + to_type_done_;  // where the plan goes on
+  if (event.kind == EditKind::kDelete) {
+    const int64_t end = event.offset_bytes + event.length_bytes;
+    if (end <= to_type_begin_) {
+      to_type_begin_ -= event.length_bytes;  // before the typed part
+    } else if (event.offset_bytes >= point) {
+      // after it: a typo's backspace, or the rest of the document
+    } else if (event.offset_bytes >= to_type_begin_ && end == point) {
+      to_type_done_ -= event.length_bytes;  // backspace over the typed part's end
+    } else {
+      to_type_.clear();  // the typed part itself was cut
+    }
+    return;
+  }
+  const auto size = static_cast<int64_t>(event.text.size());
+  if (event.offset_bytes == point) {
+    if (to_type_.compare(static_cast<size_t>(to_type_done_), event.text.size(), event.text) == 0) {
+      to_type_done_ += size;  // the plan goes on
+    }
+    // else a stray insert (a typo): it sits after the point until deleted
+  } else if (event.offset_bytes <= to_type_begin_) {
+    to_type_begin_ += size;
+  } else if (event.offset_bytes < point) {
+    to_type_.clear();  // inside the typed part
+  }
+}
+
+std::string_view EditedDocument::text_to_type() const {
+  if (to_type_.empty() || cursor_bytes_ != to_type_begin_ + to_type_done_) return {};
+  return std::string_view(to_type_).substr(static_cast<size_t>(to_type_done_));
 }
 
 }  // namespace efimsim

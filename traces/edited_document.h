@@ -44,8 +44,8 @@ class EditedDocument {
   // Throws InvalidEdit("cursor_bytes", ...) for a bad cursor, or
   // InvalidEdit("text", ...) for text that is not valid UTF-8.
   EditedDocument(std::string text, int64_t cursor_bytes);
-  explicit EditedDocument(const SessionStart& session)
-      : EditedDocument(session.text, session.cursor_bytes) {}
+  // Also follows the session's SessionStart::text_to_type (text_to_type()).
+  explicit EditedDocument(const SessionStart& session);
 
   // Applies `event` (its session_id and time are not looked at). Throws
   // InvalidEdit naming the field, leaving the document unchanged, when the
@@ -59,12 +59,29 @@ class EditedDocument {
   std::string_view prefix() const { return std::string_view(text_).substr(0, Cursor()); }
   std::string_view suffix() const { return std::string_view(text_).substr(Cursor()); }
 
+  // The part of the session's text_to_type not typed yet, when the cursor
+  // stands where it is typed next; empty otherwise (nothing known, all
+  // typed, the cursor elsewhere). The planned text is typed at a point that
+  // starts at the initial cursor and advances over each insert at that
+  // point that continues the plan (a keystroke, an accepted completion; a
+  // backspace over the typed part's end steps back). Other edits before
+  // the typed part shift it; text inserted at the point that does not
+  // continue the plan (a typo) sits after it until deleted; an edit inside
+  // the typed part drops the plan (text_to_type() stays empty).
+  std::string_view text_to_type() const;
+
  private:
   size_t Cursor() const { return static_cast<size_t>(cursor_bytes_); }
   void CheckOffset(const char* field, int64_t offset) const;
 
+  // Follows text_to_type_ through an edit already applied to text_.
+  void FollowPlan(const EditEvent& event);
+
   std::string text_;
   int64_t cursor_bytes_ = 0;
+  std::string to_type_;            // SessionStart::text_to_type; cleared when an edit breaks it
+  int64_t to_type_begin_ = 0;      // where its typed part starts
+  int64_t to_type_done_ = 0;       // bytes of it typed, at [begin, begin + done)
 };
 
 }  // namespace efimsim

@@ -57,6 +57,7 @@ bool HumanEvalReader::LoadTask(Lane& lane, int64_t lane_index) {
   session.document_id = task.task_id;
   session.text = task.prompt + task.suffix;
   session.cursor_bytes = static_cast<int64_t>(task.prompt.size());
+  session.text_to_type = task.canonical_solution;
   lane.records.push_back(std::move(session));
   int64_t offset = static_cast<int64_t>(task.prompt.size());
   const std::string& middle = task.canonical_solution;

@@ -4,7 +4,8 @@
 // `canonical_solution` (the middle); other fields (`test`, ...) are ignored
 // and never executed. Each task becomes one editing session:
 //   - SessionStart: text = prompt + suffix, cursor_bytes = prompt's size,
-//     session_id = document_id = task_id, user_id = "humaneval-<lane>";
+//     session_id = document_id = task_id, user_id = "humaneval-<lane>",
+//     text_to_type = canonical_solution (not written by `convert`);
 //   - the middle is typed at the cursor, one `insert` per code point, every
 //     1 / chars_per_second seconds (rounded to ns), the first one interval
 //     after the session starts;

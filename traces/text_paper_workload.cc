@@ -95,6 +95,13 @@ std::string_view TextPaperWorkload::SuffixText(int64_t user) const {
   return std::string_view(doc.text).substr(doc.half_bytes);
 }
 
+std::string_view TextPaperWorkload::ContinuationText(int64_t user, int64_t round) const {
+  const UserDocument& doc = User(user);
+  const size_t begin = doc.middle_end_bytes.at(static_cast<size_t>(round));
+  EFIMSIM_CHECK(begin <= doc.half_bytes, "a round's cursor lies in the suffix");
+  return std::string_view(doc.text).substr(begin, doc.half_bytes - begin);
+}
+
 BoundaryReuse TextPaperWorkload::AnalyzeBoundaryReuse(int64_t user, int64_t round) const {
   EFIMSIM_CHECK(round >= 1 && round < config_.rounds, "round out of range");
   BoundaryReuse reuse;

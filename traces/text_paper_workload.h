@@ -9,6 +9,7 @@
 //   prefix0 text   = D[:chunk]                      (chars)
 //   increment text = D[chunk : middle_end[r]]
 //   suffix text    = D[half:]
+//   continuation   = D[middle_end[r] : half]  (ContinuationText)
 //   InitialPrefix  = Encode(prefix0 text)
 //   Round(u, r).suffix = Encode(suffix text)
 //   Round(u, r).prefix = kFragments: Encode(prefix0) ++ Encode(increment)
@@ -19,6 +20,15 @@
 // client that tokenizes the whole prefix sends; there a BPE token may
 // straddle the chunk boundary and the token prefix need not start with
 // InitialPrefix. Encode never adds BOS (prompt formats do).
+//
+// The continuation is what a perfect completion of round r produces: the
+// text after the round's cursor up to where the suffix starts, i.e. the
+// increments the developer types in the next rounds and then the rest of
+// the hole, D[middle_end[R-1] : half], which no round types. It stops at
+// half because the suffix is already in the prompt: a FIM model fills the
+// hole and ends there rather than repeat the suffix. The cursor and the
+// suffix are the same under every prompt format (psm, spm, efim, and the
+// baseline, psm without caching), so is the continuation.
 
 #include <cstdint>
 #include <string>
@@ -77,6 +87,9 @@ class TextPaperWorkload : public MultiRoundWorkload {
   std::string_view IncrementText(int64_t user, int64_t round) const;
   std::string_view PrefixText(int64_t user, int64_t round) const;  // prefix0 + increment
   std::string_view SuffixText(int64_t user) const;
+  // D[middle_end[round] : half]: the text a perfect completion of `round`
+  // produces (the next rounds' increments, then the rest of the hole).
+  std::string_view ContinuationText(int64_t user, int64_t round) const;
 
   // Requires 1 <= round < rounds. Tokenizes on demand.
   BoundaryReuse AnalyzeBoundaryReuse(int64_t user, int64_t round) const;

@@ -37,6 +37,13 @@ struct SessionStart {
   std::string text;
   std::string text_file;  // empty, or a path relative to the trace's directory
   int64_t cursor_bytes = 0;  // initial cursor, a UTF-8 boundary in [0, text.size()]
+  // The text the session will type at cursor_bytes, in order, where its
+  // source knows it in advance (the typing generator: the region of lines
+  // it removed and types back; HumanEval: the canonical middle); empty
+  // otherwise. Not part of the trace format: the writer does not write it
+  // and readers of files leave it empty. Clients read it through
+  // EditedDocument::text_to_type, for a completion's reference output.
+  std::string text_to_type;
 };
 
 enum class EditKind {

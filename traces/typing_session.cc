@@ -63,6 +63,7 @@ TypingSession::TypingSession(const TypingBehavior& behavior, RandomStream& rng,
   region_end_ = end;
   start_.text = document_.substr(0, region_begin_) + document_.substr(region_end_);
   start_.cursor_bytes = static_cast<int64_t>(region_begin_);
+  start_.text_to_type = document_.substr(region_begin_, region_end_ - region_begin_);
   now_ns_ = start_.time_ns;
 }
 

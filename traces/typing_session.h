@@ -6,7 +6,8 @@
 // from a random line start, is removed from the file; the session starts
 // with the rest of the file and the cursor where the region was, and the
 // user types the region back, so the prefix grows at the cursor and the
-// suffix is the real rest of the file. Per step, with the session's random
+// suffix is the real rest of the file (the SessionStart's text_to_type is
+// the region, so a client knows what is still to be typed). Per step, with the session's random
 // stream, in this order:
 //   1. region fully typed: `end`.
 //   2. at a line start, with accept_probability: a completion of the next

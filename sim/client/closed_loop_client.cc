@@ -51,6 +51,7 @@ void ClosedLoopClient::SendRound(int64_t user) {
   }
   request.sent = simulator_.Now();
   prompter_.Build(user, round, request.prompt);
+  prompter_.BuildReference(user, round, request.max_tokens, request.reference_output);
   sink_.Submit(std::move(request));
 }
 

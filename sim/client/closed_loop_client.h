@@ -2,7 +2,9 @@
 // Closed-loop users (the paper's benchmark): every user sends round 0 at
 // t = 0; each next round is sent `think_time` after the previous response's
 // last token, and a user stops after its last round. The model's output is
-// thrown away (the next context comes from the workload).
+// thrown away (the next context comes from the workload). Each request
+// carries the round's reference output where the workload has text
+// (RoundPrompter::BuildReference).
 //
 // With exponential_think_time, every request (round 0 included) is sent
 // after a pause drawn from an exponential distribution of mean

@@ -44,6 +44,11 @@ void TextRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prompt) 
                  sessions_[static_cast<size_t>(user)], prompt);
 }
 
+void TextRoundPrompter::BuildReference(int64_t user, int64_t round, int64_t max_tokens,
+                                       TokenVector& reference) {
+  builder_.EncodeReference(workload_.ContinuationText(user, round), max_tokens, reference);
+}
+
 int64_t TextRoundPrompter::rebases() const {
   int64_t total = 0;
   for (const TextPromptState& s : sessions_) total += s.rebases;

@@ -26,6 +26,13 @@ class RoundPrompter {
   // Round `round` of `user`'s prompt into `prompt`. Rounds of one user are
   // built in order, starting from 0.
   virtual void Build(int64_t user, int64_t round, TokenVector& prompt) = 0;
+  // The round's reference output (ClientRequest::reference_output), at
+  // most max_tokens tokens, into `reference`; left empty where the
+  // workload has no text (synthetic token documents).
+  virtual void BuildReference(int64_t /*user*/, int64_t /*round*/, int64_t /*max_tokens*/,
+                              TokenVector& reference) {
+    reference.clear();
+  }
   // EFIM re-bases so far, over all users.
   virtual int64_t rebases() const = 0;
 };
@@ -57,6 +64,10 @@ class TextRoundPrompter : public RoundPrompter {
   int64_t num_users() const override { return workload_.num_users(); }
   int64_t num_rounds(int64_t user) const override { return workload_.num_rounds(user); }
   void Build(int64_t user, int64_t round, TokenVector& prompt) override;
+  // The tokens of TextPaperWorkload::ContinuationText (the text after the
+  // round's cursor up to the suffix), whatever the prompt format.
+  void BuildReference(int64_t user, int64_t round, int64_t max_tokens,
+                      TokenVector& reference) override;
   int64_t rebases() const override;
 
  private:

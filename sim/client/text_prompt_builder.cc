@@ -71,6 +71,14 @@ void TextPromptBuilder::Build(std::string_view prefix, std::string_view suffix,
   state.started = true;
 }
 
+void TextPromptBuilder::EncodeReference(std::string_view continuation, int64_t max_tokens,
+                                        TokenVector& reference) const {
+  reference.clear();
+  if (max_tokens < 1 || continuation.empty()) return;
+  reference = tokenizer_.EncodeLeading(continuation, static_cast<size_t>(max_tokens),
+                                       tokenizer::AddedTokenText::kAsPlainText);
+}
+
 std::string_view WindowPrefix(std::string_view prefix, int64_t lines) {
   if (lines < 0) return prefix;
   // Keep the cursor's (partial) line and `lines` newlines' worth above it.

@@ -48,6 +48,17 @@ class TextPromptBuilder {
   void Build(std::string_view prefix, std::string_view suffix, TextPromptState& state,
              TokenVector& prompt) const;
 
+  // A completion's reference output (ClientRequest::reference_output):
+  // the first max_tokens tokens of `continuation`, the text a perfect
+  // completion produces next, into `reference` (cleared first; empty for
+  // max_tokens < 1 or empty text). Tokenized as a segment of its own, as
+  // plain text, like a prompt's segments (the model's output starts a new
+  // segment after <MID>); only the pre-tokens those tokens need are
+  // encoded (BpeTokenizer::EncodeLeading), so the work is about
+  // max_tokens tokens' worth of BPE whatever the text's length.
+  void EncodeReference(std::string_view continuation, int64_t max_tokens,
+                       TokenVector& reference) const;
+
   const std::string& format() const { return format_; }
   const tokenizer::BpeTokenizer& tokenizer() const { return tokenizer_; }
 

@@ -259,6 +259,8 @@ void TraceReplayClient::Send(uint32_t slot) {
   builder_->Build(WindowPrefix(session.document.prefix(), config_.context_lines_before),
                   WindowSuffix(session.document.suffix(), config_.context_lines_after),
                   session.prompt_state, request.prompt);
+  builder_->EncodeReference(session.document.text_to_type(), request.max_tokens,
+                            request.reference_output);
   session.dirty = false;
   const uint64_t stale = session.in_flight;
   session.in_flight = request.request_id;

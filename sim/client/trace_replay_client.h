@@ -5,6 +5,10 @@
 // arrival time; session_chains.h); editing sessions are replayed edit by edit
 // and turned into completion requests by a client model
 // (completion_trigger.h) that builds text prompts (text_prompt_builder.h).
+// A completion's reference output is the text its session will still type
+// at the cursor (EditedDocument::text_to_type: known for typing and
+// HumanEval sessions; empty for sessions read from trace files, whose
+// future edits are not read ahead).
 //
 // Memory stays bounded by the open sessions and requests in flight: the
 // trace is pulled one record at a time, each scheduled at its own time.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -111,6 +112,21 @@ TEST_F(BpeTokenizerTest, DecodeInvertsEncode) {
 TEST_F(BpeTokenizerTest, InvalidUtf8IsReplacedLikeNodeDoes) {
   EXPECT_EQ(tokenizer_.Encode("\xFF"), (Ids{0xEF, 0xBF, 0xBD}));  // U+FFFD
   EXPECT_EQ(tokenizer_.Decode(tokenizer_.Encode("a\xE4\xB8")), "a\xEF\xBF\xBD");
+}
+
+// EncodeLeading is Encode cut to its first max_tokens ids, whatever the
+// cut (inside a pre-token's ids, at an added token, past the end).
+TEST_F(BpeTokenizerTest, EncodeLeadingIsALeadingRunOfEncode) {
+  for (const char* text : {"say hello world\n  hello\n\n\tworld  ", "hellos lll lld",
+                           "a<|fim_prefix|>hello<sep>!<sep>? world", "\xFF hello \xE4\xB8"}) {
+    for (const AddedTokenText mode : {AddedTokenText::kRecognize, AddedTokenText::kAsPlainText}) {
+      const Ids all = tokenizer_.Encode(text, mode);
+      for (std::size_t n = 0; n <= all.size() + 2; ++n) {
+        const Ids expected(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(n, all.size())));
+        EXPECT_EQ(tokenizer_.EncodeLeading(text, n, mode), expected) << text << " n=" << n;
+      }
+    }
+  }
 }
 
 // Loading errors name the file and the JSON field.

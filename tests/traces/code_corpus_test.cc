@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -95,6 +96,12 @@ TEST_F(CodeCorpusTest, TextPaperWorkloadAppliesThePaperArithmeticOnCharacters) {
       EXPECT_TRUE(std::equal(initial.begin(), initial.end(), context.prefix.begin()));
       EXPECT_EQ(tokenizer_->Decode(context.prefix), workload.PrefixText(user, round));
       EXPECT_EQ(tokenizer_->Decode(context.suffix), workload.SuffixText(user));
+      // The continuation (a completion's reference output) fills the hole:
+      // prefix + continuation + suffix is the whole document.
+      EXPECT_EQ(std::string(workload.PrefixText(user, round)) +
+                    std::string(workload.ContinuationText(user, round)) +
+                    std::string(workload.SuffixText(user)),
+                corpus_->documents()[corpus_->Sample(4, config.seed)[static_cast<size_t>(user)]].text);
       // Character counts follow the layout.
       const std::string prefix_text(workload.PrefixText(user, round));
       int64_t chars = 0;
@@ -123,6 +130,24 @@ TEST_F(CodeCorpusTest, WholePrefixTokenizationMatchesEncodingThePrefixText) {
     EXPECT_EQ(TokenVector(prefix.begin(), prefix.end()),
               tokenizer_->Encode(workload.PrefixText(1, round),
                                  tokenizer::AddedTokenText::kAsPlainText));
+  }
+}
+
+// On real code and the real tokenizer, EncodeLeading gives exactly the
+// leading ids of Encode (reference outputs are cut this way).
+TEST_F(CodeCorpusTest, EncodeLeadingIsALeadingRunOfEncodeOnRealCode) {
+  const auto plain = tokenizer::AddedTokenText::kAsPlainText;
+  for (size_t d = 0; d < 4; ++d) {
+    const std::string_view text = corpus_->documents()[d].text;
+    for (const size_t from : {size_t{0}, text.size() / 3, text.size() / 2 + 7}) {
+      const std::string_view rest = text.substr(from);
+      const std::vector<int32_t> all = tokenizer_->Encode(rest, plain);
+      for (const size_t n : {size_t{1}, size_t{16}, size_t{128}, size_t{1000}}) {
+        const std::vector<int32_t> leading = tokenizer_->EncodeLeading(rest, n, plain);
+        ASSERT_EQ(leading.size(), std::min(n, all.size()));
+        EXPECT_TRUE(std::equal(leading.begin(), leading.end(), all.begin())) << d << " " << n;
+      }
+    }
   }
 }
 

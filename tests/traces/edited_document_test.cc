@@ -79,5 +79,65 @@ TEST(EditedDocument, RejectsBadOffsetsNamingTheFieldAndChangesNothing) {
   EXPECT_THROW(EditedDocument("\xff", 0), InvalidEdit);
 }
 
+// text_to_type: the planned text still to be typed, while the cursor is
+// where it goes on.
+SessionStart Planned(std::string text, int64_t cursor, std::string to_type) {
+  SessionStart start;
+  start.text = std::move(text);
+  start.cursor_bytes = cursor;
+  start.text_to_type = std::move(to_type);
+  return start;
+}
+
+TEST(EditedDocument, TextToTypeShrinksAsThePlanIsTyped) {
+  EditedDocument doc(Planned("a\n\nz", 2, "bc\nde\n"));
+  EXPECT_EQ(doc.text_to_type(), "bc\nde\n");
+  doc.Apply(Make(EditKind::kInsert, 2, "b"));
+  EXPECT_EQ(doc.text_to_type(), "c\nde\n");
+  doc.Apply(Make(EditKind::kCompletionAccepted, 3, "c\nd"));  // several bytes at once
+  EXPECT_EQ(doc.text_to_type(), "e\n");
+  doc.Apply(Make(EditKind::kInsert, 6, "e\n"));
+  EXPECT_EQ(doc.text_to_type(), "");
+  EXPECT_EQ(doc.text(), "a\nbc\nde\n\nz");
+  EXPECT_EQ(EditedDocument("ab", 1).text_to_type(), "");  // nothing known
+}
+
+TEST(EditedDocument, TextToTypeIsEmptyWhileTheCursorIsAwayOrATypoIsPending) {
+  EditedDocument doc(Planned("ab", 1, "xyz"));
+  doc.Apply(Make(EditKind::kInsert, 1, "x"));
+  doc.Apply(Make(EditKind::kMoveCursor, 0));  // a jump away
+  EXPECT_EQ(doc.text_to_type(), "");
+  doc.Apply(Make(EditKind::kMoveCursor, 2));  // and back
+  EXPECT_EQ(doc.text_to_type(), "yz");
+  doc.Apply(Make(EditKind::kInsert, 2, "q"));  // a typo sits after the typed part
+  EXPECT_EQ(doc.text_to_type(), "");
+  doc.Apply(Make(EditKind::kDelete, 2, "", 1));  // its backspace
+  EXPECT_EQ(doc.text_to_type(), "yz");
+  doc.Apply(Make(EditKind::kInsert, 2, "y"));  // a typo that happens to be the next letter
+  doc.Apply(Make(EditKind::kDelete, 2, "", 1));
+  EXPECT_EQ(doc.text_to_type(), "yz");
+  doc.Apply(Make(EditKind::kInsert, 2, "yz"));
+  EXPECT_EQ(doc.text(), "axyzb");
+  EXPECT_EQ(doc.text_to_type(), "");
+}
+
+TEST(EditedDocument, EditsBeforeThePlanShiftItAndEditsInsideItDropIt) {
+  EditedDocument doc(Planned("ab", 1, "xyz"));
+  doc.Apply(Make(EditKind::kInsert, 1, "x"));
+  doc.Apply(Make(EditKind::kInsert, 0, "00"));  // before: the plan moves along
+  doc.Apply(Make(EditKind::kDelete, 0, "", 1));
+  doc.Apply(Make(EditKind::kMoveCursor, 3));
+  EXPECT_EQ(doc.text(), "0axb");
+  EXPECT_EQ(doc.text_to_type(), "yz");
+  doc.Apply(Make(EditKind::kInsert, 4, "!"));  // after it: no change
+  doc.Apply(Make(EditKind::kMoveCursor, 3));
+  EXPECT_EQ(doc.text_to_type(), "yz");
+  doc.Apply(Make(EditKind::kDelete, 1, "", 2));  // "ax": the typed part is cut
+  EXPECT_EQ(doc.cursor_bytes(), 1);
+  EXPECT_EQ(doc.text_to_type(), "");
+  doc.Apply(Make(EditKind::kInsert, 1, "yz"));
+  EXPECT_EQ(doc.text_to_type(), "");  // dropped for good
+}
+
 }  // namespace
 }  // namespace efimsim

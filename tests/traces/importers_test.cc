@@ -253,6 +253,7 @@ TEST(HumanEval, TypesTheMiddleAtTheGivenSpeed) {
   const auto& session = std::get<SessionStart>(records[0]);
   EXPECT_EQ(session.text, "def f():\n\n");
   EXPECT_EQ(session.cursor_bytes, 9);
+  EXPECT_EQ(session.text_to_type, "  é");  // the middle: a completion's reference output
   const auto& last_key = std::get<EditEvent>(records[3]);
   EXPECT_EQ(last_key.text, "é");  // one code point, two bytes
   EXPECT_EQ(last_key.time_ns, 750'000'000);

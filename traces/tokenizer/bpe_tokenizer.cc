@@ -126,30 +126,38 @@ BpeTokenizer BpeTokenizer::FromFile(const std::string& path) {
 }
 
 std::vector<int32_t> BpeTokenizer::Encode(std::string_view text, AddedTokenText added_token_text) const {
+  return EncodeLeading(text, SIZE_MAX, added_token_text);
+}
+
+std::vector<int32_t> BpeTokenizer::EncodeLeading(std::string_view text, std::size_t max_tokens,
+                                                 AddedTokenText added_token_text) const {
   std::string replaced;
   if (!IsValidUtf8(text)) {
     replaced = ReplaceInvalidUtf8(text);
     text = replaced;
   }
   std::vector<int32_t> ids;
-  ids.reserve(text.size() / 3 + 1);
+  ids.reserve(std::min(text.size() / 3 + 1, max_tokens));
   const bool recognize = added_token_text == AddedTokenText::kRecognize && !model_->added_tokens.empty();
   std::size_t pos = 0;
-  while (pos < text.size()) {
+  while (pos < text.size() && ids.size() < max_tokens) {
     const std::optional<AddedTokenMatch> match =
         recognize ? model_->added_tokens.FindNext(text, pos) : std::nullopt;
     const std::size_t section_end = match ? match->position : text.size();
-    AppendOrdinaryTextIds(text.substr(pos, section_end - pos), ids);
+    AppendOrdinaryTextIds(text.substr(pos, section_end - pos), max_tokens, ids);
     if (!match) break;
-    ids.push_back(match->id);
+    ids.push_back(match->id);  // past max_tokens, cut below
     pos = match->position + match->length;
   }
+  // The last pre-token or added token may have given more ids than asked for.
+  if (ids.size() > max_tokens) ids.resize(max_tokens);
   return ids;
 }
 
 // Text between added tokens: split into pre-tokens, each encoded alone.
-void BpeTokenizer::AppendOrdinaryTextIds(std::string_view section, std::vector<int32_t>& ids) const {
-  for (std::size_t begin = 0; begin < section.size();) {
+void BpeTokenizer::AppendOrdinaryTextIds(std::string_view section, std::size_t limit,
+                                         std::vector<int32_t>& ids) const {
+  for (std::size_t begin = 0; begin < section.size() && ids.size() < limit;) {
     const std::size_t end = Llama3PreTokenEnd(section, begin);
     AppendPreTokenIds(section.substr(begin, end - begin), ids);
     begin = end;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -43,6 +44,15 @@ class BpeTokenizer {
   std::vector<int32_t> Encode(std::string_view text,
                               AddedTokenText added_token_text = AddedTokenText::kRecognize) const;
 
+  // The first `max_tokens` ids of Encode(text, added_token_text), exactly,
+  // encoding only the pre-tokens they need: it stops after the pre-token
+  // that reaches max_tokens, so the BPE work is that of the ids returned
+  // plus one pre-token (the pre-tokenizer reads at most to the end of that
+  // pre-token's whitespace run; only the UTF-8 validity check reads all of
+  // `text`). For continuations capped by a completion's max_tokens.
+  std::vector<int32_t> EncodeLeading(std::string_view text, std::size_t max_tokens,
+                                     AddedTokenText added_token_text = AddedTokenText::kRecognize) const;
+
   // The bytes the ids stand for (added tokens as their content). Decode of
   // Encode(text) gives back text when text is valid UTF-8. Throws
   // std::out_of_range for an id that is not a token.
@@ -58,7 +68,10 @@ class BpeTokenizer {
  private:
   struct Model;
   explicit BpeTokenizer(std::shared_ptr<const Model> model);
-  void AppendOrdinaryTextIds(std::string_view section, std::vector<int32_t>& ids) const;
+  // Appends the ids of `section`'s pre-tokens, stopping once ids holds
+  // `limit` or more.
+  void AppendOrdinaryTextIds(std::string_view section, std::size_t limit,
+                             std::vector<int32_t>& ids) const;
   void AppendPreTokenIds(std::string_view pre_token, std::vector<int32_t>& ids) const;
 
   std::shared_ptr<const Model> model_;
