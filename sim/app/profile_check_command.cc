@@ -98,7 +98,8 @@ void ApplyImportPhysics(const PhysicsReport& report, const std::string& mode) {
     return;
   }
   throw InputError(report.origin, 0, "",
-                   "physics check failed (nothing written; --physics flag imports it flagged):\n" + errors);
+                   "physics check failed (nothing written; --physics flag imports it flagged):\n" +
+                       errors.substr(0, errors.size() - 1));  // the message's last newline is the caller's
 }
 
 }  // namespace efimsim::cli

@@ -289,6 +289,14 @@ sed -E 's/"time_us": ([0-9.]+)/"time_us": \1e-3/' "$profiles/rtx-4090/llmserving
 stderr=$("$efimsim" profile check "$out/fast.json" 2>&1 >/dev/null)
 if [[ $? -eq 1 && $stderr == *"fast.json: physics check failed"*"gemm: "*"rows above the datasheet ceilings"* ]]; then
   passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: profile check of a too-fast profile: $stderr"; fi
+# The import runs the same check: refused (nothing written) unless --physics flag.
+sed -E 's/"time_us": ([0-9.]+)/"time_us": \1e-3/' "$profiles/h100-sxm/efimsim-kernels/llama-3.1-8b.json" \
+  > "$out/fast-kernels.json"
+import=(profile import --from efimsim-kernels --model llama-3.1-8b --gpu h100-sxm --file "$out/fast-kernels.json")
+stderr=$("$efimsim" "${import[@]}" --out "$out/imported.json" 2>&1 >/dev/null)
+if [[ $? -eq 1 && $stderr == *"fast-kernels.json: physics check failed (nothing written"* && ! -e $out/imported.json ]] &&
+   "$efimsim" "${import[@]}" --out "$out/imported.json" --physics flag >/dev/null 2>&1 && [[ -s $out/imported.json ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: profile import's physics check: $stderr"; fi
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
