@@ -150,6 +150,11 @@ struct GpuSpec {
   // Host (CPU) link, for KV offloading to host memory; 0 when the spec has none.
   double host_link_gbps = 0;  // one direction, GB/s (1e9 bytes/s), datasheet
   std::string host_link_source;
+  // L2 cache, bytes; 0 when the spec states none. Only the physics check of
+  // measured tables reads it (models/import/physics_check.h): bytes an L2
+  // can hold need not come from DRAM when a benchmark repeats a kernel.
+  int64_t l2_cache_bytes = 0;
+  std::string l2_cache_source;
 
   // FP8 over BF16 tensor throughput (1 without FP8 tensor cores): what the
   // models scale a BF16 compute ceiling by for FP8 GEMMs.

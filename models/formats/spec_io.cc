@@ -206,6 +206,10 @@ GpuSpec ParseGpuSpec(const std::string& json_text, const std::string& origin) {
     gpu.interconnect_latency_us = object.Number("interconnect_latency_us", 0.0);
     gpu.interconnect_source = object.String("interconnect_source");
   }
+  if (object.Has("l2_cache_bytes") || object.Has("l2_cache_source")) {
+    gpu.l2_cache_bytes = object.Int("l2_cache_bytes", 1);
+    gpu.l2_cache_source = object.String("l2_cache_source");
+  }
   object.RejectUnknownKeys();
   return gpu;
 }

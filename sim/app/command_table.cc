@@ -92,7 +92,12 @@ const std::vector<CommandEntry>& Commands() {
        "a kernel profile from GPU measurements (AIConfigurator's shape tables, LLMServingSim, "
        "efimsim's own kernels, the PyTorch reference, Vidur), with provenance and the held-out "
        "studies (`models/PROFILE.md`)",
-       RunProfileCommand, ProfileCommandRows},
+       RunProfileCommand, ProfileImportCommandRows},
+      {"profile", "profile check",
+       "the physics check of kernel and shape profiles (default: every built-in one): each "
+       "measured point's FLOP/s and bytes/s against its GPU's datasheet ceilings; exit 1 on an "
+       "impossible point or a mis-keyed GEMM table ([docs/accuracy.md](docs/accuracy.md#physics-checks-of-measured-tables))",
+       RunProfileCommand, ProfileCheckCommandRows},
       {"models", "models",
        "built-in model and GPU specs with derived figures (total and active parameters); "
        "`models import` turns a Hugging Face `config.json` into a spec (`models/README.md`)",

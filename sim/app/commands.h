@@ -33,7 +33,8 @@ std::vector<CommandRows> TokenizeCommandRows();
 std::vector<CommandRows> SweepCommandRows();
 std::vector<CommandRows> MergeCommandRows();
 std::vector<CommandRows> CapacityCommandRows();
-std::vector<CommandRows> ProfileCommandRows();
+std::vector<CommandRows> ProfileImportCommandRows();
+std::vector<CommandRows> ProfileCheckCommandRows();
 std::vector<CommandRows> ValidateServingCommandRows();
 
 }  // namespace efimsim::cli

@@ -53,7 +53,11 @@ int Dispatch(int argc, const char* const* argv) {
   const CommandEntry* entry = FindCommand(command);
   if (entry == nullptr) {
     std::string names;
-    for (const CommandEntry& c : Commands()) names += (names.empty() ? "" : ", ") + c.name;
+    std::string last;  // a command with subcommands has one entry per subcommand, in a row
+    for (const CommandEntry& c : Commands()) {
+      if (c.name != last) names += (names.empty() ? "" : ", ") + c.name;
+      last = c.name;
+    }
     throw efimsim::UsageError("unknown command '" + command + "' (commands: " + names +
                               "; see efimsim --help)");
   }

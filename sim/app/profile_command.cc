@@ -16,6 +16,7 @@
 #include "sim/app/cli_options.h"
 #include "sim/app/commands.h"
 #include "sim/app/interrupt.h"
+#include "sim/app/profile_check.h"
 #include "sim/base/output_dir.h"
 #include "sim/base/atomic_file.h"
 #include "sim/base/errors.h"
@@ -29,7 +30,9 @@ constexpr const char* kProfileUsage =
     "subcommands:\n"
     "  import   write a kernel profile from GPU measurements (--from aiconfigurator: a shape\n"
     "           profile for every model; llmservingsim, efimsim-kernels, pytorch-reference,\n"
-    "           vidur), with provenance and the held-out studies\n";
+    "           vidur), with provenance and the held-out studies\n"
+    "  check    the physics check of profile files, or of every built-in profile: measured\n"
+    "           points against the GPU's datasheet ceilings\n";
 
 // The command line as typed, for the profile's "command" field.
 std::string CommandLine(int argc, const char* const* argv) {
@@ -61,6 +64,7 @@ struct ProfileImportOptions {
   std::string all_reduce;
   std::string measured_on;
   std::string interpolation = "auto";
+  std::string physics = "enforce";
   std::string out;
 };
 
@@ -141,6 +145,12 @@ void AddExtraRows(CommandParamTable<ProfileImportOptions>& table) {
         "inside measured grids: linear, log-log, or auto (the one with the smaller median "
         "held-out error on the source's own grid points)"},
        &C::interpolation},
+      {Choice("physics",
+              "what the physics check of the imported tables does with an error (a point above the "
+              "GPU's datasheet ceilings, a GEMM table below the floor; see efimsim profile check "
+              "--help): enforce refuses the import, flag writes the profile and prints them",
+              {"enforce", "flag"}),
+       &C::physics},
       {{"out", "", "the profile JSON to write (atomically)"}, &C::out, {.required = true}},
   });
 }
@@ -197,6 +207,31 @@ ImportSettings ImportSettingsFrom(const ProfileImportOptions& o, const std::stri
 void WriteImportedProfile(const std::string& out, const std::string& json) {
   ThrowIfInterrupted();
   WriteFileAtomically(out, json);
+}
+
+// What an import read, naming its profile in the physics check's messages.
+std::string ImportOrigin(const ProfileImportOptions& o) {
+  for (const std::string* path : {&o.dir, &o.file, &o.mlp}) {
+    if (!path->empty()) return *path;
+  }
+  if (!o.run.empty()) return o.run.front();
+  if (!o.bundle.empty()) return o.bundle.front();
+  return o.out;
+}
+
+// The physics check of an imported shape profile, before it is written.
+void CheckImportedPhysics(const ProfileImportOptions& o, const ShapeProfile& profile, const GpuSpec& gpu) {
+  PhysicsReport report = CheckShapeProfilePhysics(profile, gpu);
+  report.origin = ImportOrigin(o);
+  ApplyImportPhysics(report, o.physics);
+}
+
+// The same for a model-keyed profile of `model`.
+void CheckImportedPhysics(const ProfileImportOptions& o, const KernelProfile& profile, const ModelSpec& model,
+                          const GpuSpec& gpu) {
+  PhysicsReport report = CheckKernelProfilePhysics(profile, model, gpu);
+  report.origin = ImportOrigin(o);
+  ApplyImportPhysics(report, o.physics);
 }
 
 // --from pytorch-reference: the profile from the ops JSON runs, with
@@ -286,6 +321,7 @@ int ImportFromAiConfigurator(const ProfileImportOptions& o, const GpuSpec& gpu, 
     std::fprintf(stderr, "%-22s %7lld %8lld %9.1f %7.1f\n", s.table.c_str(), static_cast<long long>(s.shapes),
                  static_cast<long long>(s.points), 100 * s.median, 100 * s.p90);
   }
+  CheckImportedPhysics(o, profile, gpu);
   const std::string out = o.out;
   WriteImportedProfile(out, ShapeProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s, %s kernels)\n", out.c_str(), profile.gpu.c_str(), profile.engine.c_str());
@@ -304,6 +340,7 @@ int ImportLlmServingSimShapeProfile(const ProfileImportOptions& o, const GpuSpec
   const ShapeProfile profile =
       ImportLlmServingSimShapes(o.bundle, gpu, settings, report);
   for (const std::string& note : report.notes) std::fprintf(stderr, "%s\n", note.c_str());
+  CheckImportedPhysics(o, profile, gpu);
   const std::string out = o.out;
   WriteImportedProfile(out, ShapeProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s, %s kernels, %zu GEMM shapes)\n", out.c_str(), profile.gpu.c_str(),
@@ -384,6 +421,7 @@ int RunImport(int argc, const char* const* argv) {
     profile = ImportFromLlmServingSim(o, model, gpu, settings, report);
   } else if (from == "efimsim-kernels") {
     profile = ImportFromEfimsimKernels(o, model, gpu);
+    CheckImportedPhysics(o, profile, model, gpu);
     const std::string out = o.out;
     WriteImportedProfile(out, KernelProfileJson(profile));
     std::fprintf(stderr, "wrote %s (%s/%s)\n", out.c_str(), profile.gpu.c_str(), profile.model.c_str());
@@ -394,6 +432,7 @@ int RunImport(int argc, const char* const* argv) {
   }
 
   PrintImportReport(report);
+  CheckImportedPhysics(o, profile, model, gpu);
   const std::string out = o.out;
   WriteImportedProfile(out, KernelProfileJson(profile));
   std::fprintf(stderr, "wrote %s (%s/%s)\n", out.c_str(), profile.gpu.c_str(), profile.model.c_str());
@@ -402,16 +441,18 @@ int RunImport(int argc, const char* const* argv) {
 
 }  // namespace
 
-std::vector<CommandRows> ProfileCommandRows() { return {ProfileImportRows()}; }
+std::vector<CommandRows> ProfileImportCommandRows() { return {ProfileImportRows()}; }
+std::vector<CommandRows> ProfileCheckCommandRows() { return {ProfileCheckRows()}; }
 
 int RunProfileCommand(int argc, const char* const* argv) {
   const std::string sub = argc >= 2 ? argv[1] : "";
   if (sub == "import") return RunImport(argc - 1, argv + 1);
+  if (sub == "check") return RunProfileCheck(argc - 1, argv + 1);
   if (sub.empty() || sub == "--help" || sub == "-h" || sub == "help") {
     std::cout << kProfileUsage;
     return sub.empty() ? 2 : 0;
   }
-  throw UsageError("profile: unknown subcommand '" + sub + "' (subcommands: import)");
+  throw UsageError("profile: unknown subcommand '" + sub + "' (subcommands: import, check)");
 }
 
 }  // namespace efimsim::cli

@@ -277,5 +277,26 @@ if "$efimsim" sweep --grid tp=1,2 --policies efim --users 2 --rounds 1 --documen
    [[ $(cut -d, -f1 "$out/tpsweep/sweep.csv" | wc -l) -eq 3 ]]; then
   passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: sweep --grid tp=1,2"; fi
 
+# Issue 33 item 3: the physics check passes every built-in profile, and a
+# profile whose times were divided by 1000 fails it (exit 1), naming the
+# file, the table group and its worst row.
+if "$efimsim" profile check >"$out/check.txt" 2>&1 &&
+   [[ $(tail -1 "$out/check.txt") == *"profiles"*": 0 errors in 0 profiles"* ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: profile check: $(tail -3 "$out/check.txt")"; fi
+profiles="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../models/profiles" && pwd)"
+sed -E 's/"time_us": ([0-9.]+)/"time_us": \1e-3/' "$profiles/rtx-4090/llmservingsim/llama-3.1-8b.json" \
+  > "$out/fast.json"
+stderr=$("$efimsim" profile check "$out/fast.json" 2>&1 >/dev/null)
+if [[ $? -eq 1 && $stderr == *"fast.json: physics check failed"*"gemm: "*"rows above the datasheet ceilings"* ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: profile check of a too-fast profile: $stderr"; fi
+# The import runs the same check: refused (nothing written) unless --physics flag.
+sed -E 's/"time_us": ([0-9.]+)/"time_us": \1e-3/' "$profiles/h100-sxm/efimsim-kernels/llama-3.1-8b.json" \
+  > "$out/fast-kernels.json"
+import=(profile import --from efimsim-kernels --model llama-3.1-8b --gpu h100-sxm --file "$out/fast-kernels.json")
+stderr=$("$efimsim" "${import[@]}" --out "$out/imported.json" 2>&1 >/dev/null)
+if [[ $? -eq 1 && $stderr == *"fast-kernels.json: physics check failed (nothing written"* && ! -e $out/imported.json ]] &&
+   "$efimsim" "${import[@]}" --out "$out/imported.json" --physics flag >/dev/null 2>&1 && [[ -s $out/imported.json ]]; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: profile import's physics check: $stderr"; fi
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
