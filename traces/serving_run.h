@@ -86,6 +86,10 @@ struct ServingRunEngine {
   std::optional<int64_t> max_concurrency;
   std::optional<double> gpu_memory_utilization;  // vllm.log, when given
   std::optional<int64_t> kv_cache_tokens;        // vllm.log's "GPU KV cache size"
+  // vllm.log's last "Prefix cache hit rate: X%" (vllm.v1.metrics.loggers),
+  // as a fraction: vLLM's hit tokens / queried tokens over its most recent
+  // 1000 requests' lookups (PrefixCachingMetrics), at the run's end.
+  std::optional<double> logged_prefix_cache_hit_rate;
 };
 
 struct ServingRun {

@@ -1,5 +1,6 @@
-// vllm.log: the engine settings a vLLM server's start-up log prints
-// (traces/serving_run.h, ReadVllmLog). Lines it does not recognise are
+// vllm.log: the engine settings a vLLM server's start-up log prints, and
+// its periodic stats' last prefix-cache hit rate (traces/serving_run.h,
+// ReadVllmLog). Lines it does not recognise are
 // skipped; a recognised line with a malformed value is an InputError naming
 // the log, the line and the setting.
 #include <algorithm>
@@ -117,6 +118,22 @@ std::optional<std::string> RestAfter(const std::string& text, const std::string&
   return rest;
 }
 
+// The percentage after `marker` ("Prefix cache hit rate: 30.7%") as a
+// fraction; nullopt when the marker is absent. InputError naming `field`
+// when it is not a number in [0, 100] followed by '%'.
+std::optional<double> PercentAfter(const std::string& text, const std::string& marker,
+                                   const std::string& path, int64_t line, const char* field) {
+  const size_t at = text.find(marker);
+  if (at == std::string::npos) return std::nullopt;
+  const char* start = text.c_str() + at + marker.size();
+  char* end = nullptr;
+  const double percent = std::strtod(start, &end);
+  if (end == start || *end != '%' || !(percent >= 0 && percent <= 100)) {
+    throw InputError(path, line, field, "not a percentage in [0, 100] after '" + marker + "'");
+  }
+  return percent / 100.0;
+}
+
 // The engine config line ("Initializing a V1 LLM engine (v0.11.0) with
 // config: model='...', ..."): vLLM's resolved settings.
 void ReadEngineConfigLine(const LogLine& l, ServingRunEngine& e) {
@@ -173,6 +190,10 @@ void ReadVllmLog(const std::string& path, const std::string& bytes, ServingRunEn
     }
     if (const auto n = IntAfter(text, "GPU KV cache size: ", path, number, "GPU KV cache size")) kv_tokens = *n;
     if (const auto n = IntAfter(text, "num_gpu_blocks is: ", path, number, "num_gpu_blocks")) blocks = *n;
+    if (const auto rate = PercentAfter(text, "Prefix cache hit rate: ", path, number,
+                                       "Prefix cache hit rate")) {
+      e.logged_prefix_cache_hit_rate = *rate;
+    }
   }
   if (blocks >= 1) e.num_gpu_blocks = blocks;
   if (kv_tokens >= 0) e.kv_cache_tokens = kv_tokens;

@@ -753,6 +753,13 @@ ServingValidation ValidateServing(const ServingRun& run, const ServingValidation
   AddMetric("ttft", s.m_ttft, s.p_ttft, s.r_ttft, v);
   AddMetric("tpot", s.m_tpot, s.p_tpot, s.r_tpot, v);
   AddMetric("e2e", s.m_e2e, s.p_e2e, s.r_e2e, v);
+  if (run.engine.logged_prefix_cache_hit_rate) {
+    // vLLM's window is its last 1000 requests' lookups (a preempted request
+    // looks up again, so it can hold slightly fewer requests).
+    v.prefix_cache = PrefixCacheComparison{*run.engine.logged_prefix_cache_hit_rate,
+                                           v.result.summary.prefix_cache_hit_rate,
+                                           run.requests.size() <= 1000};
+  }
   const LatencySamples client = CompareClientSide(run, order, v);
   if (!client.m_ttft.empty()) {
     AddMetric("client_ttft", client.m_ttft, client.p_ttft, client.r_ttft, v);
@@ -809,6 +816,15 @@ std::string RenderServingValidation(const ServingRun& run, const ServingValidati
     out << line;
   }
   if (v.frontend_check) out << RenderFrontendCheck(*v.frontend_check);
+  if (v.prefix_cache) {
+    const PrefixCacheComparison& p = *v.prefix_cache;
+    std::snprintf(line, sizeof line,
+                  "prefix-cache hit rate: measured %.1f%% (vllm.log's last), predicted %.1f%% (%s)\n",
+                  100.0 * p.measured, 100.0 * p.predicted,
+                  p.same_window ? "both over the whole run"
+                                : "vLLM's over its last 1000 requests, efimsim's over the whole run");
+    out << line;
+  }
   out << (run.timed_at == "client"
               ? "(TTFT and E2E from the client's send, predicted as the engine's plus the frontend's; "
           : v.frontend_check

@@ -87,6 +87,15 @@ struct QueueComparison {
   double running_mean_abs_diff = 0, waiting_mean_abs_diff = 0;
 };
 
+// The prefix-cache hit rate (hit tokens / queried tokens), where the run
+// logs vLLM's: its last logged value (a window over vLLM's most recent 1000
+// requests' lookups) against the simulated whole run's.
+struct PrefixCacheComparison {
+  double measured = 0;
+  double predicted = 0;
+  bool same_window = false;  // the run has at most 1000 requests: both cover all of it
+};
+
 struct ServingValidation {
   std::string run_description;
   std::string arrivals;                      // what the replay's arrivals were
@@ -101,6 +110,7 @@ struct ServingValidation {
   std::optional<FrontendComparison> frontend_check;  // runs with both views
   std::vector<RequestComparison> requests;   // in replay (arrival) order
   std::optional<QueueComparison> queue;      // when the run has scheduling times
+  std::optional<PrefixCacheComparison> prefix_cache;  // when the run logs vLLM's hit rate
 };
 
 ServingValidation ValidateServing(const ServingRun& run, const ServingValidationOptions& options);

@@ -57,6 +57,11 @@ void WriteServingValidationJson(const std::string& path, const ServingRun& run,
                   {"running_mean_abs_diff", q.running_mean_abs_diff},
                   {"waiting_mean_abs_diff", q.waiting_mean_abs_diff}};
   }
+  if (v.prefix_cache) {
+    j["prefix_cache_hit_rate"] = {{"measured", v.prefix_cache->measured},
+                                  {"predicted", v.prefix_cache->predicted},
+                                  {"same_window", v.prefix_cache->same_window}};
+  }
   if (v.frontend_check) {
     const FrontendComparison& f = *v.frontend_check;
     j["frontend_check"] = {{"pairs", f.pairs},

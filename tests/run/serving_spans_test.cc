@@ -119,6 +119,36 @@ TEST(SpansRunReader, BadLogValueIsNamed) {
   }
 }
 
+TEST(SpansRunReader, LogsLastPrefixCacheHitRate) {
+  const std::string stats =
+      "INFO vllm.v1.metrics.loggers: Engine 000: Avg prompt throughput: 598.2 tokens/s, Running: 1 "
+      "reqs, Waiting: 0 reqs, GPU KV cache usage: 6.7%, Prefix cache hit rate: ";
+  const Scratch log("vllm.log", stats + "17.1%\n" + stats + "30.7%\n");
+  const ServingRun run = ReadSpansRun(kDir + "/traces.json", "", log.path());
+  ASSERT_TRUE(run.engine.logged_prefix_cache_hit_rate.has_value());
+  EXPECT_DOUBLE_EQ(*run.engine.logged_prefix_cache_hit_rate, 0.307);
+  const Scratch bad("vllm.log", stats + "lots\n");
+  try {
+    ReadSpansRun(kDir + "/traces.json", "", bad.path());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "Prefix cache hit rate") << e.what();
+  }
+}
+
+TEST(SpansValidation, ComparesTheLoggedPrefixCacheHitRate) {
+  ServingRun run = ReadServingRun({kDir}, "");
+  run.engine.logged_prefix_cache_hit_rate = 0.25;
+  ServingValidationOptions options;
+  options.gpu = "h100-sxm";
+  const ServingValidation v = ValidateServing(run, options);
+  ASSERT_TRUE(v.prefix_cache.has_value());
+  EXPECT_DOUBLE_EQ(v.prefix_cache->measured, 0.25);
+  EXPECT_DOUBLE_EQ(v.prefix_cache->predicted, v.result.summary.prefix_cache_hit_rate);
+  EXPECT_NE(RenderServingValidation(run, v).find("prefix-cache hit rate: measured 25.0%"),
+            std::string::npos);
+}
+
 TEST(SpansValidation, ComparesEngineAndClientTtft) {
   const ServingRun run = ReadServingRun({kDir}, "");
   ServingValidationOptions options;
