@@ -105,14 +105,9 @@ class TokenEmitter {
   // becomes kFinished (with its finish time) and joins finished().
   TokenId Emit(Request& request) {
     if (request.num_computed_tokens != request.num_tokens) return kNoEmittedToken;
-    const TokenId token = Drawn(request, request.num_tokens);
+    const TokenId token = draw_.Generated(request.id, request.num_tokens);
     CountToken(request);
     return token;
-  }
-  // The token the driver draws for `request` at sequence position
-  // `position` (what Emit emits there).
-  TokenId Drawn(const Request& request, int64_t position) const {
-    return draw_.Generated(request.id, position);
   }
   // Counts the request's next generated token (the core keeps the token
   // ids it needs). A core that emits several tokens in one step

@@ -2,7 +2,7 @@
 // One request's speculative-decoding state inside the vLLM v1 engine
 // (VllmRequest::spec; null when speculation is off, so requests of runs
 // without it carry one null pointer). The speculator (speculator.h) writes
-// it; the scheduler reads only drafts.size() and writes `scheduled`.
+// it; the scheduler reads drafts.size() and trims them.
 
 #include <cstdint>
 
@@ -18,11 +18,10 @@ struct SpecState {
   // The tokens the target generates first (ClientRequest::reference_output:
   // the text typed next); generated positions beyond it are drawn tokens.
   TokenVector reference;
-  // Drafts proposed for the next step (vLLM's spec_token_ids); the
-  // scheduler schedules a prefix of them (`scheduled`) and the step's end
-  // verifies that prefix, then proposes anew.
+  // Drafts proposed for the next step (vLLM's spec_token_ids). Scheduling
+  // the request trims them to the prefix its step verifies; the step's end
+  // verifies them all, then proposes anew.
   TokenVector drafts;
-  int32_t scheduled = 0;
 };
 
 }  // namespace efimsim

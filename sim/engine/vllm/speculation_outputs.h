@@ -9,8 +9,13 @@
 #include <vector>
 
 #include "sim/engine/engine_entry.h"
+#include "sim/engine/vllm/speculator.h"
 
 namespace efimsim {
+
+// Appends the speculator's counters (k: drafts per step, as configured).
+void AppendSpeculationCounters(const SpeculationCounters& counters, int64_t k,
+                               std::vector<PartCounter>& out);
 
 // True when the run speculated.
 bool HasSpeculation(const RunSummary& summary);

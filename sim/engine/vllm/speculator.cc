@@ -69,8 +69,7 @@ int32_t Speculator::Accepted(const VllmRequest& request, int32_t scheduled) cons
 
 void Speculator::AfterStep(VllmRequest& request, TokenEmitter& emitter, int32_t block_tokens) {
   SpecState& state = *request.spec;
-  const int32_t scheduled = state.scheduled;
-  state.scheduled = 0;
+  const int32_t scheduled = static_cast<int32_t>(state.drafts.size());  // trimmed when scheduled
   // A prefill chunk that does not finish the prompt samples nothing.
   if (request.num_computed_tokens < request.num_tokens + scheduled) return;
   const int32_t accepted = Accepted(request, scheduled);
@@ -135,19 +134,6 @@ void Speculator::PriceDrafting(StepPlan& plan) const {
     plan.draft_head_layer_share =
         std::min(1.0, static_cast<double>(config_.drafter_layers) /
                           static_cast<double>(std::max<int64_t>(1, target_layers_)));
-  }
-}
-
-void Speculator::AppendCounters(std::vector<PartCounter>& out) const {
-  out.push_back({"spec_decode_k", config_.num_speculative_tokens, PartCounter::Combine::kMax});
-  out.push_back({"spec_decode_drafts", counters_.drafts});
-  out.push_back({"spec_decode_draft_tokens", counters_.draft_tokens});
-  out.push_back({"spec_decode_accepted_tokens", counters_.accepted_tokens});
-  out.push_back({"spec_decode_proposals", counters_.proposals});
-  out.push_back({"spec_decode_empty_proposals", counters_.empty_proposals});
-  for (size_t i = 0; i < counters_.drafted_at.size(); ++i) {
-    out.push_back({"spec_decode_draft_tokens_pos" + std::to_string(i), counters_.drafted_at[i]});
-    out.push_back({"spec_decode_accepted_tokens_pos" + std::to_string(i), counters_.accepted_at[i]});
   }
 }
 

@@ -75,8 +75,6 @@ class Speculator {
   void PriceDrafting(StepPlan& plan) const;
 
   const SpeculationCounters& counters() const { return counters_; }
-  // The counters as named PartCounters (spec_decode_*; speculation_outputs.h).
-  void AppendCounters(std::vector<PartCounter>& out) const;
 
  private:
   // The token the target generates at sequence position `position`.

@@ -153,7 +153,10 @@ EngineCounters VllmV1Core::Counters() const {
   c.evicted_tokens = cache_.pool().evictions() * config_.block_tokens;
   c.kv_blocks_total = cache_.pool().num_blocks();
   if (cpu_tier_ != nullptr) AppendCpuKvTierCounters(*cpu_tier_, config_.block_tokens, c.parts);
-  if (speculator_ != nullptr) speculator_->AppendCounters(c.parts);
+  if (speculator_ != nullptr) {
+    AppendSpeculationCounters(speculator_->counters(), config_.speculative.num_speculative_tokens,
+                              c.parts);
+  }
   return c;
 }
 

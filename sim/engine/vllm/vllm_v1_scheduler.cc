@@ -58,8 +58,7 @@ void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
       // The drafts inside the scheduled range are verified; the rest are
       // dropped (vLLM trims spec_token_ids, then clears them).
       const int64_t verified = request->num_computed_tokens + new_tokens - request->num_tokens;
-      request->spec->scheduled = static_cast<int32_t>(std::max<int64_t>(0, verified));
-      request->spec->drafts.resize(static_cast<size_t>(request->spec->scheduled));
+      request->spec->drafts.resize(static_cast<size_t>(std::max<int64_t>(0, verified)));
     }
     plan.sequences.push_back({request, new_tokens, request->num_computed_tokens});
     request->num_computed_tokens += new_tokens;
