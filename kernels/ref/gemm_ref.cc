@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -14,9 +15,16 @@ void gemm_ref(int m, int n, int k, std::span<const bf16> a, std::span<const bf16
   }
   const std::vector<float> af = to_float(a);
   const std::vector<float> bf = to_float(b);
-  parallel_for(m, [&](std::int64_t row) {
+  // One work item per (row, block of kColumnsPerItem columns), so that the
+  // M = 1 and M = 19 rows of the per-model checks use every core too.
+  constexpr int kColumnsPerItem = 256;
+  const std::int64_t blocks_per_row = (n + kColumnsPerItem - 1) / kColumnsPerItem;
+  parallel_for(static_cast<std::int64_t>(m) * blocks_per_row, [&](std::int64_t item) {
+    const std::int64_t row = item / blocks_per_row;
+    const int col_begin = static_cast<int>(item % blocks_per_row) * kColumnsPerItem;
+    const int col_end = std::min(n, col_begin + kColumnsPerItem);
     const float* ar = af.data() + row * k;
-    for (int col = 0; col < n; ++col) {
+    for (int col = col_begin; col < col_end; ++col) {
       const float* br = bf.data() + static_cast<std::size_t>(col) * k;
       // Four independent fp64 partial sums: exact products of bf16 values,
       // and a sum order that does not depend on the thread count.
