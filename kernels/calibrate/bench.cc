@@ -73,14 +73,6 @@ double Bench::gemm_cublaslt_us(int m, int n, int k) {
   });
 }
 
-double Bench::gemm_mma_us(int m, int n, int k) {
-  auto a = random_bf16(static_cast<std::size_t>(m) * k, next_seed());
-  auto b = random_bf16(static_cast<std::size_t>(n) * k, next_seed());
-  DeviceBuffer<bf16_t> c(static_cast<std::size_t>(m) * n);
-  const cuda::GemmParams p{m, n, k, a.data(), b.data(), c.data()};
-  return timer_.median_us([&] { LAUNCH_CHECK(cuda::gemm_mma(p, 0)); });
-}
-
 Work Bench::prefill_work(const ModelSpec& s, int new_tokens, int context_tokens) {
   const double kv = 2.0 * (static_cast<double>(new_tokens) + context_tokens) * s.kv_heads * s.head_dim * 2;
   const double q_out = 2.0 * new_tokens * s.q_heads * s.head_dim * 2;

@@ -35,7 +35,6 @@ class Bench {
 
   static Work gemm_work(int m, int n, int k);
   double gemm_cublaslt_us(int m, int n, int k);
-  double gemm_mma_us(int m, int n, int k);
 
   static Work prefill_work(const ModelSpec& s, int new_tokens, int context_tokens);
   double prefill_us(const ModelSpec& s, int new_tokens, int context_tokens);

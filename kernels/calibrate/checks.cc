@@ -90,12 +90,6 @@ void check_gemm_shape(Checker& ck, cuda::CublasLtGemm& lt, Rng& rng, int m, int 
     CUDA_CHECK(cudaDeviceSynchronize());
     return rel_error_by_norm(download_float(dc), want);
   });
-  ck.guarded("gemm mma", shape, [&] {
-    auto dc = poisoned(want.size());
-    LAUNCH_CHECK(cuda::gemm_mma({m, n, k, da.data(), db.data(), dc.data()}, 0));
-    CUDA_CHECK(cudaDeviceSynchronize());
-    return rel_error_by_norm(download_float(dc), want);
-  });
 }
 
 void check_gemm(Checker& ck, cuda::CublasLtGemm& lt, Rng& rng) {

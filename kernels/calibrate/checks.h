@@ -23,8 +23,8 @@ struct CheckSummary {
 // `seed` makes inputs reproducible; the harness derives it from the time so
 // each run sees fresh inputs, and prints it.
 CheckSummary run_checks(cuda::CublasLtGemm& cublaslt, int sm_count, std::uint64_t seed, std::ostream& log);
-// Every kernel at one model's shapes: its five GEMMs (cuBLASLt and mma, M = 1
-// and 19), prefill and decode attention with its heads (split factors 1, the
+// Every kernel at one model's shapes: its five GEMMs (cuBLASLt, M = 1 and
+// 19), prefill and decode attention with its heads (split factors 1, the
 // default and 7), its per-token operators (its MLP activation: silu_and_mul
 // or gelu) and sampling over its vocabulary (greedy and top-50).
 CheckSummary run_model_checks(cuda::CublasLtGemm& cublaslt, int sm_count, const ModelSpec& spec, std::uint64_t seed,

@@ -180,11 +180,6 @@ Profile sweep(const ModelSpec& spec, const Options& o, const DeviceInfo& info, c
       print_perf(shape.name + " m=" + std::to_string(m) + " n=" + std::to_string(shape.n) + " k=" +
                      std::to_string(shape.k) + " cublaslt",
                  us, Bench::gemm_work(m, shape.n, shape.k), o.peaks);
-      if (m >= 256) {
-        const double mma = bench.gemm_mma_us(m, shape.n, shape.k);
-        print_perf("    own mma (" + std::to_string(static_cast<int>(100.0 * us / mma + 0.5)) + "% of cublaslt)", mma,
-                   Bench::gemm_work(m, shape.n, shape.k), o.peaks);
-      }
     }
     prof.gemm.push_back(std::move(t));
   }
@@ -250,21 +245,9 @@ std::vector<TargetRow> measure_targets(const ModelSpec& spec, const Options& o, 
   std::vector<TargetRow> rows;
   char buf[256];
   std::printf("\n== targets for %s ==\n", spec.name.c_str());
-  // Own GEMM vs cuBLASLt at M >= 1024.
-  double worst_own = 1e30;
-  std::string worst_own_at;
   std::vector<TorchCase> cases;
   std::map<std::string, double> ours;
   for (const auto& s : gemm_shapes(spec)) {
-    for (int m : {1024, 4096, 16384}) {
-      const double lt = bench.gemm_cublaslt_us(m, s.n, s.k);
-      const double mma = bench.gemm_mma_us(m, s.n, s.k);
-      std::printf("  own mma / cublaslt throughput %-14s m=%-6d %.2f\n", s.name.c_str(), m, lt / mma);
-      if (lt / mma < worst_own) {
-        worst_own = lt / mma;
-        worst_own_at = s.name + " m=" + std::to_string(m);
-      }
-    }
     for (int m : {1, 16, 128, 1024, 4096, 16384}) {
       const std::string id = "matmul/" + s.name + "/m=" + std::to_string(m);
       TorchCase c;
@@ -277,8 +260,6 @@ std::vector<TargetRow> measure_targets(const ModelSpec& spec, const Options& o, 
       if (o.compare_torch) ours[id] = bench.gemm_cublaslt_us(m, s.n, s.k);
     }
   }
-  std::snprintf(buf, sizeof buf, "%.2f (worst: %s)", worst_own, worst_own_at.c_str());
-  rows.push_back({"own mma GEMM vs cuBLASLt throughput, M >= 1024, " + spec.name, buf, ">= 0.70", true, worst_own >= 0.70});
   const std::vector<std::pair<int, int>> prefill_points = {{4096, 0}, {1024, 4096}};
   for (auto [n, c] : prefill_points) {
     if (n + c > spec.max_context_tokens) continue;

@@ -45,11 +45,6 @@ struct GemmParams {
   bf16_t* c = nullptr;        // [m, n]
 };
 
-// Our own tensor-core GEMM: mma.sync m16n8k16 bf16, 128x128x32 CTA tiles,
-// 8 warps, 4-stage cp.async pipeline, ldmatrix from padded shared memory.
-// Requires k % 8 == 0 and n % 8 == 0 (16-byte rows); m is free.
-cudaError_t gemm_mma(const GemmParams& p, cudaStream_t stream);
-
 // ---- attention over the paged KV cache -------------------------------------
 struct PrefillAttentionParams {
   const bf16_t* q = nullptr;                // [total_new_tokens, q_heads, head_dim]

@@ -110,17 +110,6 @@ std::string check_plan(const LaunchPlan& p, const DeviceLimits& dev) {
   return err;
 }
 
-LaunchPlan gemm_mma_plan(long long m, long long n, long long k) {
-  LaunchPlan p;
-  require(p.error, m >= 0 && n > 0 && k > 0, "gemm_mma: m >= 0, n > 0, k > 0");
-  require(p.error, k % 8 == 0 && n % 8 == 0, "gemm_mma: k and n must be multiples of 8 (16-byte rows)");
-  require(p.error, m <= 2147483647ll && n <= 2147483647ll && k <= 2147483647ll, "gemm_mma: m, n, k must fit an int");
-  if (!p.ok() || m == 0) return p;
-  using namespace gemm_mma;
-  p.add(config("gemm_mma_kernel", {ceil_div(n, kBN), ceil_div(m, kBM), 1}, kThreads, kSmemBytes, 0, kThreads));
-  return p;
-}
-
 LaunchPlan prefill_attention_plan(const PrefillShape& s) {
   LaunchPlan p;
   require(p.error, s.head_dim == 64 || s.head_dim == 128, "prefill_attention: head_dim must be 64 or 128");

@@ -77,17 +77,6 @@ inline constexpr const DeviceLimits& kMinSupported = kSm80;  // the kernels need
 // check_launch of every launch of the plan (and its own error, if any).
 std::string check_plan(const LaunchPlan& p, const DeviceLimits& dev);
 
-// ---- GEMM (gemm_mma.cu) ------------------------------------------------------
-namespace gemm_mma {
-inline constexpr int kBM = 128, kBN = 128, kBK = 32;
-inline constexpr int kStages = 4;
-inline constexpr int kThreads = 256;
-inline constexpr int kLds = kBK + 8;  // padded smem row, elements
-inline constexpr std::size_t kStageElems = static_cast<std::size_t>(kBM + kBN) * kLds;
-inline constexpr std::size_t kSmemBytes = kStages * kStageElems * kBf16Bytes;
-}  // namespace gemm_mma
-LaunchPlan gemm_mma_plan(long long m, long long n, long long k);
-
 // ---- prefill attention (prefill_attention.cu) -----------------------------------
 namespace prefill {
 inline constexpr int kWarps = 4;
