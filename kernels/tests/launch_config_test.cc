@@ -186,7 +186,7 @@ void check_spec(const ModelSpec& m) {
 
 TEST(every_catalogued_spec_launches_validly_on_sm80_and_sm90) {
   const auto paths = spec_paths();
-  CHECK_MSG(paths.size() >= 6, "expected the six catalogued specs in " EFIMSIM_MODEL_SPECS_DIR);
+  CHECK_MSG(paths.size() >= 6, "expected at least the six first catalogued specs in " EFIMSIM_MODEL_SPECS_DIR);
   std::set<int> groups;
   for (const auto& path : paths) {
     const ModelSpec m = read_model_spec(path.string());

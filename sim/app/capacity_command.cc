@@ -231,7 +231,7 @@ void PlanForTargetUsers(std::vector<Plan>& plans, const CapacityCommand& c) {
   for (Plan& plan : plans) {
     if (plan.search.max_users == 0 || plan.search.limited_by_rejections) continue;
     plan.deployments = (target + plan.search.max_users - 1) / plan.search.max_users;
-    plan.replicas = plan.deployments * c.base.replicas;
+    plan.replicas = plan.deployments * TotalReplicas(c.base);
     plan.gpus = plan.replicas * c.gpus_per_replica;
   }
 }
@@ -251,7 +251,7 @@ void WriteUsersCapacityCsvs(const std::vector<Plan>& plans, const CapacityComman
     capacity_csv += r.policy + "," + std::to_string(r.max_users) + "," +
                     (r.at_search_limit ? "true" : "false") + "," +
                     std::to_string(r.saturated_from_users) + "," +
-                    std::to_string(c.base.replicas) + "," + c.base.router + "," +
+                    std::to_string(TotalReplicas(c.base)) + "," + c.base.router + "," +
                     std::to_string(c.options.target_users) + "," +
                     std::to_string(plan.replicas) + "," + std::to_string(c.gpus_per_replica) +
                     "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, c.slo_text);

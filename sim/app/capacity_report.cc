@@ -80,6 +80,11 @@ void PrintEfimSaving(const std::vector<Plan>& plans) {
 }
 
 std::string DeploymentText(const ExperimentConfig& base) {
+  if (base.prefill_replicas > 0) {
+    return std::to_string(base.prefill_replicas) + " prefill + " +
+           std::to_string(base.decode_replicas) + " decode replicas (disaggregated, " +
+           base.router + ")";
+  }
   return base.replicas == 1 ? std::string("one replica")
                             : std::to_string(base.replicas) + " replicas behind " + base.router;
 }
@@ -123,7 +128,7 @@ void PlanForTargetRate(std::vector<Plan>& plans, const ExperimentConfig& base,
     if (plan.search.max_rate_per_s <= 0 || plan.search.limited_by_rejections) continue;
     plan.deployments =
         static_cast<int64_t>(std::ceil(setup.target_rate / plan.search.max_rate_per_s));
-    plan.replicas = plan.deployments * base.replicas;
+    plan.replicas = plan.deployments * TotalReplicas(base);
     plan.gpus = plan.replicas * setup.gpus_per_replica;
   }
 }
@@ -147,7 +152,7 @@ void WriteRateCapacityCsvs(const std::vector<Plan>& plans, const ExperimentConfi
                     CsvFixed(r.max_rate_per_s) + "," + CsvFixed(r.max_rate_scale) + "," +
                     CsvFixed(r.recorded_rate_per_s) + "," + CsvFixed(r.rate_step) + "," +
                     (r.at_search_limit ? "true" : "false") + "," +
-                    CsvFixed(r.saturated_from_rate_per_s) + "," + std::to_string(base.replicas) +
+                    CsvFixed(r.saturated_from_rate_per_s) + "," + std::to_string(TotalReplicas(base)) +
                     "," + base.router + "," + CsvFixed(setup.target_rate) + "," +
                     std::to_string(plan.replicas) + "," + std::to_string(setup.gpus_per_replica) +
                     "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, setup.slo_text);

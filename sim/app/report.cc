@@ -101,6 +101,16 @@ std::string RenderRunHeader(const ExperimentResult& result) {
            "\n               (--frontend: summary.json's client_* latencies add it to the engine's)\n";
   }
   if (entry != nullptr && entry->part_headline != nullptr) out += entry->part_headline(info);
+  const std::string prefill_pool = SettingText(info, "disaggregation", "prefill_replicas");
+  if (!prefill_pool.empty()) {
+    out += "disaggregated: " + prefill_pool + " prefill + " +
+           SettingText(info, "disaggregation", "decode_replicas") +
+           " decode replicas (" + SettingText(info, "disaggregation", "router") +
+           "), KV pulled at " + SettingText(info, "disaggregation", "kv_link_gbps_per_replica") +
+           " GB/s per decode replica + " +
+           SettingText(info, "disaggregation", "kv_link_latency_us") +
+           " us per pull; vLLM P/D connector semantics (docs/disaggregation.md)\n";
+  }
   const std::string router_note = SettingText(info, "cluster", "router_note");
   if (!router_note.empty()) out += "router:        " + router_note + "\n";
   const std::string warning = SettingText(info, "warnings", "rejected_requests");

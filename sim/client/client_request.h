@@ -36,6 +36,11 @@ struct ClientRequest {
   // proposers (n-gram, suffix) are verified against real code.
   TokenVector reference_output;
   TimePoint sent;                 // arrival at the engine (no network delay)
+  // Disaggregated serving (sim/run/disaggregated_router.h): prompt tokens
+  // whose KV a prefill replica computed, which the decode replica pulls over
+  // its KV link past its own prefix-cache hit instead of computing them.
+  // 0: co-located (every prompt token is computed or a cache hit).
+  int64_t remote_prefill_tokens = 0;
 
   int64_t prompt_tokens() const {
     return prompt.empty() ? prompt_length : static_cast<int64_t>(prompt.size());

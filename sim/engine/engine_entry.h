@@ -18,6 +18,7 @@
 #include "sim/metrics/summary.h"
 #include "sim/engine/engine_config.h"
 #include "sim/engine/engine_core.h"
+#include "sim/engine/kv_link.h"
 #include "sim/engine/kv_capacity.h"
 
 namespace efimsim {
@@ -47,6 +48,9 @@ struct EngineContext {
   const GpuSpec& gpu;
   const KvCapacity& capacity;
   bool prefix_caching = true;
+  // Disaggregated serving: a decode replica's link for pulling prefill
+  // replicas' KV (kv_link.h); disabled for co-located and prefill replicas.
+  KvLinkSpec kv_link{};
 };
 
 struct EngineEntry {

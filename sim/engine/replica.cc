@@ -32,7 +32,11 @@ void Replica::Submit(ClientRequest client_request) {
     observer_.OnRequestRejected(client_request, reason);
     return;
   }
-  std::unique_ptr<Request> request = core_->Add(client_request, simulator_.Now());
+  // A decode leg of disaggregated serving arrived when its client sent it
+  // (its prefill ran on another replica); any other request arrives now.
+  const TimePoint arrival =
+      client_request.remote_prefill_tokens > 0 ? client_request.sent : simulator_.Now();
+  std::unique_ptr<Request> request = core_->Add(client_request, arrival);
   const uint64_t id = request->id;
   EFIMSIM_CHECK(live_.emplace(id, std::move(request)).second, "request id submitted twice");
   RequestSchedule();
@@ -133,6 +137,7 @@ void Replica::StartStep() {
   EFIMSIM_CHECK(duration > Duration{0}, "a step must take time");
   step_in_flight_ = true;
   ++steps_;
+  busy_ += duration;
   if (step_observer_ != nullptr) RecordStep(cost, duration, kv);
   simulator_.ScheduleAfter(duration, EventClass::kStepComplete, this, kPayloadStepComplete);
 }
@@ -213,6 +218,7 @@ EngineCounters Replica::Counters() const {
   c.rejected_requests = rejected_;
   c.prefill_tokens_computed = prefill_tokens_;
   c.decode_tokens_computed = decode_tokens_;
+  c.busy = busy_;
   return c;
 }
 

@@ -85,6 +85,7 @@ class Replica final : public EngineReplica {
   bool schedule_pending_ = false;
 
   int64_t steps_ = 0;
+  Duration busy_{0};  // sum of step durations
   int64_t peak_used_blocks_ = 0;
   int64_t rejected_ = 0;
   int64_t prefill_tokens_ = 0;

@@ -18,6 +18,7 @@ void EngineCounters::Add(const EngineCounters& replica) {
   rejected_requests += replica.rejected_requests;
   prefill_tokens_computed += replica.prefill_tokens_computed;
   decode_tokens_computed += replica.decode_tokens_computed;
+  busy += replica.busy;
   for (const PartCounter& counter : replica.parts) {
     auto it = std::find_if(parts.begin(), parts.end(),
                            [&](const PartCounter& mine) { return mine.name == counter.name; });

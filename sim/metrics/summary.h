@@ -56,6 +56,7 @@ struct EngineCounters {
   int64_t rejected_requests = 0;
   int64_t prefill_tokens_computed = 0;  // prompt positions computed (recomputes included)
   int64_t decode_tokens_computed = 0;   // generated-token positions computed
+  Duration busy{0};                     // sum of step durations (the GPU's busy time)
   // Counters of an engine's optional parts (vLLM's CPU KV tier), named by
   // the engine; empty for a run without such parts.
   std::vector<PartCounter> parts;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "models/latency/latency_model_registry.h"
 #include "models/formats/spec_catalog.h"
@@ -16,6 +17,7 @@
 #include "sim/engine/kv_capacity.h"
 #include "sim/engine/replica.h"
 #include "sim/metrics/frontend.h"
+#include "sim/run/disaggregated_router.h"
 #include "sim/run/router.h"
 #include "sim/run/run_description.h"
 #include "sim/run/run_observer.h"
@@ -58,6 +60,16 @@ ModelSpec RunModel(const ExperimentConfig& config) {
 }
 
 
+// The decode replicas' KV link (disaggregated serving): the per-GPU rate
+// times the replica's GPUs, the KV bytes of the served model and dtype.
+KvLinkSpec DecodeKvLink(const ExperimentConfig& c, const ModelSpec& model) {
+  KvLinkSpec link;
+  link.bytes_per_s = c.kv_link_gbps * 1e9 * static_cast<double>(c.latency.tensor_parallel);
+  link.latency = FromSeconds(c.kv_link_latency_us * 1e-6);
+  link.bytes_per_token = model.KvBytesPerToken();
+  return link;
+}
+
 // The engine's own checks, then the run's memory estimate against its
 // budget (memory_budget.h): every replica's KV structures and what the
 // workload makes up front. Throws UsageError (the memory error naming the
@@ -72,9 +84,14 @@ bool CheckEngineAndMemory(const ExperimentConfig& c, const EngineEntry& engine,
                           : c.engine.num_gpu_blocks_override > 0
                               ? "--num-gpu-blocks-override " + blocks
                               : "the KV cache GPU memory leaves (" + blocks + " blocks)";
-    if (c.replicas > 1) options += " x --replicas " + std::to_string(c.replicas);
+    if (c.prefill_replicas > 0) {
+      options += " x (--prefill-replicas " + std::to_string(c.prefill_replicas) +
+                 " + --decode-replicas " + std::to_string(c.decode_replicas) + ")";
+    } else if (c.replicas > 1) {
+      options += " x --replicas " + std::to_string(c.replicas);
+    }
     items.push_back({"the KV cache structures (and the engine's optional tiers)", options,
-                     static_cast<double>(c.replicas) * engine.memory_bytes(context)});
+                     static_cast<double>(TotalReplicas(c)) * engine.memory_bytes(context)});
   }
   items.push_back(WorkloadMemory(c));
   CheckMemoryBudget(items, MemoryBudgetBytes(c.max_memory_gib), c.max_memory_gib);
@@ -131,27 +148,50 @@ void CheckSettings(const ExperimentConfig& config) {
   }
   if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
   if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
+  if (config.prefill_replicas > 0) {
+    if (config.replicas != 1) {
+      throw UsageError("--replicas: with --prefill-replicas the pools are --prefill-replicas and "
+                       "--decode-replicas; leave --replicas at 1");
+    }
+    if (config.engine.name != "vllm_v1") {
+      throw UsageError("--prefill-replicas: disaggregated serving is modelled for --engine "
+                       "vllm_v1 only (SGLang's PD mode is not yet)");
+    }
+  } else {
+    const ExperimentConfig defaults;
+    if (config.decode_replicas != defaults.decode_replicas ||
+        config.kv_link_gbps != defaults.kv_link_gbps ||
+        config.kv_link_latency_us != defaults.kv_link_latency_us) {
+      throw UsageError("--decode-replicas, --kv-link-gbps, --kv-link-latency-us: only with "
+                       "--prefill-replicas > 0 (disaggregated serving)");
+    }
+  }
   ParseFrontend(config.frontend, config.engine.name);
 }
 
-// `config.replicas` replicas of the run's engine, each with its own core.
-std::vector<std::unique_ptr<EngineReplica>> MakeReplicas(const RunParts& parts,
-                                                         Simulator& simulator,
-                                                         RequestObserver& observer,
-                                                         StepObserver* steps) {
+// `count` replicas of the run's engine, each with its own core made from
+// `context`, indexed from `first_index` in step records.
+void AddReplicas(const RunParts& parts, const EngineContext& context, int64_t count,
+                 Simulator& simulator, RequestObserver& observer, StepObserver* steps,
+                 std::vector<std::unique_ptr<EngineReplica>>& replicas) {
   ReplicaConfig replica_config;
   replica_config.check_invariants = parts.config.engine.check_invariants;
   replica_config.output_token_first = parts.model.tokens.text_first;
   replica_config.output_token_last = parts.model.tokens.text_last;
-  std::vector<std::unique_ptr<EngineReplica>> replicas;
-  for (int64_t i = 0; i < parts.config.replicas; ++i) {
-    replica_config.replica_index = static_cast<int32_t>(i);
+  for (int64_t i = 0; i < count; ++i) {
+    replica_config.replica_index = static_cast<int32_t>(replicas.size());
     replicas.push_back(std::make_unique<Replica>(simulator, replica_config,
-                                                 parts.engine.make(parts.engine_context),
-                                                 *parts.latency, observer));
+                                                 parts.engine.make(context), *parts.latency,
+                                                 observer));
     if (steps != nullptr) replicas.back()->set_step_observer(steps);
   }
-  return replicas;
+}
+
+std::vector<EngineReplica*> Pointers(const std::vector<std::unique_ptr<EngineReplica>>& replicas,
+                                     size_t first, size_t count) {
+  std::vector<EngineReplica*> pointers;
+  for (size_t i = first; i < first + count; ++i) pointers.push_back(replicas[i].get());
+  return pointers;
 }
 
 // Calls config.progress about every progress_interval_s of host time.
@@ -227,6 +267,10 @@ void PollInterrupt(const ExperimentConfig& config) {
   }
 }
 
+int64_t TotalReplicas(const ExperimentConfig& c) {
+  return c.prefill_replicas > 0 ? c.prefill_replicas + c.decode_replicas : c.replicas;
+}
+
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const auto wall_start = Clock::now();
   PollInterrupt(config);
@@ -239,7 +283,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   std::unique_ptr<TimelineWriter> timeline;
   if (!config.timeline_path.empty()) {
     timeline = std::make_unique<TimelineWriter>(config.timeline_path,
-                                                static_cast<int32_t>(config.replicas));
+                                                static_cast<int32_t>(TotalReplicas(config)));
   }
   TimelineStepObserver timeline_steps(timeline.get());
   std::vector<int64_t> output_tokens;  // of completed requests, with an output-length model
@@ -248,13 +292,34 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   observer.summary.SetFrontend(ParseFrontend(config.frontend, config.engine.name));
   if (parts.output_length) observer.output_tokens = &output_tokens;
   observer.timeline = timeline.get();
-  const std::vector<std::unique_ptr<EngineReplica>> replicas =
-      MakeReplicas(parts, simulator, observer, timeline ? &timeline_steps : nullptr);
-  std::vector<EngineReplica*> replica_pointers;
-  for (const auto& replica : replicas) replica_pointers.push_back(replica.get());
-  Router router(replica_pointers, MakeRoutingPolicy(config.router));
+  StepObserver* steps = timeline ? &timeline_steps : nullptr;
+  std::vector<std::unique_ptr<EngineReplica>> replicas;
+  // Co-located: one router over `replicas`. Disaggregated: a router per pool
+  // (prefill replicas first), the client talking to the pair.
+  const bool disaggregated = config.prefill_replicas > 0;
+  const size_t prefill_count = disaggregated ? static_cast<size_t>(config.prefill_replicas) : 0;
+  std::optional<Router> prefill_router;
+  DisaggregatedRouter pair(observer);  // used only when disaggregated
+  if (disaggregated) {
+    EngineContext decode_context = parts.engine_context;
+    decode_context.kv_link = DecodeKvLink(config, parts.model);
+    AddReplicas(parts, parts.engine_context, config.prefill_replicas, simulator, pair, steps,
+                replicas);
+    AddReplicas(parts, decode_context, config.decode_replicas, simulator, observer, steps,
+                replicas);
+    prefill_router.emplace(Pointers(replicas, 0, prefill_count), MakeRoutingPolicy(config.router));
+  } else {
+    AddReplicas(parts, parts.engine_context, config.replicas, simulator, observer, steps, replicas);
+  }
+  Router router(Pointers(replicas, prefill_count, replicas.size() - prefill_count),
+                MakeRoutingPolicy(config.router));
   observer.router = &router;
-  Client& client = parts.workload->MakeClient(simulator, router);
+  RequestSink* front_door = &router;
+  if (disaggregated) {
+    pair.Connect(*prefill_router, router);
+    front_door = &pair;
+  }
+  Client& client = parts.workload->MakeClient(simulator, *front_door);
   observer.client = &client;
   client.Start();
   ReportProgress(config, simulator, observer, wall_start);
@@ -290,7 +355,13 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     parts.engine.describe_parts(parts.engine_context, result.info);
   }
   parts.workload->DescribeResults(result.info);
-  DescribeCluster(config, per_replica, router.routed(), router.note(), result.info);
+  if (disaggregated) {
+    DescribeDisaggregation(config, per_replica, prefill_router->routed(), router.routed(),
+                           pair.prefill_stats(), DecodeKvLink(config, parts.model),
+                           result.summary.makespan, result.info);
+  } else {
+    DescribeCluster(config, per_replica, router.routed(), router.note(), result.info);
+  }
   DescribeWarnings(config, *parts.workload, observer.rejected, observer.first_rejection,
                    result.summary, result.info);
   return result;

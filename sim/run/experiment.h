@@ -102,6 +102,15 @@ struct ExperimentConfig {
   // (sim/run/router.h: round-robin, least-outstanding, session-affinity).
   int64_t replicas = 1;
   std::string router = "round-robin";
+  // Disaggregated prefill and decode (sim/run/disaggregated_router.h):
+  // prefill_replicas > 0 splits the cluster into that many prefill replicas
+  // and decode_replicas decode replicas (instead of `replicas`), both pools
+  // behind `router`'s policy; the decode replicas pull the prompt's KV over
+  // a link of kv_link_gbps GB/s per GPU (x TP) after kv_link_latency_us.
+  int64_t prefill_replicas = 0;
+  int64_t decode_replicas = 1;
+  double kv_link_gbps = 50;
+  double kv_link_latency_us = 20;
   // The memory a run may use (sim/run/memory_budget.h); 0: 80% of this
   // machine's. A run whose estimate exceeds it is refused before it starts.
   double max_memory_gib = 0;
@@ -142,6 +151,10 @@ struct ExperimentResult {
   RunSummary summary;
   RunInfo info;                        // everything needed to reproduce the run
 };
+
+// Every replica of a run: `replicas`, or with disaggregated serving both
+// pools (prefill_replicas + decode_replicas).
+int64_t TotalReplicas(const ExperimentConfig& config);
 
 // Throws UsageError for bad settings, InputError for a bad trace,
 // Interrupted when config.interrupt is raised (polled before the set-up,

@@ -114,6 +114,27 @@ void DescribeOutputLengths(const OutputLengthModel& model, const std::vector<int
   o.push_back({"output_tokens_max", static_cast<int64_t>(d.max)});
 }
 
+namespace {
+
+// One replica's lines of a cluster section, named replica_<index>_*.
+void DescribeReplica(size_t index, const EngineCounters& r, int64_t routed,
+                     std::vector<Setting>& c) {
+  const std::string prefix = "replica_" + std::to_string(index) + "_";
+  c.push_back({prefix + "requests", routed});
+  c.push_back({prefix + "steps", r.steps});
+  c.push_back({prefix + "prefix_cache_hit_rate",
+               r.prefix_cache_query_tokens > 0
+                   ? static_cast<double>(r.prefix_cache_hit_tokens) /
+                         static_cast<double>(r.prefix_cache_query_tokens)
+                   : 0.0});
+  c.push_back({prefix + "peak_kv_usage",
+               r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_peak_used) /
+                                           static_cast<double>(r.kv_blocks_total)
+                                     : 0.0});
+}
+
+}  // namespace
+
 void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCounters>& replicas,
                      const std::vector<int64_t>& routed, const std::string& router_note,
                      RunInfo& info) {
@@ -124,21 +145,50 @@ void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCou
     if (!router_note.empty()) c.push_back({"router_note", router_note});
     c.push_back({"kv_figures", std::string("per replica: kv_blocks_total is one replica's pool, "
                                            "peak KV is the fullest replica's")});
-    for (size_t i = 0; i < replicas.size(); ++i) {
-      const EngineCounters& r = replicas[i];
-      const std::string prefix = "replica_" + std::to_string(i) + "_";
-      c.push_back({prefix + "requests", routed[i]});
-      c.push_back({prefix + "steps", r.steps});
-      c.push_back({prefix + "prefix_cache_hit_rate",
-                   r.prefix_cache_query_tokens > 0
-                       ? static_cast<double>(r.prefix_cache_hit_tokens) /
-                             static_cast<double>(r.prefix_cache_query_tokens)
-                       : 0.0});
-      c.push_back({prefix + "peak_kv_usage",
-                   r.kv_blocks_total > 0 ? static_cast<double>(r.kv_blocks_peak_used) /
-                                               static_cast<double>(r.kv_blocks_total)
-                                         : 0.0});
-    }
+    for (size_t i = 0; i < replicas.size(); ++i) DescribeReplica(i, replicas[i], routed[i], c);
+  }
+}
+
+void DescribeDisaggregation(const ExperimentConfig& config,
+                            const std::vector<EngineCounters>& replicas,
+                            const std::vector<int64_t>& prefill_routed,
+                            const std::vector<int64_t>& decode_routed,
+                            const PrefillPoolStats& prefill, const KvLinkSpec& link,
+                            Duration makespan, RunInfo& info) {
+  auto& c = info.Section("disaggregation").settings;
+  c.push_back({"prefill_replicas", config.prefill_replicas});
+  c.push_back({"decode_replicas", config.decode_replicas});
+  c.push_back({"router", config.router});
+  c.push_back({"kv_link_gbps_per_gpu", config.kv_link_gbps});
+  c.push_back({"kv_link_gbps_per_replica", link.bytes_per_s / 1e9});
+  c.push_back({"kv_link_latency_us", config.kv_link_latency_us});
+  c.push_back({"kv_bytes_per_token", link.bytes_per_token});
+  c.push_back({"semantics",
+               std::string("vLLM P/D with a KV connector (NixlConnector): the prefill replica "
+                           "runs the prompt with max_tokens 1; the decode replica pulls the "
+                           "prompt's KV past its own prefix-cache hit, recomputes the last "
+                           "prompt token and generates; the client sees the decode replica's "
+                           "tokens (docs/disaggregation.md)")});
+  c.push_back({"simplifications",
+               std::string("the prefill replica frees the KV when its leg finishes (not when "
+                           "read); pulls of one decode replica are serialized on its link; no "
+                           "proxy or network time besides the pull")});
+  c.push_back({"prefill_handed_to_decode", prefill.handed_to_decode});
+  c.push_back({"prefill_cancelled", prefill.cancelled});
+  c.push_back({"prefill_rejected", prefill.rejected});
+  c.push_back({"prefill_leg_mean_ms",
+               prefill.handed_to_decode > 0
+                   ? ToMilliseconds(prefill.leg_time) / static_cast<double>(prefill.handed_to_decode)
+                   : 0.0});
+  c.push_back({"kv_figures", std::string("replicas 0.." + std::to_string(config.prefill_replicas - 1) +
+                                         " are the prefill pool, the rest the decode pool; "
+                                         "peak KV is per replica")});
+  const size_t prefill_count = prefill_routed.size();
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    const int64_t routed = i < prefill_count ? prefill_routed[i] : decode_routed[i - prefill_count];
+    DescribeReplica(i, replicas[i], routed, c);
+    c.push_back({"replica_" + std::to_string(i) + "_busy_fraction",
+                 makespan > Duration{0} ? ToSeconds(replicas[i].busy) / ToSeconds(makespan) : 0.0});
   }
 }
 

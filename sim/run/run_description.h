@@ -15,6 +15,8 @@
 #include "sim/engine/kv_capacity.h"
 #include "sim/metrics/run_info.h"
 #include "sim/metrics/summary.h"
+#include "sim/engine/kv_link.h"
+#include "sim/run/disaggregated_router.h"
 #include "sim/run/experiment.h"
 #include "sim/run/workload.h"
 
@@ -38,6 +40,18 @@ void DescribeOutputLengths(const OutputLengthModel& model, const std::vector<int
 void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCounters>& replicas,
                      const std::vector<int64_t>& routed, const std::string& router_note,
                      RunInfo& info);
+
+// Disaggregated serving (prefill_replicas > 0): the "disaggregation"
+// section: both pools (per replica: requests routed, steps, prefix-cache
+// hit rate, peak KV usage, busy fraction = step time / makespan; replicas
+// 0..P-1 are the prefill pool), the KV
+// link, the prefill pool's hand-offs and the model's simplifications.
+void DescribeDisaggregation(const ExperimentConfig& config,
+                            const std::vector<EngineCounters>& replicas,
+                            const std::vector<int64_t>& prefill_routed,
+                            const std::vector<int64_t>& decode_routed,
+                            const PrefillPoolStats& prefill, const KvLinkSpec& link,
+                            Duration makespan, RunInfo& info);
 
 // Trace lines skipped for their length (into the summary and a warning) and
 // rejected requests (a warning naming the first).

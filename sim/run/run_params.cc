@@ -167,6 +167,26 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
        &C::duration_s},
       {{"replicas", "replicas", "identical engine replicas behind the router (a cluster)", 1, 4096},
        &C::replicas},
+      {Quiet({"prefill-replicas", "replicas",
+        "disaggregated serving: > 0 = this many prefill replicas (each computes a request's "
+        "prompt and first token) and --decode-replicas decode replicas (which pull that KV and "
+        "generate), instead of --replicas; 0 = co-located (docs/disaggregation.md)",
+        0, 4096}),
+       &C::prefill_replicas},
+      {Quiet({"decode-replicas", "replicas",
+                 "disaggregated serving: the decode pool's replicas", 1, 4096}),
+       &C::decode_replicas},
+      {Quiet({"kv-link-gbps", "GB/s",
+                 "disaggregated serving: KV pull rate per GPU (x TP per replica), GB/s = 1e9 B/s; "
+                 "default 50 = one 400 Gb/s NDR InfiniBand or RoCE NIC per GPU (DGX H100), line "
+                 "rate; 450 = NVLink 4 within a node (H100/H200, one direction); 1e12 = bytes free",
+                 1e-9}),
+       &C::kv_link_gbps},
+      {Quiet({"kv-link-latency-us", "us",
+                 "disaggregated serving: fixed cost of one KV pull before its first byte "
+                 "(estimate: connector handshake and RDMA setup; not measured)",
+                 0}),
+       &C::kv_link_latency_us},
       {Choice("router",
               "how requests reach replicas: round-robin, least-outstanding (fewest "
               "requests waiting or running), session-affinity (a user's rounds stay on one "

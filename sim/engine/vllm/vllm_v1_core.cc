@@ -10,6 +10,7 @@
 #include "sim/base/errors.h"
 #include "sim/engine/vllm/cpu_kv_tier_config.h"
 #include "sim/engine/vllm/cpu_kv_tier_outputs.h"
+#include "sim/engine/kv_transfer_outputs.h"
 #include "sim/engine/vllm/speculation_outputs.h"
 #include "sim/engine/vllm/vllm_v1_limits.h"
 
@@ -24,6 +25,10 @@ VllmV1Core::VllmV1Core(VllmV1CoreConfig config)
                                             config_.offload_bytes_per_s, config_.offload_latency);
     cache_.set_cpu_tier(cpu_tier_.get());
     scheduler_.set_cpu_tier(cpu_tier_.get());
+  }
+  if (config_.kv_link.enabled()) {
+    kv_link_ = std::make_unique<KvLink>(config_.kv_link);
+    scheduler_.set_kv_link(kv_link_.get());
   }
   if (config_.speculative.enabled()) {
     speculator_ = std::make_unique<Speculator>(config_.speculative, draw_, config_.target_layers);
@@ -53,6 +58,7 @@ std::unique_ptr<Request> VllmV1Core::Add(ClientRequest& client_request, TimePoin
   const int64_t longest = request->prompt_tokens + client_request.max_tokens;
   const int64_t blocks_needed = (longest + config_.block_tokens - 1) / config_.block_tokens;
   request->tracks_block_keys = config_.prefix_caching;
+  request->remote_tokens = kv_link_ != nullptr ? client_request.remote_prefill_tokens : 0;
   // Room for the longest sequence the request can reach (prompt + every
   // output token), so its vectors never regrow.
   request->kv.blocks.reserve(static_cast<size_t>(blocks_needed));
@@ -100,10 +106,10 @@ void VllmV1Core::FillPrompt(const ClientRequest& client_request, VllmRequest& re
 void VllmV1Core::Schedule(StepPlan& plan, TimePoint now) {
   scheduler_.Schedule(plan, now);
   if (speculator_ != nullptr && !plan.empty()) speculator_->PriceDrafting(plan);
-  if (!plan.empty() || cpu_tier_ == nullptr) return;
-  // Nothing fits: wake when the next CPU KV load is done, or, with no load
-  // pending, let requests whose loads are done give back the blocks a
-  // request ahead of them needs.
+  if (!plan.empty() || (cpu_tier_ == nullptr && kv_link_ == nullptr)) return;
+  // Nothing fits: wake when the next CPU KV load or KV pull is done, or,
+  // with none pending, let requests whose loads are done give back the
+  // blocks a request ahead of them needs.
   if (const std::optional<TimePoint> done = scheduler_.NextLoadDone(now)) {
     plan.wake_at = *done;
   } else if (scheduler_.ReleaseLoadedBlocks(now) > 0) {
@@ -153,6 +159,7 @@ EngineCounters VllmV1Core::Counters() const {
   c.evicted_tokens = cache_.pool().evictions() * config_.block_tokens;
   c.kv_blocks_total = cache_.pool().num_blocks();
   if (cpu_tier_ != nullptr) AppendCpuKvTierCounters(*cpu_tier_, config_.block_tokens, c.parts);
+  if (kv_link_ != nullptr) AppendKvTransferCounters(kv_link_->stats(), c.parts);
   if (speculator_ != nullptr) {
     AppendSpeculationCounters(speculator_->counters(), config_.speculative.num_speculative_tokens,
                               c.parts);
@@ -264,6 +271,7 @@ std::unique_ptr<EngineCore> MakeVllmV1Core(const EngineContext& context) {
   config.kv_bytes_per_block = tier.kv_bytes_per_block;
   config.offload_bytes_per_s = tier.offload_gbps * 1e9;
   config.offload_latency = FromSeconds(CpuKvTierSettings(context.options).offload_latency_us * 1e-6);
+  config.kv_link = context.kv_link;
   config.speculative = RunSpeculativeConfig(context);
   config.target_layers = context.model.layers;
   return std::make_unique<VllmV1Core>(config);
@@ -335,11 +343,13 @@ EngineEntry VllmV1Engine() {
   entry.summarize_parts = [](const RunSummary& summary, std::vector<RunInfoSection>& results) {
     SummarizeCpuKvTier(summary, results);
     SummarizeSpeculation(summary, results);
+    SummarizeKvTransfer(summary, results);
   };
   entry.sweep_counters = CpuKvTierSweepCounters;
   entry.report_rows = [] {
     std::vector<EngineReportRow> rows = CpuKvTierReportRows();
     for (EngineReportRow& row : SpeculationReportRows()) rows.push_back(std::move(row));
+    for (EngineReportRow& row : KvTransferReportRows()) rows.push_back(std::move(row));
     return rows;
   };
   entry.part_headline = [](const RunInfo& info) {

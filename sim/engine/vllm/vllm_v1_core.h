@@ -42,6 +42,9 @@ struct VllmV1CoreConfig {
   int64_t kv_bytes_per_block = 0;     // block_tokens x KV bytes per token
   double offload_bytes_per_s = 0;     // host -> GPU link
   Duration offload_latency{0};        // per load transfer
+  // Disaggregated serving, decode side: the link remote prompt tokens are
+  // pulled over (disabled: no request is pulled).
+  KvLinkSpec kv_link;
   // Speculative decoding (speculator.h): off unless the config enables it.
   SpeculativeConfig speculative;
   int64_t target_layers = 1;  // the served model's decoder layers
@@ -79,6 +82,7 @@ class VllmV1Core final : public EngineCore {
   VllmV1CoreConfig config_;
   TokenDraw draw_;                       // tokens of prompts given as lengths
   std::unique_ptr<CpuKvTier> cpu_tier_;  // before cache_: the cache points at it
+  std::unique_ptr<KvLink> kv_link_;
   PrefixCacheManager cache_;
   VllmV1Scheduler scheduler_;
   std::unique_ptr<Speculator> speculator_;  // null: no speculative decoding

@@ -68,8 +68,8 @@ void VllmV1Scheduler::Schedule(StepPlan& plan, TimePoint now) {
   plan.total_tokens = limits_.max_num_batched_tokens - budget;
 
   // 2. Waiting requests, only in a step that preempted nothing.
-  if (plan.preempted == 0 && cpu_tier_ != nullptr) {
-    AdmitWithCpuTier(plan, budget, now);
+  if (plan.preempted == 0 && (cpu_tier_ != nullptr || kv_link_ != nullptr)) {
+    AdmitWithLoads(plan, budget, now);
   } else if (plan.preempted == 0) {
     while (!waiting_.empty() && budget > 0 &&
            static_cast<int64_t>(running_.size()) < limits_.max_num_seqs) {
@@ -97,7 +97,7 @@ void VllmV1Scheduler::Admit(VllmRequest* request, int64_t context, int64_t new_t
   ++plan.admitted;
 }
 
-void VllmV1Scheduler::AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoint now) {
+void VllmV1Scheduler::AdmitWithLoads(StepPlan& plan, int64_t& budget, TimePoint now) {
   const int64_t block = cache_.block_tokens();
   size_t index = 0;
   while (index < waiting_.size() && budget > 0 &&
@@ -113,16 +113,31 @@ void VllmV1Scheduler::AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoin
       context = request->num_computed_tokens;
       new_tokens = std::min(request->num_tokens - context, budget);
       if (!cache_.Allocate(request->kv, context, new_tokens, {}, request->block_keys)) break;
+      request->remote_tokens = 0;
     } else {
       EFIMSIM_CHECK(request->num_computed_tokens == 0, "waiting request with progress");
       const int64_t hit_tokens =
           cache_.FindLongestHit(request->block_keys, request->num_tokens, hit_blocks_);
+      const int64_t remote = std::min(request->remote_tokens, request->num_tokens - 1);
+      if (kv_link_ != nullptr && remote > hit_tokens) {
+        const int64_t pull_tokens = remote - hit_tokens;
+        if (!cache_.Allocate(request->kv, 0, pull_tokens, hit_blocks_, request->block_keys)) break;
+        request->TransitionTo(RequestState::kLoadingKv);
+        request->num_computed_tokens = remote;
+        if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
+        request->kv_load_done = kv_link_->StartTransfer(now, pull_tokens);
+        if (request->kv_load_done > now) ++index;  // else admitted on the next pass, now
+        continue;
+      }
       // The tier continues the chain after the GPU hit, under the same cap
       // as the GPU lookup: at least one token is computed.
       const int64_t limit = std::min<int64_t>((request->num_tokens - 1) / block,
                                               static_cast<int64_t>(request->block_keys.size()));
       const int64_t gpu_blocks = static_cast<int64_t>(hit_blocks_.size());
-      const int64_t cpu_blocks = cpu_tier_->Lookup(request->block_keys, std::min(gpu_blocks, limit), limit);
+      const int64_t cpu_blocks =
+          cpu_tier_ == nullptr || request->remote_tokens > 0
+              ? 0
+              : cpu_tier_->Lookup(request->block_keys, std::min(gpu_blocks, limit), limit);
       if (cpu_blocks > 0) {
         const int64_t load_tokens = cpu_blocks * block;
         if (!cache_.Allocate(request->kv, 0, load_tokens, hit_blocks_, request->block_keys)) break;
@@ -130,12 +145,13 @@ void VllmV1Scheduler::AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoin
         request->num_computed_tokens = hit_tokens + load_tokens;
         if (request->cached_tokens < 0) request->cached_tokens = hit_tokens + load_tokens;
         request->kv_load_done = cpu_tier_->StartLoad(now, cpu_blocks);
-        ++index;
+        if (request->kv_load_done > now) ++index;  // else admitted on the next pass, now
         continue;
       }
       new_tokens = std::min(request->num_tokens - hit_tokens, budget);
       if (!cache_.Allocate(request->kv, 0, new_tokens, hit_blocks_, request->block_keys)) break;
       context = hit_tokens;
+      request->remote_tokens = 0;
       if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
     }
     waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(index));

@@ -27,6 +27,14 @@
 // skipped, as vLLM skips WAITING_FOR_REMOTE_KVS requests, until a step
 // starts after its load is done; then it is admitted with those tokens
 // computed and no new lookup. Without a tier, step 2 is unchanged.
+//
+// With a KV link (set_kv_link; disaggregated serving, decode side), a
+// waiting request with remote prompt tokens past its GPU prefix hit pulls
+// them the same way (vLLM's NixlConnector: get_num_new_matched_tokens past
+// the local hit, then WAITING_FOR_REMOTE_KVS): GPU blocks for hit plus
+// pulled tokens, the pull started on the link, the request skipped until it
+// is done, then admitted with at least one token (the last prompt token) to
+// compute. Remote requests do not look up the CPU tier.
 
 #include <cstdint>
 #include <deque>
@@ -37,6 +45,7 @@
 #include "sim/engine/vllm/prefix_cache_manager.h"
 #include "sim/engine/vllm/spec_state.h"
 #include "sim/engine/engine_core.h"
+#include "sim/engine/kv_link.h"
 #include "sim/engine/request.h"
 
 namespace efimsim {
@@ -54,7 +63,10 @@ struct VllmRequest : Request {
   bool tracks_block_keys = true;
   std::vector<BlockKey> block_keys;
   TokenVector tail_tokens;
-  TimePoint kv_load_done;           // kLoadingKv: when its CPU KV tier load completes
+  TimePoint kv_load_done;           // kLoadingKv: when its CPU KV tier load or KV pull completes
+  // Prompt tokens to pull over the KV link (ClientRequest::remote_prefill_tokens);
+  // set to 0 once pulled, so that a preempted request recomputes them.
+  int64_t remote_tokens = 0;
   // Speculative decoding's state (spec_state.h); null when it is off.
   std::unique_ptr<SpecState> spec;
 
@@ -88,6 +100,8 @@ class VllmV1Scheduler {
   void AddWaiting(VllmRequest* request) { waiting_.push_back(request); }
   // Optional (must outlive the scheduler); null: none.
   void set_cpu_tier(CpuKvTier* tier) { cpu_tier_ = tier; }
+  // Optional (must outlive the scheduler); null: no request is pulled.
+  void set_kv_link(KvLink* link) { kv_link_ = link; }
   // Fills `plan` (cleared first) with the next step. `now` matters only with
   // a CPU KV tier (loads done by then are admitted). The plan's requests are
   // VllmRequests.
@@ -117,8 +131,8 @@ class VllmV1Scheduler {
   // this step's plan.
   void Admit(VllmRequest* request, int64_t context, int64_t new_tokens, StepPlan& plan,
              int64_t& budget);
-  // Step 2 with a CPU KV tier.
-  void AdmitWithCpuTier(StepPlan& plan, int64_t& budget, TimePoint now);
+  // Step 2 with a CPU KV tier or a KV link (requests wait for loads).
+  void AdmitWithLoads(StepPlan& plan, int64_t& budget, TimePoint now);
 
   SchedulerLimits limits_;
   PrefixCacheManager& cache_;
@@ -127,6 +141,7 @@ class VllmV1Scheduler {
   std::vector<BlockId> hit_blocks_;
   int64_t preemptions_ = 0;
   CpuKvTier* cpu_tier_ = nullptr;
+  KvLink* kv_link_ = nullptr;
 };
 
 }  // namespace efimsim

@@ -1,0 +1,144 @@
+// Whole runs with disaggregated prefill and decode (sim/run/disaggregated_router.h,
+// docs/disaggregation.md): the decode replica's timing against a co-located
+// run, the KV pull's time against bytes over bandwidth plus latency, and
+// decode-side prefix reuse across a session's rounds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "sim/metrics/output_writers.h"
+#include "sim/run/experiment.h"
+#include "sim/run/workload_options.h"
+
+namespace efimsim {
+namespace {
+
+// One developer, three rounds, one request at a time: nothing batches, so
+// every step of a request is its own.
+ExperimentConfig OneUser(const std::string& policy) {
+  ExperimentConfig config;
+  config.policy = policy;
+  config.users = 1;
+  PaperSettings(config).rounds = 3;
+  config.documents = "synthetic";
+  config.think_time_ms = 1000;
+  config.engine.check_invariants = true;
+  config.record_wall_time = false;
+  return config;
+}
+
+ExperimentConfig Disaggregated(ExperimentConfig config, double gbps, double latency_us) {
+  config.prefill_replicas = 1;
+  config.decode_replicas = 1;
+  config.kv_link_gbps = gbps;
+  config.kv_link_latency_us = latency_us;
+  return config;
+}
+
+std::map<uint64_t, RequestRecord> ById(const std::vector<RequestRecord>& records) {
+  std::map<uint64_t, RequestRecord> out;
+  for (const RequestRecord& r : records) out[r.request_id] = r;
+  return out;
+}
+
+constexpr int64_t kLlama31KvBytesPerToken = 131072;  // 32 layers x 8 KV heads x 128 x 2 x bf16
+
+TEST(DisaggregationScenario, FreeLinkDecodeMatchesColocatedDecode) {
+  // With free KV pulls, the decode replica computes the last prompt token
+  // (one token at the prompt's context, like a decode step) and then the
+  // same decode steps a co-located replica runs after its prefill: every
+  // request's time from first token to finish is the same to the
+  // nanosecond, and only its TTFT grows (prefill leg + that one step).
+  const ExperimentResult colocated = RunExperiment(OneUser("efim"));
+  const ExperimentResult split = RunExperiment(Disaggregated(OneUser("efim"), 1e12, 0));
+  ASSERT_EQ(colocated.records.size(), split.records.size());
+  ASSERT_EQ(colocated.records.size(), 3u);
+  const auto split_by_id = ById(split.records);
+  for (const RequestRecord& c : colocated.records) {
+    const RequestRecord& s = split_by_id.at(c.request_id);
+    EXPECT_EQ(s.output_tokens, c.output_tokens);
+    EXPECT_EQ(s.prompt_tokens, c.prompt_tokens);
+    EXPECT_EQ(s.finish - s.first_token, c.finish - c.first_token) << "request " << c.request_id;
+    EXPECT_GT(s.ttft(), c.ttft()) << "request " << c.request_id;
+    // ... by about one decode step: the decode replica did not recompute the prompt.
+    ASSERT_GT(c.output_tokens, 1);
+    const Duration decode_step = (c.finish - c.first_token) / (c.output_tokens - 1);
+    EXPECT_LT(s.ttft() - c.ttft(), 2 * decode_step) << "request " << c.request_id;
+  }
+  EXPECT_EQ(split.summary.engine.part("kv_transfer_time_ns"), 0);
+  EXPECT_EQ(split.summary.engine.part("kv_transfers"), 3);
+}
+
+TEST(DisaggregationScenario, PullTakesBytesOverBandwidthPlusLatency) {
+  // The first round's pull is the whole prompt but its last token (the
+  // decode cache is empty); later rounds pull only past the decode side's
+  // own prefix hit. A pull of one request at a time never queues.
+  const double gbps = 2.5;
+  const double latency_us = 150;
+  const ExperimentResult split = RunExperiment(Disaggregated(OneUser("efim"), gbps, latency_us));
+  const EngineCounters& e = split.summary.engine;
+  ASSERT_EQ(e.part("kv_transfers"), 3);
+  const int64_t tokens = e.part("kv_transfer_tokens");
+  EXPECT_EQ(e.part("kv_transfer_bytes"), tokens * kLlama31KvBytesPerToken);
+  const double expected_ns = 3 * latency_us * 1e3 +
+                             static_cast<double>(tokens * kLlama31KvBytesPerToken) / (gbps * 1e9) * 1e9;
+  EXPECT_NEAR(static_cast<double>(e.part("kv_transfer_time_ns")), expected_ns, 3.0);  // 3 roundings
+  const auto records = ById(split.records);
+  const RequestRecord& first = records.begin()->second;
+  EXPECT_EQ(tokens - (first.prompt_tokens - 1) > 0, true) << "later rounds pull something too";
+  // EFIM's later rounds find their prefix in the decode replica's cache: the
+  // pulls after round one are far shorter than round one's.
+  EXPECT_LT(tokens, 2 * (first.prompt_tokens - 1));
+}
+
+TEST(DisaggregationScenario, SlowerLinkCostsTtftNotDecode) {
+  const ExperimentResult fast = RunExperiment(Disaggregated(OneUser("fim"), 1e12, 0));
+  const ExperimentResult slow = RunExperiment(Disaggregated(OneUser("fim"), 0.5, 500));
+  const auto fast_by_id = ById(fast.records);
+  for (const RequestRecord& s : slow.records) {
+    const RequestRecord& f = fast_by_id.at(s.request_id);
+    EXPECT_GT(s.ttft(), f.ttft());
+    EXPECT_EQ(s.finish - s.first_token, f.finish - f.first_token);
+  }
+}
+
+TEST(DisaggregationScenario, ColocatedRunsKeepTheirBytes) {
+  const ExperimentResult plain = RunExperiment(OneUser("efim"));
+  const std::string json = RenderSummaryJson(plain.info, plain.summary);
+  EXPECT_EQ(json.find("kv_transfer"), std::string::npos);
+  EXPECT_EQ(json.find("disaggregation"), std::string::npos);
+  const ExperimentResult split = RunExperiment(Disaggregated(OneUser("efim"), 50, 20));
+  const std::string split_json = RenderSummaryJson(split.info, split.summary);
+  EXPECT_NE(split_json.find("\"kv_transfer\""), std::string::npos);
+  EXPECT_NE(split_json.find("\"disaggregation\""), std::string::npos);
+}
+
+TEST(DisaggregationScenario, ClusterOfPoolsServesEveryRequest) {
+  ExperimentConfig config = OneUser("efim");
+  config.users = 12;
+  config.think_time_ms = 0;
+  config.router = "session-affinity";
+  config = Disaggregated(config, 50, 20);
+  config.prefill_replicas = 2;
+  config.decode_replicas = 3;
+  const ExperimentResult split = RunExperiment(config);
+  EXPECT_EQ(split.summary.requests_completed, 36);
+  EXPECT_EQ(split.summary.engine.part("kv_links"), 3);
+  EXPECT_EQ(split.summary.engine.part("kv_transfers"), 36);
+}
+
+TEST(DisaggregationScenario, BadCombinationsAreRefused) {
+  ExperimentConfig both = Disaggregated(OneUser("efim"), 50, 20);
+  both.replicas = 2;
+  EXPECT_THROW(RunExperiment(both), UsageError);
+  ExperimentConfig stray = OneUser("efim");
+  stray.decode_replicas = 2;
+  EXPECT_THROW(RunExperiment(stray), UsageError);
+  ExperimentConfig sglang = Disaggregated(OneUser("efim"), 50, 20);
+  sglang.engine.name = "sglang";
+  EXPECT_THROW(RunExperiment(sglang), UsageError);
+}
+
+}  // namespace
+}  // namespace efimsim
