@@ -120,12 +120,17 @@ void VllmV1Scheduler::AdmitWithLoads(StepPlan& plan, int64_t& budget, TimePoint 
           cache_.FindLongestHit(request->block_keys, request->num_tokens, hit_blocks_);
       const int64_t remote = std::min(request->remote_tokens, request->num_tokens - 1);
       if (kv_link_ != nullptr && remote > hit_tokens) {
-        const int64_t pull_tokens = remote - hit_tokens;
-        if (!cache_.Allocate(request->kv, 0, pull_tokens, hit_blocks_, request->block_keys)) break;
+        // vLLM pulls every remote prompt token past the hit, the last one
+        // too, and then recomputes that one (its logits give the token).
+        const int64_t pulled = std::min(request->remote_tokens, request->num_tokens) - hit_tokens;
+        if (!cache_.Allocate(request->kv, 0, remote - hit_tokens, hit_blocks_,
+                             request->block_keys)) {
+          break;
+        }
         request->TransitionTo(RequestState::kLoadingKv);
         request->num_computed_tokens = remote;
         if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
-        request->kv_load_done = kv_link_->StartTransfer(now, pull_tokens);
+        request->kv_load_done = kv_link_->StartTransfer(now, pulled);
         if (request->kv_load_done > now) ++index;  // else admitted on the next pass, now
         continue;
       }

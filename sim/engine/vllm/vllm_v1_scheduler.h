@@ -32,9 +32,10 @@
 // waiting request with remote prompt tokens past its GPU prefix hit pulls
 // them the same way (vLLM's NixlConnector: get_num_new_matched_tokens past
 // the local hit, then WAITING_FOR_REMOTE_KVS): GPU blocks for hit plus
-// pulled tokens, the pull started on the link, the request skipped until it
-// is done, then admitted with at least one token (the last prompt token) to
-// compute. Remote requests do not look up the CPU tier.
+// pulled tokens, the pull (every remote token past the hit) started on the
+// link, the request skipped until it is done, then admitted with the last
+// prompt token to compute, as _update_waiting_for_remote_kv leaves it.
+// Remote requests do not look up the CPU tier.
 
 #include <cstdint>
 #include <deque>
