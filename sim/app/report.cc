@@ -105,8 +105,8 @@ std::string RenderRunHeader(const ExperimentResult& result) {
   if (!prefill_pool.empty()) {
     out += "disaggregated: " + prefill_pool + " prefill + " +
            SettingText(info, "disaggregation", "decode_replicas") +
-           " decode replicas (" + SettingText(info, "disaggregation", "router") +
-           "), KV pulled at " + SettingText(info, "disaggregation", "kv_link_gbps_per_replica") +
+           " decode replicas (routers " + SettingText(info, "disaggregation", "router") + ", " +
+           SettingText(info, "disaggregation", "decode_router") + "), KV pulled at " + SettingText(info, "disaggregation", "kv_link_gbps_per_replica") +
            " GB/s per decode replica + " +
            SettingText(info, "disaggregation", "kv_link_latency_us") +
            " us per pull; vLLM P/D connector semantics (docs/disaggregation.md)\n";

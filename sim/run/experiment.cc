@@ -160,9 +160,10 @@ void CheckSettings(const ExperimentConfig& config) {
   } else {
     const ExperimentConfig defaults;
     if (config.decode_replicas != defaults.decode_replicas ||
-        config.kv_link_gbps != defaults.kv_link_gbps ||
+        config.kv_link_gbps != defaults.kv_link_gbps || !config.decode_router.empty() ||
         config.kv_link_latency_us != defaults.kv_link_latency_us) {
-      throw UsageError("--decode-replicas, --kv-link-gbps, --kv-link-latency-us: only with "
+      throw UsageError("--decode-replicas, --decode-router, --kv-link-gbps, --kv-link-latency-us: "
+                       "only with "
                        "--prefill-replicas > 0 (disaggregated serving)");
     }
   }
@@ -267,6 +268,10 @@ void PollInterrupt(const ExperimentConfig& config) {
   }
 }
 
+std::string DecodeRouter(const ExperimentConfig& c) {
+  return c.prefill_replicas > 0 && !c.decode_router.empty() ? c.decode_router : c.router;
+}
+
 int64_t TotalReplicas(const ExperimentConfig& c) {
   return c.prefill_replicas > 0 ? c.prefill_replicas + c.decode_replicas : c.replicas;
 }
@@ -312,7 +317,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     AddReplicas(parts, parts.engine_context, config.replicas, simulator, observer, steps, replicas);
   }
   Router router(Pointers(replicas, prefill_count, replicas.size() - prefill_count),
-                MakeRoutingPolicy(config.router));
+                MakeRoutingPolicy(DecodeRouter(config)));
   observer.router = &router;
   RequestSink* front_door = &router;
   if (disaggregated) {

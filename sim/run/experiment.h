@@ -104,11 +104,13 @@ struct ExperimentConfig {
   std::string router = "round-robin";
   // Disaggregated prefill and decode (sim/run/disaggregated_router.h):
   // prefill_replicas > 0 splits the cluster into that many prefill replicas
-  // and decode_replicas decode replicas (instead of `replicas`), both pools
-  // behind `router`'s policy; the decode replicas pull the prompt's KV over
+  // and decode_replicas decode replicas (instead of `replicas`), the prefill
+  // pool behind `router`'s policy, the decode pool behind decode_router's
+  // (default the same); the decode replicas pull the prompt's KV over
   // a link of kv_link_gbps GB/s per GPU (x TP) after kv_link_latency_us.
   int64_t prefill_replicas = 0;
   int64_t decode_replicas = 1;
+  std::string decode_router;  // the decode pool's policy; "": `router`'s
   double kv_link_gbps = 50;
   double kv_link_latency_us = 20;
   // The memory a run may use (sim/run/memory_budget.h); 0: 80% of this
@@ -155,6 +157,9 @@ struct ExperimentResult {
 // Every replica of a run: `replicas`, or with disaggregated serving both
 // pools (prefill_replicas + decode_replicas).
 int64_t TotalReplicas(const ExperimentConfig& config);
+// The policy of the replicas the client's tokens come from: --router, or
+// with disaggregated serving --decode-router where given.
+std::string DecodeRouter(const ExperimentConfig& config);
 
 // Throws UsageError for bad settings, InputError for a bad trace,
 // Interrupted when config.interrupt is raised (polled before the set-up,

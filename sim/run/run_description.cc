@@ -159,6 +159,7 @@ void DescribeDisaggregation(const ExperimentConfig& config,
   c.push_back({"prefill_replicas", config.prefill_replicas});
   c.push_back({"decode_replicas", config.decode_replicas});
   c.push_back({"router", config.router});
+  c.push_back({"decode_router", DecodeRouter(config)});
   c.push_back({"kv_link_gbps_per_gpu", config.kv_link_gbps});
   c.push_back({"kv_link_gbps_per_replica", link.bytes_per_s / 1e9});
   c.push_back({"kv_link_latency_us", config.kv_link_latency_us});

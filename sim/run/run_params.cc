@@ -176,6 +176,17 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
       {Quiet({"decode-replicas", "replicas",
                  "disaggregated serving: the decode pool's replicas", 1, 4096}),
        &C::decode_replicas},
+      {Quiet(Choice("decode-router",
+                    "disaggregated serving: the decode pool's routing policy (as --router); "
+                    "empty = --router's. session-affinity keeps a session's rounds on one decode "
+                    "replica, whose prefix cache then holds its context, so later rounds pull "
+                    "only what changed",
+                    [] {
+                      std::vector<std::string> names = RoutingPolicyNameList();
+                      names.insert(names.begin(), "");
+                      return names;
+                    }())),
+       &C::decode_router},
       {Quiet({"kv-link-gbps", "GB/s",
                  "disaggregated serving: KV pull rate per GPU (x TP per replica), GB/s = 1e9 B/s; "
                  "default 50 = one 400 Gb/s NDR InfiniBand or RoCE NIC per GPU (DGX H100), line "

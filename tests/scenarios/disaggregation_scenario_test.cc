@@ -128,6 +128,24 @@ TEST(DisaggregationScenario, ClusterOfPoolsServesEveryRequest) {
   EXPECT_EQ(split.summary.engine.part("kv_transfers"), 36);
 }
 
+TEST(DisaggregationScenario, SessionAffinityOnDecodeSendsOnlyWhatChanged) {
+  // EFIM sessions spread round-robin over four decode replicas (six users:
+  // a user's next round lands on another replica) pull their context whole
+  // on every replica they reach; kept
+  // on one replica (--decode-router session-affinity), a round pulls only
+  // what changed since the last.
+  ExperimentConfig config = Disaggregated(OneUser("efim"), 50, 20);
+  config.users = 6;
+  PaperSettings(config).rounds = 4;
+  config.decode_replicas = 4;
+  const ExperimentResult spread = RunExperiment(config);
+  config.decode_router = "session-affinity";
+  const ExperimentResult kept = RunExperiment(config);
+  EXPECT_EQ(spread.summary.requests_completed, kept.summary.requests_completed);
+  EXPECT_LT(2 * kept.summary.engine.part("kv_transfer_tokens"),
+            spread.summary.engine.part("kv_transfer_tokens"));
+}
+
 TEST(DisaggregationScenario, BadCombinationsAreRefused) {
   ExperimentConfig both = Disaggregated(OneUser("efim"), 50, 20);
   both.replicas = 2;
@@ -135,6 +153,9 @@ TEST(DisaggregationScenario, BadCombinationsAreRefused) {
   ExperimentConfig stray = OneUser("efim");
   stray.decode_replicas = 2;
   EXPECT_THROW(RunExperiment(stray), UsageError);
+  ExperimentConfig stray_router = OneUser("efim");
+  stray_router.decode_router = "session-affinity";
+  EXPECT_THROW(RunExperiment(stray_router), UsageError);
   ExperimentConfig sglang = Disaggregated(OneUser("efim"), 50, 20);
   sglang.engine.name = "sglang";
   EXPECT_THROW(RunExperiment(sglang), UsageError);
