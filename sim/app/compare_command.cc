@@ -68,7 +68,8 @@ void RunComparedPolicy(const ExperimentConfig& base, const std::string& policy, 
   config.policy = policy;
   const std::string policy_dir = staged.Path(config.policy);
   PrepareOutputDir(policy_dir);
-  requests_csv.push_back(std::make_unique<RequestsCsvWriter>(policy_dir + "/requests.csv"));
+  requests_csv.push_back(
+      std::make_unique<RequestsCsvWriter>(policy_dir + "/requests.csv", RequestColumnsFor(config)));
   config.record_sink = requests_csv.back().get();
   if (!base.timeline_path.empty()) {
     config.timeline_path = PolicyTimelinePath(base.timeline_path, config.policy);

@@ -60,7 +60,7 @@ int RunReplayCommand(int argc, const char* const* argv) {
   const auto started = std::chrono::steady_clock::now();
   // Records stream to requests.csv as requests end, so memory does not grow
   // with the trace's length; the file appears only when the run succeeds.
-  RequestsCsvWriter requests_csv(staged.Path("requests.csv"));
+  RequestsCsvWriter requests_csv(staged.Path("requests.csv"), RequestColumnsFor(config));
   config.record_sink = &requests_csv;
   StderrProgress progress("replay " + config.policy);
   config.progress = progress.Callback();

@@ -18,10 +18,11 @@ namespace efimsim {
 inline constexpr int kSummarySchemaVersion = 1;
 
 std::string RenderSummaryJson(const RunInfo& info, const RunSummary& summary);
-std::string RenderRequestsCsv(std::span<const RequestRecord> records);
+std::string RenderRequestsCsv(std::span<const RequestRecord> records, RequestColumns columns = {});
 
 void WriteSummaryJson(const std::string& path, const RunInfo& info, const RunSummary& summary);
-void WriteRequestsCsv(const std::string& path, std::span<const RequestRecord> records);
+void WriteRequestsCsv(const std::string& path, std::span<const RequestRecord> records,
+                      RequestColumns columns = {});
 
 // "%.6f"-style fixed formatting used by every CSV writer.
 std::string FormatFixed(double value, int decimals);

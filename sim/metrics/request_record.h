@@ -28,6 +28,13 @@ struct RequestRecord {
   int64_t output_tokens = 0;
   int64_t preemptions = 0;
   bool cancelled = false;
+  // Figures of an engine's optional parts, 0 where the run has none
+  // (requests.csv writes their columns only for runs that have the part,
+  // RequestColumns):
+  int64_t draft_tokens = 0;     // speculative decoding: drafts verified (scheduled) for it
+  int64_t accepted_tokens = 0;  // of those, accepted
+  int64_t kv_pulled_tokens = 0;  // disaggregated serving: prompt tokens pulled over the KV link
+  Duration kv_pull{0};           // from asking for those pulls to their last byte, summed
 
   Duration ttft() const { return first_token - arrival; }
   Duration e2e() const { return finish - arrival; }
@@ -37,6 +44,13 @@ struct RequestRecord {
   double tpot_ms() const {
     return ToMilliseconds(finish - first_token) / static_cast<double>(output_tokens - 1);
   }
+};
+
+// Which optional column groups a run's requests.csv has: a run without the
+// part writes the columns it always wrote.
+struct RequestColumns {
+  bool speculation = false;  // draft_tokens, accepted_tokens
+  bool kv_pull = false;      // kv_pulled_tokens, kv_pull_ms
 };
 
 }  // namespace efimsim

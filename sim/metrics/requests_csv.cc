@@ -19,7 +19,15 @@ namespace {
 constexpr const char* kRequestsCsvHeader =
     "request_id,user,round,arrival_ns,first_scheduled_ns,first_token_ns,finish_ns,"
     "prompt_tokens,cached_tokens,output_tokens,preemptions,queueing_delay_ms,ttft_ms,"
-    "tpot_ms,e2e_ms,cancelled\n";
+    "tpot_ms,e2e_ms,cancelled";
+
+// The header with the run's optional column groups, after the fixed ones.
+std::string Header(RequestColumns columns) {
+  std::string header = kRequestsCsvHeader;
+  if (columns.speculation) header += ",draft_tokens,accepted_tokens";
+  if (columns.kv_pull) header += ",kv_pulled_tokens,kv_pull_ms";
+  return header + "\n";
+}
 
 // Rows are built with std::to_chars, which allocates nothing and is
 // specified to print as printf does ("%d", "%.6f").
@@ -64,7 +72,7 @@ void AppendMilliseconds(int64_t ns, std::string& out) {
 
 // Appends one row. Instants never reached (a cancelled request's first
 // token) are empty, and so are spans that need them.
-void AppendRequestRow(const RequestRecord& r, std::string& out) {
+void AppendRequestRow(const RequestRecord& r, RequestColumns columns, std::string& out) {
   auto instant = [&](TimePoint t) {
     if (t != TimePoint::max()) AppendInteger(ToNanoseconds(t), out);
     out += ',';
@@ -95,28 +103,43 @@ void AppendRequestRow(const RequestRecord& r, std::string& out) {
   if (!r.cancelled && r.has_tpot()) AppendFixed6(r.tpot_ms(), out);
   out += ',';
   span_ms(r.arrival, r.finish);
-  out += r.cancelled ? "1\n" : "0\n";
+  out += r.cancelled ? '1' : '0';
+  if (columns.speculation) {
+    out += ',';
+    AppendInteger(r.draft_tokens, out);
+    out += ',';
+    AppendInteger(r.accepted_tokens, out);
+  }
+  if (columns.kv_pull) {
+    out += ',';
+    AppendInteger(r.kv_pulled_tokens, out);
+    out += ',';
+    AppendMilliseconds(ToNanoseconds(r.kv_pull), out);
+  }
+  out += '\n';
 }
 
 }  // namespace
 
-std::string RenderRequestsCsv(std::span<const RequestRecord> records) {
-  std::string out = kRequestsCsvHeader;
+std::string RenderRequestsCsv(std::span<const RequestRecord> records, RequestColumns columns) {
+  std::string out = Header(columns);
   out.reserve(out.size() + records.size() * 160);
-  for (const RequestRecord& r : records) AppendRequestRow(r, out);
+  for (const RequestRecord& r : records) AppendRequestRow(r, columns, out);
   return out;
 }
 
-void WriteRequestsCsv(const std::string& path, std::span<const RequestRecord> records) {
-  WriteFileAtomically(path, RenderRequestsCsv(records));
+void WriteRequestsCsv(const std::string& path, std::span<const RequestRecord> records,
+                      RequestColumns columns) {
+  WriteFileAtomically(path, RenderRequestsCsv(records, columns));
 }
 
-RequestsCsvWriter::RequestsCsvWriter(const std::string& path) : file_(path) {
-  buffer_ = kRequestsCsvHeader;
+RequestsCsvWriter::RequestsCsvWriter(const std::string& path, RequestColumns columns)
+    : file_(path), columns_(columns) {
+  buffer_ = Header(columns_);
 }
 
 void RequestsCsvWriter::Add(const RequestRecord& record) {
-  AppendRequestRow(record, buffer_);
+  AppendRequestRow(record, columns_, buffer_);
   if (buffer_.size() >= (1 << 20)) Flush();
 }
 

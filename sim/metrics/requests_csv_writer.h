@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/base/atomic_file.h"
+#include "sim/metrics/request_record.h"
 #include "sim/metrics/request_record_sink.h"
 
 namespace efimsim {
@@ -15,7 +16,7 @@ namespace efimsim {
 class RequestsCsvWriter : public RequestRecordSink {
  public:
   // Throws OutputError naming the path if it cannot be created.
-  explicit RequestsCsvWriter(const std::string& path);
+  explicit RequestsCsvWriter(const std::string& path, RequestColumns columns = {});
   void Add(const RequestRecord& record) override;
   void Commit();
 
@@ -23,6 +24,7 @@ class RequestsCsvWriter : public RequestRecordSink {
   void Flush();
 
   AtomicOutputFile file_;
+  RequestColumns columns_;
   std::string buffer_;  // rows not yet handed to the stream
 };
 

@@ -268,6 +268,20 @@ void PollInterrupt(const ExperimentConfig& config) {
   }
 }
 
+RequestColumns RequestColumnsFor(const ExperimentConfig& c) {
+  RequestColumns columns;
+  columns.kv_pull = c.prefill_replicas > 0;
+  // Generic: the option's own row says which engines read it.
+  const RunParam* speculative = FindRunParam("speculative-config");
+  if (speculative != nullptr) {
+    const std::vector<std::string>& engines = speculative->scope.parts;
+    const bool read = speculative->scope.applies_to_every_run() ||
+                      std::find(engines.begin(), engines.end(), c.engine.name) != engines.end();
+    columns.speculation = read && !speculative->value(c).empty();
+  }
+  return columns;
+}
+
 std::string DecodeRouter(const ExperimentConfig& c) {
   return c.prefill_replicas > 0 && !c.decode_router.empty() ? c.decode_router : c.router;
 }

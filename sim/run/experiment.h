@@ -157,6 +157,10 @@ struct ExperimentResult {
 // Every replica of a run: `replicas`, or with disaggregated serving both
 // pools (prefill_replicas + decode_replicas).
 int64_t TotalReplicas(const ExperimentConfig& config);
+// The optional requests.csv columns of a run: speculation's where its
+// engine runs --speculative-config, the KV pulls' where it is
+// disaggregated.
+RequestColumns RequestColumnsFor(const ExperimentConfig& config);
 // The policy of the replicas the client's tokens come from: --router, or
 // with disaggregated serving --decode-router where given.
 std::string DecodeRouter(const ExperimentConfig& config);

@@ -30,7 +30,7 @@ void SweepRunner::Run(int64_t k) {
   const std::string dir = out_dir + "/runs/" + RunId(index, grid_size);
   PrepareOutputDir(dir);
   WriteSummaryJson(dir + "/summary.json", result.info, result.summary);
-  WriteRequestsCsv(dir + "/requests.csv", result.records);
+  WriteRequestsCsv(dir + "/requests.csv", result.records, RequestColumnsFor(config));
   rows[static_cast<size_t>(k)] =
       SweepCsvRow(index, grid_size, ExperimentOptionValues(config, option_keys), result);
   const RunSummary& s = result.summary;

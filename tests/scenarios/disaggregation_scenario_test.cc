@@ -84,6 +84,15 @@ TEST(DisaggregationScenario, PullTakesBytesOverBandwidthPlusLatency) {
   const double expected_ns = 3 * latency_us * 1e3 +
                              static_cast<double>(tokens * kLlama31KvBytesPerToken) / (gbps * 1e9) * 1e9;
   EXPECT_NEAR(static_cast<double>(e.part("kv_transfer_time_ns")), expected_ns, 3.0);  // 3 roundings
+  // requests.csv's per-request figures add up to the run's.
+  int64_t pulled = 0;
+  Duration pull{0};
+  for (const RequestRecord& r : split.records) {
+    pulled += r.kv_pulled_tokens;
+    pull += r.kv_pull;
+  }
+  EXPECT_EQ(pulled, tokens);
+  EXPECT_EQ(ToNanoseconds(pull), e.part("kv_transfer_time_ns"));
   const auto records = ById(split.records);
   const RequestRecord& first = records.begin()->second;
   EXPECT_EQ(tokens - (first.prompt_tokens - 1) > 0, true) << "later rounds pull something too";
