@@ -103,12 +103,11 @@ std::string RenderRunHeader(const ExperimentResult& result) {
   if (entry != nullptr && entry->part_headline != nullptr) out += entry->part_headline(info);
   const std::string prefill_pool = SettingText(info, "disaggregation", "prefill_replicas");
   if (!prefill_pool.empty()) {
-    out += "disaggregated: " + prefill_pool + " prefill + " +
-           SettingText(info, "disaggregation", "decode_replicas") +
-           " decode replicas (routers " + SettingText(info, "disaggregation", "router") + ", " +
-           SettingText(info, "disaggregation", "decode_router") + "), KV pulled at " + SettingText(info, "disaggregation", "kv_link_gbps_per_replica") +
-           " GB/s per decode replica + " +
-           SettingText(info, "disaggregation", "kv_link_latency_us") +
+    auto setting = [&](const std::string& key) { return SettingText(info, "disaggregation", key); };
+    out += "disaggregated: " + prefill_pool + " prefill + " + setting("decode_replicas") +
+           " decode replicas (routers " + setting("router") + ", " + setting("decode_router") +
+           "), KV pulled at " + setting("kv_link_gbps_per_replica") + " GB/s per decode replica + " +
+           setting("kv_link_latency_us") +
            " us per pull; vLLM P/D connector semantics (docs/disaggregation.md)\n";
   }
   const std::string router_note = SettingText(info, "cluster", "router_note");

@@ -28,6 +28,7 @@ void DisaggregatedRouter::Submit(ClientRequest request) {
 
 void DisaggregatedRouter::Cancel(uint64_t request_id) {
   if (in_prefill_.count(request_id) > 0) {
+    cancel_requested_.insert(request_id);
     prefill_->Cancel(request_id);
   } else {
     decode_->Cancel(request_id);
@@ -40,6 +41,17 @@ void DisaggregatedRouter::OnRequestFinished(const RequestRecord& record) {
   ClientRequest request = std::move(it->second);
   in_prefill_.erase(it);
   prefill_->OnRequestDone(record.request_id);
+  if (cancel_requested_.erase(record.request_id) > 0) {
+    // Cancelled by the client while the leg's last step ran: the client
+    // sees a cancel at this instant, with no token.
+    RequestRecord cancelled = record;
+    cancelled.cancelled = true;
+    cancelled.first_token = TimePoint::max();
+    cancelled.output_tokens = 0;
+    ++stats_.cancelled;
+    client_side_.OnRequestCancelled(cancelled);
+    return;
+  }
   ++stats_.handed_to_decode;
   stats_.leg_time += record.finish - request.sent;
   request.remote_prefill_tokens = request.prompt_tokens();
@@ -48,6 +60,7 @@ void DisaggregatedRouter::OnRequestFinished(const RequestRecord& record) {
 
 void DisaggregatedRouter::OnRequestCancelled(const RequestRecord& record) {
   in_prefill_.erase(record.request_id);
+  cancel_requested_.erase(record.request_id);
   prefill_->OnRequestDone(record.request_id);
   ++stats_.cancelled;
   client_side_.OnRequestCancelled(record);

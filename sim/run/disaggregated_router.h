@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "sim/client/client_request.h"
 #include "sim/engine/engine_replica.h"
@@ -35,7 +36,7 @@ namespace efimsim {
 // What the prefill pool did, for the run's description.
 struct PrefillPoolStats {
   int64_t handed_to_decode = 0;  // prefill legs finished and sent on
-  int64_t cancelled = 0;         // cancelled by the client during prefill
+  int64_t cancelled = 0;         // cancelled by the client during prefill (never sent on)
   int64_t rejected = 0;
   Duration leg_time{0};          // sum over handed-on legs of (prefill finish - sent)
 };
@@ -65,6 +66,10 @@ class DisaggregatedRouter final : public RequestSink, public RequestObserver {
   RequestObserver& client_side_;
   // Requests in the prefill pool, as the client sent them.
   std::unordered_map<uint64_t, ClientRequest> in_prefill_;
+  // Of those, the ones the client cancelled while their prefill step was in
+  // flight: the replica cancels only after the step, which may finish the
+  // leg, so a finished leg of these ends as cancelled instead of moving on.
+  std::unordered_set<uint64_t> cancel_requested_;
   PrefillPoolStats stats_;
 };
 

@@ -6,9 +6,12 @@
 
 #include <cmath>
 #include <map>
+#include <string>
 
 #include "sim/metrics/output_writers.h"
+#include "sim/metrics/run_info.h"
 #include "sim/run/experiment.h"
+#include "sim/run/run_params.h"
 #include "sim/run/workload_options.h"
 
 namespace efimsim {
@@ -153,6 +156,46 @@ TEST(DisaggregationScenario, SessionAffinityOnDecodeSendsOnlyWhatChanged) {
   EXPECT_EQ(spread.summary.requests_completed, kept.summary.requests_completed);
   EXPECT_LT(2 * kept.summary.engine.part("kv_transfer_tokens"),
             spread.summary.engine.part("kv_transfer_tokens"));
+}
+
+TEST(DisaggregationScenario, StaleRequestsAreCancelledInEitherPool) {
+  // Fast typists with no debounce make most requests stale while their
+  // prefill runs: each ends cancelled exactly once, with no token, whether
+  // the prefill replica cancelled it or its leg finished in the step the
+  // cancel arrived in (it is then never handed to a decode replica).
+  ExperimentConfig config;
+  config.policy = "fim";
+  config.engine.check_invariants = true;
+  config.record_wall_time = false;
+  config = Disaggregated(config, 50, 20);
+  config.workload = "typing";
+  config.users = 8;
+  config.duration_s = 10;
+  FindRunParam("chars-per-second")->set("30", config);
+  FindRunParam("debounce-ms")->set("0", config);
+  const ExperimentResult split = RunExperiment(config);
+  int64_t cancelled_in_prefill = 0;  // no token and nothing pulled: never reached decode
+  int64_t cancelled_in_decode = 0;
+  for (const RequestRecord& r : split.records) {
+    if (!r.cancelled) continue;
+    if (r.output_tokens == 0) {
+      EXPECT_EQ(r.first_token, TimePoint::max());
+    }
+    if (r.output_tokens == 0 && r.kv_pulled_tokens == 0) {
+      ++cancelled_in_prefill;
+    } else {
+      ++cancelled_in_decode;
+    }
+  }
+  EXPECT_GT(cancelled_in_prefill, split.summary.requests_completed);
+  EXPECT_GT(cancelled_in_decode, 0);
+  EXPECT_EQ(split.summary.requests_cancelled + split.summary.requests_completed,
+            static_cast<int64_t>(split.records.size()));
+  // Every cancel the client issued took effect, but for the few whose
+  // request finished in the step the cancel arrived in (as co-located): a
+  // cancel arriving while a prefill leg's last step ran is not lost.
+  const double issued = std::stod(SettingText(split.info, "client", "stale_requests_cancelled", 0));
+  EXPECT_GE(static_cast<double>(split.summary.requests_cancelled), 0.97 * issued);
 }
 
 TEST(DisaggregationScenario, BadCombinationsAreRefused) {
