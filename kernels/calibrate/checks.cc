@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -73,30 +74,37 @@ std::string shape3(const char* a, int x, const char* b, int y, const char* c, in
   return std::string(a) + "=" + std::to_string(x) + " " + b + "=" + std::to_string(y) + " " + c + "=" + std::to_string(z);
 }
 
-void check_gemm_shape(Checker& ck, cuda::CublasLtGemm& lt, Rng& rng, int m, int n, int k) {
-  std::vector<bf16> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(n) * k);
-  fill_uniform(a, rng, -1, 1);
+// cuBLASLt at every row count of `row_counts` against one weight B[n, k],
+// filled and uploaded once (at a model's lm_head B has up to a billion
+// elements: filling it is most of a check's host time).
+void check_gemm_shape(Checker& ck, cuda::CublasLtGemm& lt, Rng& rng,
+                      std::initializer_list<int> row_counts, int n, int k) {
+  std::vector<bf16> b(static_cast<std::size_t>(n) * k);
   fill_uniform(b, rng, -1, 1);
-  std::vector<float> want(static_cast<std::size_t>(m) * n);
-  gemm_ref(m, n, k, a, b, want);
-  auto da = to_device<bf16_t>(a);
   auto db = to_device<bf16_t>(b);
-  const std::string shape = shape3("m", m, "n", n, "k", k);
-  ck.guarded("gemm cublaslt", shape, [&] {
-    auto dc = poisoned(want.size());
-    const cublasStatus_t st = lt.run({m, n, k, da.data(), db.data(), dc.data()}, 0);
-    if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cuda::cublas_status_string(st));
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaDeviceSynchronize());
-    return rel_error_by_norm(download_float(dc), want);
-  });
+  for (const int m : row_counts) {
+    std::vector<bf16> a(static_cast<std::size_t>(m) * k);
+    fill_uniform(a, rng, -1, 1);
+    std::vector<float> want(static_cast<std::size_t>(m) * n);
+    gemm_ref(m, n, k, a, b, want);
+    auto da = to_device<bf16_t>(a);
+    const std::string shape = shape3("m", m, "n", n, "k", k);
+    ck.guarded("gemm cublaslt", shape, [&] {
+      auto dc = poisoned(want.size());
+      const cublasStatus_t st = lt.run({m, n, k, da.data(), db.data(), dc.data()}, 0);
+      if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(cuda::cublas_status_string(st));
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      return rel_error_by_norm(download_float(dc), want);
+    });
+  }
 }
 
 void check_gemm(Checker& ck, cuda::CublasLtGemm& lt, Rng& rng) {
   const int shapes[][3] = {{1, 64, 64},     {7, 136, 72},     {128, 128, 128},  {129, 264, 520},
                            {1000, 512, 1024}, {256, 6144, 4096}, {64, 4096, 14336}, {17, 28672, 4096},
                            {2048, 1024, 4096}};
-  for (const auto& s : shapes) check_gemm_shape(ck, lt, rng, s[0], s[1], s[2]);
+  for (const auto& s : shapes) check_gemm_shape(ck, lt, rng, {s[0]}, s[1], s[2]);
 }
 
 struct DeviceScenario {
@@ -459,7 +467,7 @@ void check_elementwise(Checker& ck, Rng& rng) {
 // Every kernel at one model's shapes (run_model_checks).
 void check_model(Checker& ck, cuda::CublasLtGemm& lt, int sm_count, const ModelSpec& m, Rng& rng) {
   for (const auto& g : gemm_shapes(m)) {
-    for (int rows : {1, 19}) check_gemm_shape(ck, lt, rng, rows, g.n, g.k);
+    check_gemm_shape(ck, lt, rng, {1, 19}, g.n, g.k);
   }
   check_prefill_case(ck, rng, m.q_heads, m.kv_heads, m.head_dim, {{1, 0}, {37, 90}, {130, 0}, {64, 700}});
   check_decode_case(ck, sm_count, rng, m.q_heads, m.kv_heads, m.head_dim, {1, 17, 300, 2049, 4097}, {7});
