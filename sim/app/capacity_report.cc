@@ -152,8 +152,8 @@ void WriteRateCapacityCsvs(const std::vector<Plan>& plans, const ExperimentConfi
                     CsvFixed(r.max_rate_per_s) + "," + CsvFixed(r.max_rate_scale) + "," +
                     CsvFixed(r.recorded_rate_per_s) + "," + CsvFixed(r.rate_step) + "," +
                     (r.at_search_limit ? "true" : "false") + "," +
-                    CsvFixed(r.saturated_from_rate_per_s) + "," + std::to_string(TotalReplicas(base)) +
-                    "," + base.router + "," + CsvFixed(setup.target_rate) + "," +
+                    CsvFixed(r.saturated_from_rate_per_s) + "," +
+                    std::to_string(TotalReplicas(base)) + "," + base.router + "," + CsvFixed(setup.target_rate) + "," +
                     std::to_string(plan.replicas) + "," + std::to_string(setup.gpus_per_replica) +
                     "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, setup.slo_text);
     for (const LoadProbe& p : r.probes) {

@@ -12,6 +12,18 @@ const char* const kTokens = "kv_transfer_tokens";
 const char* const kBytes = "kv_transfer_bytes";
 const char* const kTimeNs = "kv_transfer_time_ns";      // sum over pulls, link queueing included
 
+// True when any replica of the run had a KV link.
+bool HasKvTransfer(const RunSummary& summary) { return summary.engine.part(kLinks) > 0; }
+
+// Mean time from asking for a pull to its last byte (link queueing
+// included), ms; 0 without pulls.
+double MeanKvTransferMs(const EngineCounters& counters) {
+  const int64_t transfers = counters.part(kTransfers);
+  return transfers > 0
+             ? static_cast<double>(counters.part(kTimeNs)) / static_cast<double>(transfers) / 1e6
+             : 0.0;
+}
+
 }  // namespace
 
 void AppendKvTransferCounters(const KvLinkStats& stats, std::vector<PartCounter>& counters) {
@@ -22,18 +34,6 @@ void AppendKvTransferCounters(const KvLinkStats& stats, std::vector<PartCounter>
   counters.push_back({kBytes, stats.bytes, Combine::kSum});
   counters.push_back({kTimeNs, ToNanoseconds(stats.time), Combine::kSum});
 }
-
-bool HasKvTransfer(const RunSummary& summary) { return summary.engine.part(kLinks) > 0; }
-
-double MeanKvTransferMs(const EngineCounters& counters) {
-  const int64_t transfers = counters.part(kTransfers);
-  return transfers > 0
-             ? static_cast<double>(counters.part(kTimeNs)) / static_cast<double>(transfers) / 1e6
-             : 0.0;
-}
-
-int64_t KvTransferBytes(const EngineCounters& counters) { return counters.part(kBytes); }
-int64_t KvTransfers(const EngineCounters& counters) { return counters.part(kTransfers); }
 
 void SummarizeKvTransfer(const RunSummary& summary, std::vector<RunInfoSection>& results) {
   if (!HasKvTransfer(summary)) return;
@@ -51,7 +51,7 @@ std::vector<EngineReportRow> KvTransferReportRows() {
   return {
       {"KV pulled (GiB)",
        [](const RunSummary& s) {
-         return FormatFixed(static_cast<double>(KvTransferBytes(s.engine)) / (1 << 30), 2);
+         return FormatFixed(static_cast<double>(s.engine.part(kBytes)) / (1 << 30), 2);
        },
        HasKvTransfer},
       {"mean KV pull (ms)",

@@ -15,15 +15,6 @@ namespace efimsim {
 
 void AppendKvTransferCounters(const KvLinkStats& stats, std::vector<PartCounter>& counters);
 
-// True when any replica of the run had a KV link.
-bool HasKvTransfer(const RunSummary& summary);
-
-// Mean time from asking for a pull to its last byte (link queueing
-// included), ms; 0 without pulls.
-double MeanKvTransferMs(const EngineCounters& counters);
-int64_t KvTransferBytes(const EngineCounters& counters);
-int64_t KvTransfers(const EngineCounters& counters);
-
 // The "kv_transfer" results section (EngineEntry::summarize_parts).
 void SummarizeKvTransfer(const RunSummary& summary, std::vector<RunInfoSection>& results);
 // The compare table's rows (EngineEntry::report_rows): GiB pulled, mean pull.

@@ -51,10 +51,7 @@ RequestRecord Request::ToRecord() const {
   record.output_tokens = output_tokens;
   record.preemptions = preemptions;
   record.cancelled = state == RequestState::kCancelled;
-  record.draft_tokens = draft_tokens;
-  record.accepted_tokens = accepted_tokens;
-  record.kv_pulled_tokens = kv_pulled_tokens;
-  record.kv_pull = kv_pull;
+  record.parts = parts;
   return record;
 }
 

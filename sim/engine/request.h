@@ -64,12 +64,7 @@ struct Request {
   int64_t preemptions = 0;
   TimePoint arrival;
   TimePoint finish = TimePoint::max();
-  // Figures of the engine's optional parts, copied into the record
-  // (RequestRecord: draft and accepted tokens, KV pulled and the pull time).
-  int64_t draft_tokens = 0;
-  int64_t accepted_tokens = 0;
-  int64_t kv_pulled_tokens = 0;
-  Duration kv_pull{0};
+  RequestPartFigures parts;  // the engine's optional parts' figures, copied into the record
 
   // Starts loading the fields a step touches (a hint; changes nothing):
   // the shared fields and the first engine fields after them, in the four

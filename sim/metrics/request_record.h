@@ -15,6 +15,16 @@
 
 namespace efimsim {
 
+// Figures of an engine's optional parts for one request, 0 where the run
+// has none (requests.csv writes their columns only for runs that have the
+// part, RequestColumns). The engine keeps them in Request::parts.
+struct RequestPartFigures {
+  int64_t draft_tokens = 0;      // speculative decoding: drafts verified (scheduled) for it
+  int64_t accepted_tokens = 0;   // of those, accepted
+  int64_t kv_pulled_tokens = 0;  // disaggregated serving: prompt tokens pulled over the KV link
+  Duration kv_pull{0};           // from asking for those pulls to their last byte, summed
+};
+
 struct RequestRecord {
   uint64_t request_id = 0;
   int64_t user = 0;
@@ -28,13 +38,7 @@ struct RequestRecord {
   int64_t output_tokens = 0;
   int64_t preemptions = 0;
   bool cancelled = false;
-  // Figures of an engine's optional parts, 0 where the run has none
-  // (requests.csv writes their columns only for runs that have the part,
-  // RequestColumns):
-  int64_t draft_tokens = 0;     // speculative decoding: drafts verified (scheduled) for it
-  int64_t accepted_tokens = 0;  // of those, accepted
-  int64_t kv_pulled_tokens = 0;  // disaggregated serving: prompt tokens pulled over the KV link
-  Duration kv_pull{0};           // from asking for those pulls to their last byte, summed
+  RequestPartFigures parts;
 
   Duration ttft() const { return first_token - arrival; }
   Duration e2e() const { return finish - arrival; }

@@ -106,15 +106,15 @@ void AppendRequestRow(const RequestRecord& r, RequestColumns columns, std::strin
   out += r.cancelled ? '1' : '0';
   if (columns.speculation) {
     out += ',';
-    AppendInteger(r.draft_tokens, out);
+    AppendInteger(r.parts.draft_tokens, out);
     out += ',';
-    AppendInteger(r.accepted_tokens, out);
+    AppendInteger(r.parts.accepted_tokens, out);
   }
   if (columns.kv_pull) {
     out += ',';
-    AppendInteger(r.kv_pulled_tokens, out);
+    AppendInteger(r.parts.kv_pulled_tokens, out);
     out += ',';
-    AppendMilliseconds(ToNanoseconds(r.kv_pull), out);
+    AppendMilliseconds(ToNanoseconds(r.parts.kv_pull), out);
   }
   out += '\n';
 }

@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "sim/client/client_request.h"
 #include "sim/engine/engine_replica.h"
@@ -64,12 +63,15 @@ class DisaggregatedRouter final : public RequestSink, public RequestObserver {
   Router* prefill_ = nullptr;
   Router* decode_ = nullptr;
   RequestObserver& client_side_;
-  // Requests in the prefill pool, as the client sent them.
-  std::unordered_map<uint64_t, ClientRequest> in_prefill_;
-  // Of those, the ones the client cancelled while their prefill step was in
-  // flight: the replica cancels only after the step, which may finish the
-  // leg, so a finished leg of these ends as cancelled instead of moving on.
-  std::unordered_set<uint64_t> cancel_requested_;
+  // A request in the prefill pool, as the client sent it. The replica
+  // cancels a request in its step in flight only after the step, which
+  // may finish the leg: a finished leg the client cancelled ends as
+  // cancelled instead of moving on.
+  struct PrefillLeg {
+    ClientRequest request;
+    bool cancel_requested = false;
+  };
+  std::unordered_map<uint64_t, PrefillLeg> in_prefill_;
   PrefillPoolStats stats_;
 };
 

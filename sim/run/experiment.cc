@@ -163,15 +163,15 @@ void CheckSettings(const ExperimentConfig& config) {
         config.kv_link_gbps != defaults.kv_link_gbps || !config.decode_router.empty() ||
         config.kv_link_latency_us != defaults.kv_link_latency_us) {
       throw UsageError("--decode-replicas, --decode-router, --kv-link-gbps, --kv-link-latency-us: "
-                       "only with "
-                       "--prefill-replicas > 0 (disaggregated serving)");
+                       "only with --prefill-replicas > 0 (disaggregated serving)");
     }
   }
   ParseFrontend(config.frontend, config.engine.name);
 }
 
-// `count` replicas of the run's engine, each with its own core made from
-// `context`, indexed from `first_index` in step records.
+// Appends `count` replicas of the run's engine to `replicas`, each with its
+// own core made from `context`, indexed by their position there in step
+// records.
 void AddReplicas(const RunParts& parts, const EngineContext& context, int64_t count,
                  Simulator& simulator, RequestObserver& observer, StepObserver* steps,
                  std::vector<std::unique_ptr<EngineReplica>>& replicas) {
@@ -319,9 +319,10 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const size_t prefill_count = disaggregated ? static_cast<size_t>(config.prefill_replicas) : 0;
   std::optional<Router> prefill_router;
   DisaggregatedRouter pair(observer);  // used only when disaggregated
+  const KvLinkSpec decode_link = DecodeKvLink(config, parts.model);
   if (disaggregated) {
     EngineContext decode_context = parts.engine_context;
-    decode_context.kv_link = DecodeKvLink(config, parts.model);
+    decode_context.kv_link = decode_link;
     AddReplicas(parts, parts.engine_context, config.prefill_replicas, simulator, pair, steps,
                 replicas);
     AddReplicas(parts, decode_context, config.decode_replicas, simulator, observer, steps,
@@ -376,8 +377,8 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   parts.workload->DescribeResults(result.info);
   if (disaggregated) {
     DescribeDisaggregation(config, per_replica, prefill_router->routed(), router.routed(),
-                           pair.prefill_stats(), DecodeKvLink(config, parts.model),
-                           result.summary.makespan, result.info);
+                           pair.prefill_stats(), decode_link, result.summary.makespan,
+                           result.info);
   } else {
     DescribeCluster(config, per_replica, router.routed(), router.note(), result.info);
   }

@@ -142,13 +142,13 @@ TEST_F(SpeculativeDecodingTest, EachRequestCountsItsDraftsAndAcceptancesForReque
   Init(R"({"method": "eagle3", "num_speculative_tokens": 3, "acceptance_rates": [1.0, 1.0, 0.0]})");
   VllmRequest& request = Add({});
   Step();  // prefill: the first token, then three drafts
-  EXPECT_EQ(request.ToRecord().draft_tokens, 0);
+  EXPECT_EQ(request.ToRecord().parts.draft_tokens, 0);
   Step();  // verifies 3, accepts 2
   Step();  // again
   const RequestRecord record = request.ToRecord();
-  EXPECT_EQ(record.draft_tokens, 6);
-  EXPECT_EQ(record.accepted_tokens, 4);
-  EXPECT_EQ(record.draft_tokens, core_->Counters().part("spec_decode_draft_tokens"));
+  EXPECT_EQ(record.parts.draft_tokens, 6);
+  EXPECT_EQ(record.parts.accepted_tokens, 4);
+  EXPECT_EQ(record.parts.draft_tokens, core_->Counters().part("spec_decode_draft_tokens"));
 }
 
 TEST_F(SpeculativeDecodingTest, ADraftHeadIsPricedAndALookupIsHostTime) {

@@ -91,8 +91,8 @@ TEST(DisaggregationScenario, PullTakesBytesOverBandwidthPlusLatency) {
   int64_t pulled = 0;
   Duration pull{0};
   for (const RequestRecord& r : split.records) {
-    pulled += r.kv_pulled_tokens;
-    pull += r.kv_pull;
+    pulled += r.parts.kv_pulled_tokens;
+    pull += r.parts.kv_pull;
   }
   EXPECT_EQ(pulled, tokens);
   EXPECT_EQ(ToNanoseconds(pull), e.part("kv_transfer_time_ns"));
@@ -181,7 +181,7 @@ TEST(DisaggregationScenario, StaleRequestsAreCancelledInEitherPool) {
     if (r.output_tokens == 0) {
       EXPECT_EQ(r.first_token, TimePoint::max());
     }
-    if (r.output_tokens == 0 && r.kv_pulled_tokens == 0) {
+    if (r.output_tokens == 0 && r.parts.kv_pulled_tokens == 0) {
       ++cancelled_in_prefill;
     } else {
       ++cancelled_in_decode;

@@ -77,8 +77,8 @@ void Speculator::AfterStep(VllmRequest& request, TokenEmitter& emitter, int32_t 
     ++counters_.drafts;
     counters_.draft_tokens += scheduled;
     counters_.accepted_tokens += accepted;
-    request.draft_tokens += scheduled;
-    request.accepted_tokens += accepted;
+    request.parts.draft_tokens += scheduled;
+    request.parts.accepted_tokens += accepted;
     for (int32_t i = 0; i < scheduled; ++i) ++counters_.drafted_at[static_cast<size_t>(i)];
     for (int32_t i = 0; i < accepted; ++i) ++counters_.accepted_at[static_cast<size_t>(i)];
   }

@@ -131,8 +131,8 @@ void VllmV1Scheduler::AdmitWithLoads(StepPlan& plan, int64_t& budget, TimePoint 
         request->num_computed_tokens = remote;
         if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
         request->kv_load_done = kv_link_->StartTransfer(now, pulled);
-        request->kv_pulled_tokens += pulled;
-        request->kv_pull += request->kv_load_done - now;
+        request->parts.kv_pulled_tokens += pulled;
+        request->parts.kv_pull += request->kv_load_done - now;
         if (request->kv_load_done > now) ++index;  // else admitted on the next pass, now
         continue;
       }
