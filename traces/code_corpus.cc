@@ -21,7 +21,8 @@ int64_t CodeCorpus::CountCandidateFiles(const CodeCorpusConfig& config) {
 }
 
 CodeCorpus CodeCorpus::Build(const CodeCorpusConfig& config,
-                             const tokenizer::BpeTokenizer& tokenizer) {
+                             const tokenizer::BpeTokenizer& tokenizer,
+                             const tokenizer::StopPoll& poll) {
   if (config.max_tokens - config.min_tokens < 2) {
     throw UsageError("corpus: the open token range (" + std::to_string(config.min_tokens) + ", " +
                      std::to_string(config.max_tokens) + ") holds no length");
@@ -32,6 +33,7 @@ CodeCorpus CodeCorpus::Build(const CodeCorpusConfig& config,
   corpus.source_ = files.source();
   corpus.files_scanned_ = static_cast<int64_t>(files.size());
   for (size_t i = 0; i < files.size(); ++i) {
+    if (poll) poll();
     std::string text;
     try {
       text = files.Read(i, config.max_tokens * kMaxBytesPerToken);

@@ -31,9 +31,11 @@ class CodeCorpus {
  public:
   // Lists, reads and tokenizes every matching file (about 0.5 s for the
   // pinned corpus). Throws UsageError for an empty token range, InputError
-  // when the directory cannot be listed.
+  // when the directory cannot be listed. `poll` is called before each file;
+  // what it throws escapes.
   static CodeCorpus Build(const CodeCorpusConfig& config,
-                          const tokenizer::BpeTokenizer& tokenizer);
+                          const tokenizer::BpeTokenizer& tokenizer,
+                          const tokenizer::StopPoll& poll = {});
   // How many source files Build would read: an upper bound on
   // documents().size(), found by listing the directory alone, so a caller
   // can tell that a corpus is too small before loading a tokenizer. Throws

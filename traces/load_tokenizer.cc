@@ -10,9 +10,9 @@ std::string TokenizerPathOrDefault(const std::string& path) {
   return path.empty() ? tokenizer::DefaultTokenizerPath() : path;
 }
 
-tokenizer::BpeTokenizer LoadTokenizer(const std::string& path) {
+tokenizer::BpeTokenizer LoadTokenizer(const std::string& path, const tokenizer::StopPoll& poll) {
   try {
-    return tokenizer::BpeTokenizer::FromFile(TokenizerPathOrDefault(path));
+    return tokenizer::BpeTokenizer::FromFile(TokenizerPathOrDefault(path), poll);
   } catch (const tokenizer::TokenizerError& error) {
     // InputError puts file and field in front of the problem itself.
     throw InputError(error.file(), 0, error.field(),

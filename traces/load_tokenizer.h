@@ -10,6 +10,8 @@
 namespace efimsim {
 
 std::string TokenizerPathOrDefault(const std::string& path);
-tokenizer::BpeTokenizer LoadTokenizer(const std::string& path);
+// `poll`: called now and then during the load; what it throws escapes.
+tokenizer::BpeTokenizer LoadTokenizer(const std::string& path,
+                                      const tokenizer::StopPoll& poll = {});
 
 }  // namespace efimsim

@@ -6,8 +6,8 @@ namespace efimsim {
 
 SharedTokenizer::SharedTokenizer(const std::string& path) : path_(TokenizerPathOrDefault(path)) {}
 
-const tokenizer::BpeTokenizer& SharedTokenizer::Get() const {
-  std::call_once(once_, [this] { tokenizer_.emplace(LoadTokenizer(path_)); });
+const tokenizer::BpeTokenizer& SharedTokenizer::Get(const tokenizer::StopPoll& poll) const {
+  std::call_once(once_, [this, &poll] { tokenizer_.emplace(LoadTokenizer(path_, poll)); });
   return *tokenizer_;
 }
 

@@ -11,6 +11,8 @@
 // same immutable tokenizer afterwards. A failed load throws the
 // LoadTokenizer InputError and leaves nothing cached: the next call tries
 // again. BpeTokenizer is thread-safe and its copies share the loaded data.
+// `poll` is called now and then during the load (the run's interrupt check);
+// what it throws escapes and, like a failed load, caches nothing.
 
 #include <mutex>
 #include <optional>
@@ -29,7 +31,7 @@ class SharedTokenizer {
 
   // The resolved path (never empty).
   const std::string& path() const { return path_; }
-  const tokenizer::BpeTokenizer& Get() const;
+  const tokenizer::BpeTokenizer& Get(const tokenizer::StopPoll& poll = {}) const;
 
  private:
   std::string path_;

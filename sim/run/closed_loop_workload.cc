@@ -90,12 +90,12 @@ class ClosedLoopPaperWorkload : public Workload {
   void SetUpText() {
     const ExperimentConfig& config = context_.config;
     const ModelSpec& model = context_.model;
-    bpe_.emplace(context_.tokenizer->Get());
+    bpe_.emplace(context_.tokenizer->Get(InterruptPoll(config)));
     CodeCorpusConfig corpus_config;
     corpus_config.directory = config.corpus_dir;
     corpus_config.min_tokens = PaperSettings(config).doc_min_tokens;
     corpus_config.max_tokens = PaperSettings(config).doc_max_tokens;
-    corpus_.emplace(CodeCorpus::Build(corpus_config, *bpe_));
+    corpus_.emplace(CodeCorpus::Build(corpus_config, *bpe_, InterruptPoll(config)));
     const int64_t available = static_cast<int64_t>(corpus_->documents().size());
     if (config.documents == "auto" && available < config.users) {
       auto_reason_ = " (the corpus has " + std::to_string(available) + " documents for " +

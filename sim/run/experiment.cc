@@ -268,6 +268,10 @@ void PollInterrupt(const ExperimentConfig& config) {
   }
 }
 
+tokenizer::StopPoll InterruptPoll(const ExperimentConfig& config) {
+  return [&config] { PollInterrupt(config); };
+}
+
 RequestColumns RequestColumnsFor(const ExperimentConfig& c) {
   RequestColumns columns;
   columns.kv_pull = c.prefill_replicas > 0;

@@ -175,6 +175,8 @@ ExperimentResult RunExperiment(const ExperimentConfig& config);
 // Throws Interrupted when config.interrupt is raised (nothing without a
 // flag): the poll between runs, sweep points and capacity probes.
 void PollInterrupt(const ExperimentConfig& config);
+// PollInterrupt as a poll for long loads (the tokenizer, the code corpus).
+tokenizer::StopPoll InterruptPoll(const ExperimentConfig& config);
 
 // The checks RunExperiment makes before it runs anything, short of building
 // the workload (no trace is read, no corpus tokenized): option ranges and

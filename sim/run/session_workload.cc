@@ -78,7 +78,7 @@ class SessionWorkload : public Workload {
 
   // The text prompt builder of editing sessions, on the run's tokenizer.
   const TextPromptBuilder* SetUpTextBuilder() {
-    bpe_.emplace(context_.tokenizer->Get());
+    bpe_.emplace(context_.tokenizer->Get(InterruptPoll(context_.config)));
     text_builder_ = std::make_unique<TextPromptBuilder>(context_.policy.prompt_format, *bpe_,
                                                         context_.model.tokens);
     return text_builder_.get();

@@ -158,6 +158,17 @@ for name in replay compare sweep capacity convert; do
     run_case "$name" "$signal" 0.4   # mid-run
   done
 done
+# Real-code documents: at 0.05 s the signal lands while the tokenizer loads
+# (about 0.5 s in Release), at 0.4 s while the corpus is tokenized or the
+# run has begun. Only where scripts/fetch-tokenizer has run.
+tokenizer_json="${EFIMSIM_CACHE_DIR:-$HOME/.cache/efimsim}/llama3_1/tokenizer.json"
+if [[ -f $tokenizer_json ]]; then
+  args[compare_text]="compare --documents text --users 8 --rounds 40"
+  run_case compare_text INT 0.05
+  run_case compare_text TERM 0.4
+else
+  echo "skip: compare with real-code documents (no $tokenizer_json; run scripts/fetch-tokenizer)"
+fi
 # A second signal while the first one's clean-up runs.
 run_case replay INT 0.4 TERM
 run_case sweep TERM 0.4 INT

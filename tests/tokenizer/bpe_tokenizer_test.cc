@@ -159,5 +159,30 @@ TEST(BpeTokenizerLoadErrorTest, NamesFileAndField) {
   ExpectLoadError(WriteEditedFixture("bad_id", "\"hell\": 258", "\"hell\": \"x\""), "model.vocab[\"hell\"]");
 }
 
+// A poll stops a long load: the fixture padded with 40,000 ignored values
+// (post_processor is not read) gives the parse enough events to poll.
+struct StopLoad {};
+
+std::string WritePaddedFixture() {
+  std::string values;
+  for (int i = 0; i < 40000; ++i) values += i == 0 ? "0" : ",0";
+  return WriteEditedFixture("padded", "\"version\": \"1.0\",",
+                            "\"version\": \"1.0\", \"post_processor\": [" + values + "],");
+}
+
+TEST(BpeTokenizerStopPollTest, IsCalledDuringTheParseAndWhatItThrowsEscapes) {
+  const std::string path = WritePaddedFixture();
+  int polls = 0;
+  const BpeTokenizer tokenizer = BpeTokenizer::FromFile(path, [&polls] { ++polls; });
+  EXPECT_GE(polls, 2);  // 40,000+ parse events, a poll every kItemsPerStopPoll
+  EXPECT_EQ(tokenizer.Encode("hello", AddedTokenText::kAsPlainText),
+            BpeTokenizer::FromFile(kFixture).Encode("hello", AddedTokenText::kAsPlainText));
+
+  int calls = 0;
+  EXPECT_THROW(BpeTokenizer::FromFile(path, [&calls] { if (++calls == 2) throw StopLoad{}; }),
+               StopLoad);
+  EXPECT_EQ(calls, 2);  // stopped at the second poll, not at the end
+}
+
 }  // namespace
 }  // namespace efimsim::tokenizer

@@ -151,5 +151,19 @@ TEST_F(CodeCorpusTest, EncodeLeadingIsALeadingRunOfEncodeOnRealCode) {
   }
 }
 
+// The poll runs before each file and what it throws stops the build there.
+TEST_F(CodeCorpusTest, PollIsCalledPerFileAndWhatItThrowsEscapes) {
+  struct StopBuild {};
+  int64_t polls = 0;
+  const CodeCorpus counted = CodeCorpus::Build(CodeCorpusConfig{}, *tokenizer_, [&polls] { ++polls; });
+  EXPECT_EQ(polls, counted.files_scanned());
+  EXPECT_EQ(counted.documents().size(), corpus_->documents().size());
+  int calls = 0;
+  EXPECT_THROW(CodeCorpus::Build(CodeCorpusConfig{}, *tokenizer_,
+                                 [&calls] { if (++calls == 3) throw StopBuild{}; }),
+               StopBuild);
+  EXPECT_EQ(calls, 3);
+}
+
 }  // namespace
 }  // namespace efimsim

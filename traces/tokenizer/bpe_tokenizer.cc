@@ -42,7 +42,7 @@ namespace {
 // every merge joins two tokens into a token.
 class ModelBuilder {
  public:
-  explicit ModelBuilder(const TokenizerData& data) : data_(data) {}
+  ModelBuilder(const TokenizerData& data, const StopPoll& poll) : data_(data), poll_(poll) {}
 
   template <typename Model>
   void Build(Model& model) const {
@@ -56,6 +56,7 @@ class ModelBuilder {
 
     model.vocab_id_by_bytes.reserve(data_.vocab.size());
     for (const auto& [text, id] : data_.vocab) {
+      Poll();
       const std::string field = "model.vocab[\"" + text + "\"]";
       std::optional<std::string> bytes = ByteLevelTextToBytes(text);
       if (!bytes) Fail(field, "token is not written in the byte-level alphabet");
@@ -74,6 +75,7 @@ class ModelBuilder {
 
     model.merges.Reserve(data_.merges.size());
     for (std::size_t rank = 0; rank < data_.merges.size(); ++rank) {
+      Poll();
       const std::string field = "model.merges[" + std::to_string(rank) + "]";
       const auto& [left, right] = data_.merges[rank];
       const int32_t left_id = VocabId(model, left, field, "left part");
@@ -100,6 +102,10 @@ class ModelBuilder {
     throw TokenizerError(data_.source_path, field, problem);
   }
 
+  void Poll() const {
+    if (poll_ && ++items_ % kItemsPerStopPoll == 0) poll_();
+  }
+
   template <typename Model>
   int32_t VocabId(const Model& model, const std::string& byte_level_text, const std::string& field,
                   const char* what) const {
@@ -112,16 +118,18 @@ class ModelBuilder {
   }
 
   const TokenizerData& data_;
+  const StopPoll& poll_;
+  mutable int64_t items_ = 0;
 };
 
 }  // namespace
 
 BpeTokenizer::BpeTokenizer(std::shared_ptr<const Model> model) : model_(std::move(model)) {}
 
-BpeTokenizer BpeTokenizer::FromFile(const std::string& path) {
-  const TokenizerData data = ReadTokenizerJson(path);
+BpeTokenizer BpeTokenizer::FromFile(const std::string& path, const StopPoll& poll) {
+  const TokenizerData data = ReadTokenizerJson(path, poll);
   auto model = std::make_shared<Model>();
-  ModelBuilder(data).Build(*model);
+  ModelBuilder(data, poll).Build(*model);
   return BpeTokenizer(std::move(model));
 }
 

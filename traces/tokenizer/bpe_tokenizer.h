@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "traces/tokenizer/stop_poll.h"
 #include "traces/tokenizer/tokenizer_error.h"
 
 namespace efimsim::tokenizer {
@@ -35,8 +36,9 @@ enum class AddedTokenText {
 class BpeTokenizer {
  public:
   // Loads path. Throws TokenizerError (file + field) when the file is
-  // unreadable, malformed, or uses an unsupported feature.
-  static BpeTokenizer FromFile(const std::string& path);
+  // unreadable, malformed, or uses an unsupported feature. `poll` is called
+  // now and then during the load; what it throws escapes (stop_poll.h).
+  static BpeTokenizer FromFile(const std::string& path, const StopPoll& poll = {});
 
   // Token ids of text, without BOS/EOS. text is UTF-8; ill-formed sequences
   // are first replaced by U+FFFD (WHATWG decoding, as Node does when reading

@@ -1,6 +1,7 @@
 // The only file of the tokenizer that sees nlohmann/json.
 #include "traces/tokenizer/tokenizer_io.h"
 
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -19,7 +20,7 @@ using Json = nlohmann::json;
 // on anything missing, mistyped or unsupported.
 class TokenizerJsonReader {
  public:
-  explicit TokenizerJsonReader(std::string path) : path_(std::move(path)) {}
+  TokenizerJsonReader(std::string path, const StopPoll& poll) : path_(std::move(path)), poll_(poll) {}
 
   TokenizerData Read() {
     const Json root = Parse();
@@ -45,7 +46,13 @@ class TokenizerJsonReader {
     std::ostringstream contents;
     contents << in.rdbuf();
     try {
-      return Json::parse(contents.str());
+      if (!poll_) return Json::parse(contents.str());
+      int64_t events = 0;
+      // The callback keeps every value (returns true); it only polls.
+      return Json::parse(contents.str(), [this, &events](int, Json::parse_event_t, Json&) {
+        if (++events % kItemsPerStopPoll == 0) poll_();
+        return true;
+      });
     } catch (const Json::exception& e) {  // parse_error, or out_of_range (a number like 1e400)
       Fail("", std::string("invalid JSON: ") + e.what());
     }
@@ -209,10 +216,13 @@ class TokenizerJsonReader {
   }
 
   std::string path_;
+  const StopPoll& poll_;
 };
 
 }  // namespace
 
-TokenizerData ReadTokenizerJson(const std::string& path) { return TokenizerJsonReader(path).Read(); }
+TokenizerData ReadTokenizerJson(const std::string& path, const StopPoll& poll) {
+  return TokenizerJsonReader(path, poll).Read();
+}
 
 }  // namespace efimsim::tokenizer

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "traces/tokenizer/stop_poll.h"
 #include "traces/tokenizer/tokenizer_data.h"
 
 namespace efimsim::tokenizer {
@@ -17,7 +18,7 @@ namespace efimsim::tokenizer {
 //   added_tokens: lstrip, rstrip and single_word false;
 //   decoder: null or ByteLevel.
 // post_processor, truncation and padding are ignored: encoding never adds
-// special tokens.
-TokenizerData ReadTokenizerJson(const std::string& path);
+// special tokens. `poll` is called during the parse (see stop_poll.h).
+TokenizerData ReadTokenizerJson(const std::string& path, const StopPoll& poll = {});
 
 }  // namespace efimsim::tokenizer
