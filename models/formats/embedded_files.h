@@ -1,6 +1,7 @@
 #pragma once
-// JSON files compiled into the binary by models/CMakeLists.txt
-// (generated embedded_files.cc).
+// Files compiled into the binary by models/CMakeLists.txt: JSON text
+// (generated embedded_files.cc), and the shape profiles in their compact
+// form (generated embedded_shape_profiles.cc).
 
 #include <string_view>
 #include <vector>
@@ -16,8 +17,10 @@ std::vector<EmbeddedFile> EmbeddedModelSpecs();
 std::vector<EmbeddedFile> EmbeddedGpuSpecs();
 // models/profiles/<gpu>/<source>/<model>.json; name = "<gpu>/<source>/<model>".
 std::vector<EmbeddedFile> EmbeddedKernelProfiles();
-// models/shape_profiles/<gpu>/<source>/<engine>.json; name =
-// "<gpu>/<source>/<engine>". May be empty.
+// models/shape_profiles/<gpu>/<source>/<engine>.json in the compact form of
+// shape_profile_binary.h (`text` holds those bytes, not JSON); name =
+// "<gpu>/<source>/<engine>". May be empty. Made at build time by
+// efimsim_compile_shape_profiles; linked into efimsim_models only.
 std::vector<EmbeddedFile> EmbeddedShapeProfiles();
 
 }  // namespace efimsim

@@ -4,13 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
-#include "models/formats/embedded_files.h"
 #include "models/formats/profile_source_io.h"
 #include "models/formats/shape_profile.h"
 #include "models/formats/strict_json_io.h"
@@ -479,37 +476,6 @@ std::string ShapeProfileJson(const ShapeProfile& profile) {
 
 ShapeProfile LoadShapeProfile(const std::string& path) {
   return ParseShapeProfile(ReadWholeFile(path), path);
-}
-
-const ShapeProfile* FindBuiltinShapeProfile(const std::string& gpu, const std::string& source,
-                                            const std::string& engine) {
-  // Parsed on first use and kept: a sweep builds thousands of latency
-  // models, and a built-in file is parsed in tens of milliseconds.
-  static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<const ShapeProfile>> parsed;
-  const std::string name = gpu + "/" + source + "/" + engine;
-  const std::lock_guard<std::mutex> lock(mutex);
-  const auto cached = parsed.find(name);
-  if (cached != parsed.end()) return cached->second.get();
-  for (const EmbeddedFile& file : EmbeddedShapeProfiles()) {
-    if (file.name != name) continue;
-    auto profile = std::make_unique<ShapeProfile>(ParseShapeProfile(
-        std::string(file.text), "built-in shape profile models/shape_profiles/" + name + ".json"));
-    if (profile->gpu != gpu || profile->engine != engine || profile->source.kind != source) {
-      throw InputError(profile->origin, 0, "gpu",
-                       "gpu, engine or source.kind does not match the file's place");
-    }
-    return parsed.emplace(name, std::move(profile)).first->second.get();
-  }
-  parsed.emplace(name, nullptr);
-  return nullptr;
-}
-
-std::vector<std::string> BuiltinShapeProfileNames() {
-  std::vector<std::string> names;
-  for (const EmbeddedFile& file : EmbeddedShapeProfiles()) names.emplace_back(file.name);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 }  // namespace efimsim

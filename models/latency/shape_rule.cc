@@ -152,19 +152,22 @@ std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables
                                        const ShapeCeilings& ceilings, int64_t n, int64_t k,
                                        std::string* note, const std::string& dtype) {
   std::vector<Coords> coords;
-  std::vector<std::string> names;
-  std::vector<int64_t> keys;
+  coords.reserve(tables.size());
   for (const ShapeGemmTable& t : tables) {
     coords.push_back({static_cast<double>(t.n), static_cast<double>(t.k)});
-    names.push_back(std::to_string(t.n) + "x" + std::to_string(t.k));
-    for (const ProfilePoint& p : t.points) keys.push_back(p.key);
   }
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   const std::vector<Site> sites = NearestSites(coords, {static_cast<double>(n), static_cast<double>(k)}, true);
   if (sites.empty()) return {};
   if (sites.front().distance == 0) return tables[sites.front().index].points;
-  if (note) *note = "from " + SitesText(names, sites);
+  if (note) {
+    std::vector<std::string> names;
+    for (const ShapeGemmTable& t : tables) names.push_back(std::to_string(t.n) + "x" + std::to_string(t.k));
+    *note = "from " + SitesText(names, sites);
+  }
+  // Only a key every site measured is transferred, so the nearest site's
+  // keys (sorted, unique) are all the candidates.
+  std::vector<int64_t> keys;
+  for (const ProfilePoint& p : tables[sites.front().index].points) keys.push_back(p.key);
   const auto result = TransferUtilisation<int64_t>(
       keys, sites, [&](size_t site, int64_t m) { return PointAt(tables[site].points, m); },
       [&](int64_t site, int64_t m) {

@@ -7,6 +7,7 @@
 #include "models/formats/embedded_files.h"
 #include "models/latency/latency_model_registry.h"
 #include "models/formats/shape_profile.h"
+#include "models/formats/shape_profile_binary.h"
 #include "models/latency/shape_rule.h"
 #include "models/formats/spec_catalog.h"
 #include "sim/engine/vllm/prefix_cache_manager.h"
@@ -231,15 +232,26 @@ BENCHMARK_MAIN();
 // Resolve: pricing llama-3.1-8b's shapes from it (once per GPU, engine,
 // model and TP, then cached). Build: MakeLatencyModel as every run calls it,
 // with both caches warm.
+// The built-in H100 vLLM shape profile: parsing its committed JSON (what a
+// --shape-profile FILE costs; what start-up cost before the compact form)
+// and decoding the compact form the binary holds.
 void BM_ShapeProfileParse(benchmark::State& state) {
-  std::string text;
-  for (const efimsim::EmbeddedFile& f : efimsim::EmbeddedShapeProfiles()) {
-    if (f.name == "h100-sxm/aiconfigurator/vllm_v1") text = std::string(f.text);
-  }
+  const std::string text = efimsim::ShapeProfileJson(
+      *efimsim::FindBuiltinShapeProfile("h100-sxm", "aiconfigurator", "vllm_v1"));
   for (auto _ : state) benchmark::DoNotOptimize(efimsim::ParseShapeProfile(text, "bench"));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_ShapeProfileParse)->Unit(benchmark::kMillisecond);
+
+void BM_ShapeProfileDecode(benchmark::State& state) {
+  std::string_view bytes;
+  for (const efimsim::EmbeddedFile& f : efimsim::EmbeddedShapeProfiles()) {
+    if (f.name == "h100-sxm/aiconfigurator/vllm_v1") bytes = f.text;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(efimsim::DecodeShapeProfile(bytes, "bench"));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes.size()));
+}
+BENCHMARK(BM_ShapeProfileDecode)->Unit(benchmark::kMillisecond);
 
 void BM_ShapeProfileResolve(benchmark::State& state) {
   const efimsim::ShapeProfile* shapes =
