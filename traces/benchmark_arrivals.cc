@@ -73,22 +73,34 @@ int64_t PoissonSample(double mean, RandomStream& random) {
   return count;
 }
 
-std::vector<int64_t> VllmBenchArrivalsNs(int64_t n, double rate, double burstiness,
-                                         RandomStream& random) {
-  if (std::isinf(rate)) return std::vector<int64_t>(static_cast<size_t>(n), 0);
-  std::vector<double> delays_s;
-  delays_s.reserve(static_cast<size_t>(n));
+VllmBenchArrivalSchedule::VllmBenchArrivalSchedule(int64_t n, double rate, double burstiness,
+                                                   const RandomStream& random)
+    : rate_(rate), burstiness_(burstiness), random_(random) {
+  if (std::isinf(rate_)) return;
   double total = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    total += std::isinf(burstiness) ? 1.0 / rate
-                                    : GammaSample(burstiness, 1.0 / (rate * burstiness), random);
-    delays_s.push_back(total);
-  }
-  if (total > 0) {
-    const double factor = (static_cast<double>(n) / rate) / total;
-    for (double& d : delays_s) d *= factor;
-  }
-  return ToNs(delays_s);
+  for (int64_t i = 0; i < n; ++i) total += Delay();
+  if (total > 0) factor_ = (static_cast<double>(n) / rate_) / total;
+  random_ = random;  // NextNs draws the same delays again
+}
+
+double VllmBenchArrivalSchedule::Delay() {
+  return std::isinf(burstiness_) ? 1.0 / rate_
+                                 : GammaSample(burstiness_, 1.0 / (rate_ * burstiness_), random_);
+}
+
+int64_t VllmBenchArrivalSchedule::NextNs() {
+  if (std::isinf(rate_)) return 0;
+  cumulative_s_ += Delay();
+  return static_cast<int64_t>(std::llround(cumulative_s_ * factor_ * kNsPerS));
+}
+
+std::vector<int64_t> VllmBenchArrivalsNs(int64_t n, double rate, double burstiness,
+                                         const RandomStream& random) {
+  VllmBenchArrivalSchedule schedule(n, rate, burstiness, random);
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out.push_back(schedule.NextNs());
+  return out;
 }
 
 std::vector<int64_t> InferencePerfStageArrivalsNs(InferencePerfLoad load, double rate,

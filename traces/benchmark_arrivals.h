@@ -18,8 +18,32 @@ namespace efimsim {
 // first included; the cumulative delays are then rescaled so that the last
 // request is sent at exactly n / rate. An infinite rate sends all at 0.
 // Requires n >= 1, rate > 0, burstiness > 0.
+//
+// One time at a time in O(1) memory (a run of 10^7 requests need not hold
+// them): the constructor draws the n delays once for their sum, which
+// rescales every time, and NextNs draws them again from a copy of the
+// stream as the requests are sent, so the times are the same to the bit as
+// drawing and rescaling them all at once. The caller's stream is not
+// advanced.
+class VllmBenchArrivalSchedule {
+ public:
+  VllmBenchArrivalSchedule(int64_t n, double rate, double burstiness, const RandomStream& random);
+  // The next request's time; call at most n times.
+  int64_t NextNs();
+
+ private:
+  double Delay();  // the next gap, in seconds
+
+  double rate_;
+  double burstiness_;
+  RandomStream random_;
+  double factor_ = 1;        // n / rate over the delays' sum (1 if the sum is 0)
+  double cumulative_s_ = 0;  // the delays drawn by NextNs so far, unscaled
+};
+
+// All n times at once (the same as n calls of NextNs).
 std::vector<int64_t> VllmBenchArrivalsNs(int64_t n, double rate, double burstiness,
-                                         RandomStream& random);
+                                         const RandomStream& random);
 
 // inference-perf (inference_perf/loadgen/load_timer.py) for one stage of
 // int(rate x duration) requests, relative to the stage's start:

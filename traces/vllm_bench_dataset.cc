@@ -63,31 +63,72 @@ TraceRequest MakeRequest(TokenVector prompt, int64_t output_tokens) {
   return r;
 }
 
-std::vector<TraceRequest> RandomDataset(const VllmBenchConfig& c, Generator& g) {
-  const int64_t real_input = std::max<int64_t>(0, c.random_input_len - g.special_tokens());
-  const Range input = RatioRange(real_input, c.random_range_ratio);
-  Range output = RatioRange(c.random_output_len, c.random_range_ratio);
-  output.low = std::max<int64_t>(output.low, 1);
-  output.high = std::max<int64_t>(output.high, 1);
-  if (c.random_prefix_len + input.low < 1) {
-    throw UsageError("--random-input-len: too small: with --random-range-ratio " +
-                     Num(c.random_range_ratio) + " and " + std::to_string(g.special_tokens()) +
-                     " special token(s), a prompt could have no token (vLLM refuses it too)");
+}  // namespace
+
+class VllmBenchReader::Prompts {
+ public:
+  virtual ~Prompts() = default;
+  virtual int64_t size() const = 0;
+  // The next request in send order, without its arrival time; called at
+  // most size() times.
+  virtual TraceRequest Next() = 0;
+};
+
+namespace {
+
+// vLLM's random dataset, one prompt at a time: the shared prefix is drawn
+// first, then each request's length, output length and offset in turn, as
+// vLLM draws them.
+class RandomPrompts : public VllmBenchReader::Prompts {
+ public:
+  RandomPrompts(const VllmBenchConfig& c, Generator generator)
+      : g_(std::move(generator)), num_prompts_(c.num_prompts) {
+    const int64_t real_input = std::max<int64_t>(0, c.random_input_len - g_.special_tokens());
+    input_ = RatioRange(real_input, c.random_range_ratio);
+    output_ = RatioRange(c.random_output_len, c.random_range_ratio);
+    output_.low = std::max<int64_t>(output_.low, 1);
+    output_.high = std::max<int64_t>(output_.high, 1);
+    if (c.random_prefix_len + input_.low < 1) {
+      throw UsageError("--random-input-len: too small: with --random-range-ratio " +
+                       Num(c.random_range_ratio) + " and " + std::to_string(g_.special_tokens()) +
+                       " special token(s), a prompt could have no token (vLLM refuses it too)");
+    }
+    g_.AppendRandom(c.random_prefix_len, prefix_);
   }
-  TokenVector prefix;
-  g.AppendRandom(c.random_prefix_len, prefix);
-  std::vector<TraceRequest> out;
-  for (int64_t i = 0; i < c.num_prompts; ++i) {
-    const int64_t length = g.random().UniformInt(input.low, input.high);
-    const int64_t output_tokens = g.random().UniformInt(output.low, output.high);
-    const int64_t offset = g.random().UniformInt(0, g.vocab() - 1);
-    TokenVector prompt = g.Start();
-    prompt.insert(prompt.end(), prefix.begin(), prefix.end());
-    for (int64_t j = 0; j < length; ++j) prompt.push_back(g.TextToken((offset + i + j) % g.vocab()));
-    out.push_back(MakeRequest(std::move(prompt), output_tokens));
+
+  int64_t size() const override { return num_prompts_; }
+
+  TraceRequest Next() override {
+    const int64_t i = next_++;
+    const int64_t length = g_.random().UniformInt(input_.low, input_.high);
+    const int64_t output_tokens = g_.random().UniformInt(output_.low, output_.high);
+    const int64_t offset = g_.random().UniformInt(0, g_.vocab() - 1);
+    TokenVector prompt = g_.Start();
+    prompt.reserve(prompt.size() + prefix_.size() + static_cast<size_t>(length));
+    prompt.insert(prompt.end(), prefix_.begin(), prefix_.end());
+    for (int64_t j = 0; j < length; ++j) prompt.push_back(g_.TextToken((offset + i + j) % g_.vocab()));
+    return MakeRequest(std::move(prompt), output_tokens);
   }
-  return out;
-}
+
+ private:
+  Generator g_;
+  int64_t num_prompts_;
+  Range input_, output_;
+  TokenVector prefix_;
+  int64_t next_ = 0;
+};
+
+// A list made up front, sent in order.
+class ListedPrompts : public VllmBenchReader::Prompts {
+ public:
+  explicit ListedPrompts(std::vector<TraceRequest> requests) : requests_(std::move(requests)) {}
+  int64_t size() const override { return static_cast<int64_t>(requests_.size()); }
+  TraceRequest Next() override { return std::move(requests_[next_++]); }
+
+ private:
+  std::vector<TraceRequest> requests_;
+  size_t next_ = 0;
+};
 
 std::vector<TraceRequest> PrefixRepetitionDataset(const VllmBenchConfig& c, Generator& g) {
   if (c.prefix_repetition_num_prefixes < 1) {
@@ -133,19 +174,19 @@ VllmBenchReader::VllmBenchReader(const VllmBenchConfig& config,
   if (!(config.burstiness >= 0)) throw UsageError("--burstiness: must be >= 0 (0: inf)");
   Generator generator(vocabulary, seed, "vllm-bench.dataset");
   if (config.dataset_name == "random") {
-    requests_ = RandomDataset(config, generator);
+    prompts_ = std::make_unique<RandomPrompts>(config, std::move(generator));
   } else if (config.dataset_name == "prefix_repetition") {
-    requests_ = PrefixRepetitionDataset(config, generator);
+    prompts_ = std::make_unique<ListedPrompts>(PrefixRepetitionDataset(config, generator));
   } else {
     throw UsageError("--dataset-name: '" + config.dataset_name +
                      "' is not one of random, prefix_repetition");
   }
-  RandomStream arrivals = RandomStream::Derive(seed, 0, "vllm-bench.arrivals");
+  num_requests_ = prompts_->size();
+  const RandomStream arrivals = RandomStream::Derive(seed, 0, "vllm-bench.arrivals");
   constexpr double kInf = std::numeric_limits<double>::infinity();
   const double rate = config.request_rate == 0 ? kInf : config.request_rate * rate_scale;
   const double burstiness = config.burstiness == 0 ? kInf : config.burstiness;
-  const std::vector<int64_t> times = VllmBenchArrivalsNs(num_requests(), rate, burstiness, arrivals);
-  for (size_t i = 0; i < requests_.size(); ++i) requests_[i].arrival_ns = times[i];
+  arrivals_ = std::make_unique<VllmBenchArrivalSchedule>(num_requests_, rate, burstiness, arrivals);
   header_.source = "vllm-bench";
   std::string& d = header_.description;
   d = "vLLM bench serve --dataset-name ";
@@ -157,9 +198,14 @@ VllmBenchReader::VllmBenchReader(const VllmBenchConfig& config,
   d += " (synthetic token ids)";
 }
 
+VllmBenchReader::~VllmBenchReader() = default;
+
 std::optional<TraceRecord> VllmBenchReader::ReadNext() {
-  if (next_ >= requests_.size()) return std::nullopt;
-  return std::move(requests_[next_++]);
+  if (next_ >= num_requests_) return std::nullopt;
+  ++next_;
+  TraceRequest request = prompts_->Next();
+  request.arrival_ns = arrivals_->NextNs();
+  return request;
 }
 
 }  // namespace efimsim

@@ -19,8 +19,13 @@
 //                      output output_len; the list shuffled
 // Each prompt starts with the model's BOS when it has one (the server's
 // tokenizer adds it; vLLM's random dataset subtracts it from input_len).
-// Requests are sent in list order at VllmBenchArrivalsNs times; each
+// Requests are sent in list order at VllmBenchArrivalSchedule times; each
 // generates exactly its output length (ignore_eos, as `bench serve` asks).
+//
+// Memory: `random` prompts and all arrival times are made when read, so a
+// run holds only the prompts in flight (10^7 prompts start at once);
+// `prefix_repetition` makes its list up front, since vLLM shuffles the
+// whole list before sending.
 
 #include <memory>
 #include <optional>
@@ -28,6 +33,7 @@
 #include <vector>
 
 #include "sim/base/tokens.h"
+#include "traces/benchmark_arrivals.h"
 #include "traces/trace_reader.h"
 
 namespace efimsim {
@@ -60,22 +66,28 @@ struct VllmBenchVocabulary {
 
 class VllmBenchReader : public TraceReader {
  public:
+  // Where the requests come from, in send order (vllm_bench_dataset.cc).
+  class Prompts;
+
   // Throws UsageError naming the vLLM option for bad settings (range ratio
   // outside [0, 1), an input length that leaves no token, fewer prompts than
   // prefixes, ...). `rate_scale` multiplies --request-rate.
   VllmBenchReader(const VllmBenchConfig& config, const VllmBenchVocabulary& vocabulary,
                   uint64_t seed, double rate_scale = 1.0);
+  ~VllmBenchReader() override;
 
   const TraceHeader& header() const override { return header_; }
-  int64_t num_requests() const { return static_cast<int64_t>(requests_.size()); }
+  int64_t num_requests() const { return num_requests_; }
 
  protected:
   std::optional<TraceRecord> ReadNext() override;
 
  private:
   TraceHeader header_;
-  std::vector<TraceRequest> requests_;  // in send order, with arrival times
-  size_t next_ = 0;
+  int64_t num_requests_ = 0;
+  int64_t next_ = 0;
+  std::unique_ptr<Prompts> prompts_;
+  std::unique_ptr<VllmBenchArrivalSchedule> arrivals_;
 };
 
 }  // namespace efimsim

@@ -49,46 +49,21 @@ int64_t EngineCounters::part(const std::string& name) const {
   return 0;
 }
 
-double PercentileOfSorted(std::span<const double> sorted, double q) {
-  EFIMSIM_CHECK(!sorted.empty(), "percentile of nothing");
-  EFIMSIM_CHECK(q >= 0.0 && q <= 100.0, "percentile out of range");
-  const double rank = q / 100.0 * static_cast<double>(sorted.size() - 1);
-  const size_t below = static_cast<size_t>(std::floor(rank));
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  const double fraction = rank - static_cast<double>(below);
-  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
-}
-
-Distribution Summarize(std::vector<double> values) {
-  Distribution d;
-  if (values.empty()) return d;
-  std::sort(values.begin(), values.end());
-  d.count = static_cast<int64_t>(values.size());
-  double sum = 0;
-  for (const double v : values) sum += v;  // sorted order: deterministic
-  d.mean = sum / static_cast<double>(values.size());
-  d.p50 = PercentileOfSorted(values, 50);
-  d.p90 = PercentileOfSorted(values, 90);
-  d.p99 = PercentileOfSorted(values, 99);
-  d.max = values.back();
-  return d;
-}
-
 void RunSummaryBuilder::Add(const RequestRecord& r) {
   if (r.cancelled) {
     ++summary_.requests_cancelled;
     return;
   }
   ++summary_.requests_completed;
-  ttft_ms_.push_back(ToMilliseconds(r.ttft()));
-  e2e_ms_.push_back(ToMilliseconds(r.e2e()));
-  queueing_ms_.push_back(ToMilliseconds(r.queueing_delay()));
-  if (r.has_tpot()) tpot_ms_.push_back(r.tpot_ms());
+  ttft_ms_.Add(ToMilliseconds(r.ttft()));
+  e2e_ms_.Add(ToMilliseconds(r.e2e()));
+  queueing_ms_.Add(ToMilliseconds(r.queueing_delay()));
+  if (r.has_tpot()) tpot_ms_.Add(r.tpot_ms());
   if (frontend_.enabled()) {
-    client_ttft_ms_.push_back(ToMilliseconds(r.ttft() + frontend_.Ttft(r.prompt_tokens)));
-    client_e2e_ms_.push_back(ToMilliseconds(r.e2e() + frontend_.E2e(r.prompt_tokens, r.output_tokens)));
+    client_ttft_ms_.Add(ToMilliseconds(r.ttft() + frontend_.Ttft(r.prompt_tokens)));
+    client_e2e_ms_.Add(ToMilliseconds(r.e2e() + frontend_.E2e(r.prompt_tokens, r.output_tokens)));
     if (r.has_tpot()) {
-      client_tpot_ms_.push_back(r.tpot_ms() + ToMilliseconds(Duration{frontend_.per_output_token_ns}));
+      client_tpot_ms_.Add(r.tpot_ms() + ToMilliseconds(Duration{frontend_.per_output_token_ns}));
     }
   }
   first_arrival_ = std::min(first_arrival_, r.arrival);
@@ -104,14 +79,14 @@ RunSummary RunSummaryBuilder::Build(const EngineCounters& counters) {
   // the same bytes as summarizing records sorted by id.
   RunSummary s = summary_;
   s.engine = counters;
-  s.ttft_ms = Summarize(std::move(ttft_ms_));
-  s.tpot_ms = Summarize(std::move(tpot_ms_));
-  s.e2e_ms = Summarize(std::move(e2e_ms_));
-  s.queueing_ms = Summarize(std::move(queueing_ms_));
+  s.ttft_ms = ttft_ms_.Summarize();
+  s.tpot_ms = tpot_ms_.Summarize();
+  s.e2e_ms = e2e_ms_.Summarize();
+  s.queueing_ms = queueing_ms_.Summarize();
   if (frontend_.enabled()) {
-    s.client_ttft_ms = Summarize(std::move(client_ttft_ms_));
-    s.client_tpot_ms = Summarize(std::move(client_tpot_ms_));
-    s.client_e2e_ms = Summarize(std::move(client_e2e_ms_));
+    s.client_ttft_ms = client_ttft_ms_.Summarize();
+    s.client_tpot_ms = client_tpot_ms_.Summarize();
+    s.client_e2e_ms = client_e2e_ms_.Summarize();
   }
   if (s.requests_completed > 0) {
     s.makespan = last_finish_ - first_arrival_;

@@ -2,9 +2,7 @@
 // A run's summary statistics (docs/semantics.md §7), computed from its request
 // records and the engine's counters.
 //
-// Percentiles use linear interpolation between closest ranks (numpy's and
-// pandas' default), so they match what a notebook computes from
-// requests.csv.
+// Distributions and their percentiles: distribution.h.
 
 #include <cstdint>
 #include <optional>
@@ -12,20 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/metrics/distribution.h"
 #include "sim/metrics/frontend.h"
 #include "sim/metrics/request_record.h"
 #include "sim/metrics/run_info.h"
+#include "sim/metrics/sample_series.h"
 
 namespace efimsim {
 
-struct Distribution {
-  int64_t count = 0;
-  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
-};
-// Precondition-free: an empty input gives count 0 and zeros.
-Distribution Summarize(std::vector<double> values);
-// Linear-interpolation percentile of sorted values, q in [0, 100].
-double PercentileOfSorted(std::span<const double> sorted, double q);
 
 // A counter of an engine's optional part, by a name the engine gives it
 // (unique in a run), with how a cluster combines its replicas' values.
@@ -104,8 +96,9 @@ struct RunSummary {
 };
 
 // Builds a RunSummary from records given one at a time, in any order. It
-// keeps the latency samples that exact percentiles need (at most four
-// doubles per completed request), never the records themselves.
+// keeps the latency samples that exact percentiles need (SampleSeries: in
+// memory up to a bound, then in sorted runs in a temporary file), never the
+// records themselves.
 class RunSummaryBuilder {
  public:
   // Adds client-side latencies (RunSummary::client_*) under `frontend`;
@@ -118,9 +111,9 @@ class RunSummaryBuilder {
 
  private:
   RunSummary summary_;
-  std::vector<double> ttft_ms_, tpot_ms_, e2e_ms_, queueing_ms_;
+  SampleSeries ttft_ms_, tpot_ms_, e2e_ms_, queueing_ms_;
   FrontendCosts frontend_;
-  std::vector<double> client_ttft_ms_, client_tpot_ms_, client_e2e_ms_;
+  SampleSeries client_ttft_ms_, client_tpot_ms_, client_e2e_ms_;
   TimePoint first_arrival_ = TimePoint::max();
   TimePoint last_finish_ = kTimeZero;
 };

@@ -138,21 +138,27 @@ std::unique_ptr<Workload> MakeVllmBenchWorkload(const WorkloadContext& context) 
 }
 
 MemoryItem VllmBenchMemory(const ExperimentConfig& config) {
-  // Every prompt is made up front: 4 bytes a token plus ~40 of bookkeeping
-  // (measured on this build: 4.14 kB a prompt of 1024 tokens); rounded up.
+  // 4 bytes a token plus ~40 of bookkeeping per prompt held (measured on
+  // this build: 4.14 kB a prompt of 1024 tokens); rounded up. `random`
+  // prompts are made when sent, so only those in flight are held: every one
+  // at --request-rate inf (all sent at t = 0), else as many as the engine
+  // has not finished, which no option bounds (0 here). prefix_repetition
+  // makes its whole list up front.
   constexpr double kBytesPerToken = 4;
   constexpr double kBytesPerPrompt = 64;
   const VllmBenchConfig& o = WorkloadOptions<VllmBenchConfig>(config, kName);
   const bool random = o.dataset_name == "random";
+  if (random && o.request_rate > 0) return {};
   const double tokens = random ? static_cast<double>(o.random_prefix_len + o.random_input_len)
                                : static_cast<double>(o.prefix_repetition_prefix_len +
                                                      o.prefix_repetition_suffix_len);
   const std::string options =
       "--num-prompts " + std::to_string(o.num_prompts) +
-      (random ? " x (--random-prefix-len + --random-input-len) " + ShortNumber(tokens)
+      (random ? " x (--random-prefix-len + --random-input-len) " + ShortNumber(tokens) +
+                    " at --request-rate inf"
               : " x (--prefix-repetition-prefix-len + -suffix-len) " + ShortNumber(tokens));
-  return {"vllm-bench's prompts, made up front", options,
-          static_cast<double>(o.num_prompts) * (tokens * kBytesPerToken + kBytesPerPrompt)};
+  return {random ? "vllm-bench's prompts, all sent at t = 0" : "vllm-bench's prompts, made up front",
+          options, static_cast<double>(o.num_prompts) * (tokens * kBytesPerToken + kBytesPerPrompt)};
 }
 
 std::vector<RunParamTable> VllmBenchOptionTables() {
