@@ -20,6 +20,7 @@
 #include "sim/run/workload.h"
 #include "sim/metrics/output_writers.h"
 #include "sim/run/capacity_search.h"
+#include "sim/run/deployment_split.h"
 
 namespace efimsim::cli {
 namespace {
@@ -32,6 +33,7 @@ struct CapacityOptions {
   int64_t target_users = 2000;
   int64_t gpus_per_replica = 0;  // 0: --tp
   std::string search = "auto";
+  std::string pd_splits;  // empty: the deployment the run options give
   double target_rate = 10;
   int64_t jobs = std::max<int64_t>(1, std::thread::hardware_concurrency());
   std::string out = "efimsim-capacity";
@@ -53,6 +55,11 @@ const CommandParamTable<CapacityOptions>& CapacityParams() {
               "trace, vllm-bench and typing), or auto: users for efim-paper and typing, else rate",
               {"auto", "users", "rate"}),
        &C::search},
+      {{"pd-splits", "", "compare deployments and name the cheapest per policy: comma-separated "
+        "colocated (--replicas behind --router), N:M or NPMD (N prefill + M decode replicas, "
+        "docs/disaggregation.md), or auto (colocated and 1P1D ... 4P1D: 10 deployments). Users "
+        "search only; each deployment is searched as its own --prefill-replicas run"},
+       &C::pd_splits},
       {{"target-rate", "the search's unit", "open loop: the rate to serve (requests/s for a trace "
         "of request records, sessions/s for typing and session traces)", 1e-9},
        &C::target_rate},
@@ -124,7 +131,8 @@ struct CapacityCommand {
   std::vector<std::string> policies;
   std::vector<Slo> slos;
   std::string slo_text;  // "ttft_p99_ms <= 500.0, tpot_p99_ms <= 50.0"
-  ExperimentConfig base;  // each policy's run, but for its policy
+  ExperimentConfig base;  // each policy's run, but for its policy (and deployment)
+  std::vector<DeploymentSplit> splits;  // --pd-splits; empty: base's deployment
   int64_t gpus_per_replica = 0;
   std::string gpus_source;  // "--gpus-per-replica" or "TP 2"
   bool open_loop = false;   // searching the arrival rate, not users
@@ -137,6 +145,28 @@ std::vector<Slo> SlosFromOptions(const CapacityOptions& options) {
   std::vector<Slo> slos;
   for (const std::string& text : options.slo) slos.push_back(ParseSlo(text));
   return slos;
+}
+
+// --pd-splits, parsed, with every deployment's run checked before any search
+// (ValidateExperiment: an engine without disaggregation, a pool option out
+// of range).
+std::vector<DeploymentSplit> CheckedSplits(const CapacityCommand& c) {
+  if (c.open_loop) {
+    throw UsageError("--pd-splits: with the users search only (--search users; efim-paper or "
+                     "typing); for an arrival rate run capacity once per deployment");
+  }
+  if (c.base.prefill_replicas > 0) {
+    throw UsageError("--prefill-replicas: give the deployments to compare in --pd-splits instead");
+  }
+  std::vector<DeploymentSplit> splits = ParseDeploymentSplits(c.options.pd_splits);
+  for (const DeploymentSplit& split : splits) {
+    for (const std::string& policy : c.policies) {
+      ExperimentConfig config = WithDeploymentSplit(c.base, split);
+      config.policy = policy;
+      ValidateExperiment(config);
+    }
+  }
+  return splits;
 }
 
 // Reads and checks the command (usage errors in the order the options are
@@ -167,6 +197,7 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
     base.duration_s = c.search.typing_window_s;
   }
   base.interrupt = InterruptFlag();
+  if (!c.options.pd_splits.empty()) c.splits = CheckedSplits(c);
   c.out_dir = OutputDirOption(c.options.out);
   // Checked now, created only once the search has an answer: a failed or
   // interrupted search leaves no folder behind.
@@ -195,18 +226,28 @@ void AnnounceSearch(const CapacityCommand& c) {
 // sized; throws Interrupted.
 std::vector<Plan> SearchPolicies(const CapacityCommand& c) {
   const int jobs = static_cast<int>(std::min<int64_t>(c.options.jobs, 4096));
-  std::vector<Plan> plans(c.policies.size());
+  // One search per policy, or per policy and deployment (policy-major).
+  const std::vector<DeploymentSplit> splits =
+      c.splits.empty() ? std::vector<DeploymentSplit>{DeploymentSplit{}} : c.splits;
+  const size_t count = c.policies.size() * splits.size();
+  std::vector<Plan> plans(count);
   ParallelFor(
-      static_cast<int64_t>(c.policies.size()), jobs,
+      static_cast<int64_t>(count), jobs,
       [&](int64_t i) {
-        ExperimentConfig config = c.base;
-        config.policy = c.policies[static_cast<size_t>(i)];
-        plans[static_cast<size_t>(i)].search = c.open_loop
-                                                   ? SearchRateCapacity(config, c.slos, c.search)
-                                                   : SearchCapacity(config, c.slos, c.search);
+        const std::string& policy = c.policies[static_cast<size_t>(i) / splits.size()];
+        const DeploymentSplit& split = splits[static_cast<size_t>(i) % splits.size()];
+        ExperimentConfig config = c.splits.empty() ? c.base : WithDeploymentSplit(c.base, split);
+        config.policy = policy;
+        Plan& plan = plans[static_cast<size_t>(i)];
+        plan.deployment = c.splits.empty() ? "" : split.Name();
+        plan.replicas_per_deployment = TotalReplicas(config);
+        plan.search = c.open_loop ? SearchRateCapacity(config, c.slos, c.search)
+                                  : SearchCapacity(config, c.slos, c.search);
       },
       [&](int64_t done) {
-        std::cerr << "capacity: " << done << "/" << c.policies.size() << " policies searched\n";
+        std::cerr << "capacity: " << done << "/" << count
+                  << (c.splits.empty() ? " policies searched" : " searches done (policies x deployments)")
+                  << "\n";
       });
   return plans;
 }
@@ -224,6 +265,23 @@ RateReportSetup RateSetup(const CapacityCommand& c, double wall_s) {
   return report;
 }
 
+// --pd-splits: marks, per policy, the plan with the fewest GPUs (the first
+// in --pd-splits order on a tie). Without splits there is one plan per
+// policy and nothing to mark.
+void MarkCheapest(std::vector<Plan>& plans) {
+  for (size_t i = 0; i < plans.size(); ++i) {
+    Plan& plan = plans[i];
+    if (plan.deployment.empty() || plan.gpus <= 0) continue;
+    bool cheapest = true;
+    for (size_t j = 0; j < plans.size(); ++j) {
+      const Plan& other = plans[j];
+      if (j == i || other.search.policy != plan.search.policy || other.gpus <= 0) continue;
+      if (other.gpus < plan.gpus || (other.gpus == plan.gpus && j < i)) cheapest = false;
+    }
+    plan.cheapest = cheapest;
+  }
+}
+
 // Closed loop: fills each plan that serves some users with the deployments,
 // replicas and GPUs that serve --target-users (rounded up).
 void PlanForTargetUsers(std::vector<Plan>& plans, const CapacityCommand& c) {
@@ -231,36 +289,62 @@ void PlanForTargetUsers(std::vector<Plan>& plans, const CapacityCommand& c) {
   for (Plan& plan : plans) {
     if (plan.search.max_users == 0 || plan.search.limited_by_rejections) continue;
     plan.deployments = (target + plan.search.max_users - 1) / plan.search.max_users;
-    plan.replicas = plan.deployments * TotalReplicas(c.base);
+    plan.replicas = plan.deployments * plan.replicas_per_deployment;
     plan.gpus = plan.replicas * c.gpus_per_replica;
   }
+  MarkCheapest(plans);
 }
 
 // Closed loop: writes capacity.csv (one row per plan) and probes.csv (one
 // row per probe) into the output folder, each whole or not at all.
 void WriteUsersCapacityCsvs(const std::vector<Plan>& plans, const CapacityCommand& c) {
+  const bool splits = !c.splits.empty();
+  // --pd-splits adds the deployment and whether it is its policy's cheapest.
+  const std::string split_columns = splits ? "deployment,cheapest," : "";
   std::string capacity_csv =
-      "policy,max_users,at_search_limit,saturated_from_users,replicas_per_deployment,router,"
+      "policy," + split_columns +
+      "max_users,at_search_limit,saturated_from_users,replicas_per_deployment,router,"
       "target_users,replicas_needed,gpus_per_replica,gpus_needed,prefix_cache_hit_rate,"
       "ttft_p99_ms,tpot_p99_ms,e2e_p99_ms,request_throughput_per_s,probes,slos,limited_by\n";
   std::string probes_csv =
-      "policy,users,passed,meets_slos,saturated,request_throughput_per_s,ttft_p99_ms,tpot_p99_ms,"
+      "policy," + std::string(splits ? "deployment," : "") + "users,passed,meets_slos,saturated,request_throughput_per_s,ttft_p99_ms,tpot_p99_ms,"
       "e2e_p99_ms,queueing_mean_ms,prefix_cache_hit_rate,verdict\n";
   for (const Plan& plan : plans) {
     const CapacityResult& r = plan.search;
-    capacity_csv += r.policy + "," + std::to_string(r.max_users) + "," +
+    const std::string split_cells =
+        splits ? plan.deployment + "," + (plan.cheapest ? "true," : "false,") : "";
+    capacity_csv += r.policy + "," + split_cells + std::to_string(r.max_users) + "," +
                     (r.at_search_limit ? "true" : "false") + "," +
                     std::to_string(r.saturated_from_users) + "," +
-                    std::to_string(TotalReplicas(c.base)) + "," + c.base.router + "," +
+                    std::to_string(plan.replicas_per_deployment) + "," + c.base.router + "," +
                     std::to_string(c.options.target_users) + "," +
                     std::to_string(plan.replicas) + "," + std::to_string(c.gpus_per_replica) +
                     "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, c.slo_text);
     for (const LoadProbe& p : r.probes) {
-      probes_csv += r.policy + "," + std::to_string(p.users) + "," + ProbeCsvTail(p);
+      probes_csv += r.policy + "," + (splits ? plan.deployment + "," : "") +
+                    std::to_string(p.users) + "," + ProbeCsvTail(p);
     }
   }
   WriteFileAtomically(c.out_dir + "/capacity.csv", capacity_csv);
   WriteFileAtomically(c.out_dir + "/probes.csv", probes_csv);
+}
+
+// --pd-splits: "cheapest for fim: 4P1D, 50 GPUs (10 deployments of 5
+// replicas)" per policy (* in the table), or why none serves the target.
+void PrintCheapest(const std::vector<Plan>& plans, const CapacityCommand& c) {
+  for (const std::string& policy : c.policies) {
+    const Plan* best = FindPlan(plans, policy);
+    if (best == nullptr) {
+      std::cout << "cheapest for " << policy << ": none of the deployments serves a user\n";
+      continue;
+    }
+    std::cout << "cheapest for " << policy << ": " << best->deployment << ", "
+              << (best->search.at_search_limit ? "at most " : "") << best->gpus << " GPUs ("
+              << best->deployments << " deployment" << (best->deployments == 1 ? "" : "s")
+              << " of " << best->replicas_per_deployment << " replica"
+              << (best->replicas_per_deployment == 1 ? "" : "s") << ")\n";
+  }
+  std::cout << "\n";
 }
 
 // Closed loop: prints the report (what was searched, the table, EFIM's
@@ -268,7 +352,13 @@ void WriteUsersCapacityCsvs(const std::vector<Plan>& plans, const CapacityComman
 void PrintUsersCapacity(const std::vector<Plan>& plans, const CapacityCommand& c,
                         double wall_s) {
   const ExperimentConfig& base = c.base;
-  std::cout << "capacity: most users " << DeploymentText(base) << " serves with " << c.slo_text
+  std::string deployment = DeploymentText(base);
+  if (!c.splits.empty()) {
+    deployment = "each deployment (";
+    for (size_t i = 0; i < c.splits.size(); ++i) deployment += (i ? ", " : "") + c.splits[i].Name();
+    deployment += "; routers: " + base.router + ", decode " + DecodeRouter(base) + ")";
+  }
+  std::cout << "capacity: most users " << deployment << " serves with " << c.slo_text
             << " (ms)\n"
             << "workload: " << base.workload << ", users varied; documents " << base.documents
             << "; model " << base.engine.model << " on " << base.engine.gpu << "; SLOs on rounds >= "
@@ -276,17 +366,21 @@ void PrintUsersCapacity(const std::vector<Plan>& plans, const CapacityCommand& c
             << "latency:  " << PlansLatencyModel(plans) << "\n"
             << "target:   " << c.options.target_users << " users; GPUs = replicas x "
             << c.gpus_per_replica << " (" << c.gpus_source << ")\n\n";
-  std::cout << Pad("policy", 10, false) << Pad("max users", 10) << Pad("replicas", 10)
+  const bool splits = !c.splits.empty();
+  std::cout << Pad("policy", 10, false) << (splits ? Pad("deployment", 12, false) : "")
+            << Pad("max users", 10) << Pad("replicas", 10)
             << Pad("GPUs", 7) << Pad("hit rate", 10) << Pad("p99 TTFT", 10) << Pad("p99 TPOT", 10)
             << Pad("req/s", 9) << "  next load up fails because\n";
   for (const Plan& plan : plans) {
     const CapacityResult& r = plan.search;
     std::string users = (r.at_search_limit ? ">=" : "") + std::to_string(r.max_users);
-    std::cout << Pad(r.policy, 10, false) << Pad(users, 10) << ReplicaCells(plan)
-              << AnswerCells(r.answer())
+    std::cout << Pad(r.policy, 10, false)
+              << (splits ? Pad(plan.deployment + (plan.cheapest ? " *" : ""), 12, false) : "")
+              << Pad(users, 10) << ReplicaCells(plan) << AnswerCells(r.answer())
               << "  " << (r.max_users == 0 ? "even 1 user fails: " : "") << r.limited_by << "\n";
   }
   std::cout << "\n";
+  if (splits) PrintCheapest(plans, c);
   PrintRejectionWarnings(plans);
   PrintEfimSaving(plans);
   PrintWrote(plans, c.out_dir, wall_s);

@@ -23,10 +23,13 @@ std::string PlansLatencyModel(const std::vector<Plan>& plans) {
 }
 
 const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy) {
+  const Plan* first = nullptr;
   for (const Plan& plan : plans) {
-    if (plan.search.policy == policy && plan.gpus > 0) return &plan;
+    if (plan.search.policy != policy || plan.gpus <= 0) continue;
+    if (plan.cheapest) return &plan;
+    if (first == nullptr) first = &plan;
   }
-  return nullptr;
+  return first;
 }
 
 std::string CsvQuoted(const std::string& text) {

@@ -12,6 +12,11 @@ namespace efimsim::cli {
 
 struct Plan {
   CapacityResult search;
+  // capacity --pd-splits: the deployment searched ("colocated", "1P2D");
+  // "" without it.
+  std::string deployment;
+  int64_t replicas_per_deployment = 1;  // prefill + decode, or --replicas
+  bool cheapest = false;  // --pd-splits: the fewest GPUs of its policy (first on a tie)
   int64_t deployments = 0;  // deployments of `replicas` replicas for the target; 0: none can
   int64_t replicas = 0;
   int64_t gpus = 0;
@@ -23,7 +28,8 @@ std::string CsvQuoted(const std::string& text);
 // The latency model the plans' probes ran with (every probe builds the
 // same one; the first describes it), for the report's header.
 std::string PlansLatencyModel(const std::vector<Plan>& plans);
-// The plan of `policy` when it has a GPU count, else null.
+// The plan of `policy` when it has a GPU count, else null (the first such,
+// or with --pd-splits the cheapest).
 const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy);
 // Hit rate, p99 TTFT, p99 TPOT and req/s of the answer, as table cells.
 std::string AnswerCells(const LoadProbe* answer);
