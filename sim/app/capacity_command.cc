@@ -44,7 +44,9 @@ const CommandParamTable<CapacityOptions>& CapacityParams() {
   static const CommandParamTable<C> table = {
       {{"slo", "",
         "METRIC=LIMIT_MS, repeatable; every one must hold. Metrics: {ttft,tpot,e2e,queueing}_"
-        "{mean,p50,p90,p99,max}_ms. Default: ttft_p99_ms=500 and tpot_p99_ms=50"},
+        "{mean,p50,p90,p99,max}_ms (the engine's times), and client_{ttft,tpot,e2e}_... (what a "
+        "benchmark client sees: engine + frontend; needs --frontend default or its figures). "
+        "Default: ttft_p99_ms=500 and tpot_p99_ms=50"},
        &C::slo},
       {{"policies", "", "comma-separated policies to size"}, &C::policies},
       {{"target-users", "users", "the load to serve, e.g. developers typing at once", 1},
@@ -198,6 +200,12 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   }
   base.interrupt = InterruptFlag();
   if (!c.options.pd_splits.empty()) c.splits = CheckedSplits(c);
+  for (const Slo& slo : c.slos) {
+    if (IsClientSloMetric(slo.metric) && !ParseFrontend(base.frontend, base.engine.name).enabled()) {
+      throw UsageError("--slo " + slo.metric + ": client-side times need a frontend: add "
+                       "--frontend default (the engine's fitted API-server times) or its figures");
+    }
+  }
   c.out_dir = OutputDirOption(c.options.out);
   // Checked now, created only once the search has an answer: a failed or
   // interrupted search leaves no folder behind.
@@ -299,16 +307,19 @@ void PlanForTargetUsers(std::vector<Plan>& plans, const CapacityCommand& c) {
 // row per probe) into the output folder, each whole or not at all.
 void WriteUsersCapacityCsvs(const std::vector<Plan>& plans, const CapacityCommand& c) {
   const bool splits = !c.splits.empty();
+  const bool client = HasClientTimes(c.base);
+  const std::string client_columns = client ? kClientCsvColumns : "";
   // --pd-splits adds the deployment and whether it is its policy's cheapest.
   const std::string split_columns = splits ? "deployment,cheapest," : "";
   std::string capacity_csv =
       "policy," + split_columns +
       "max_users,at_search_limit,saturated_from_users,replicas_per_deployment,router,"
       "target_users,replicas_needed,gpus_per_replica,gpus_needed,prefix_cache_hit_rate,"
-      "ttft_p99_ms,tpot_p99_ms,e2e_p99_ms,request_throughput_per_s,probes,slos,limited_by\n";
+      "ttft_p99_ms,tpot_p99_ms,e2e_p99_ms,request_throughput_per_s,probes,slos,limited_by" +
+      client_columns + "\n";
   std::string probes_csv =
       "policy," + std::string(splits ? "deployment," : "") + "users,passed,meets_slos,saturated,request_throughput_per_s,ttft_p99_ms,tpot_p99_ms,"
-      "e2e_p99_ms,queueing_mean_ms,prefix_cache_hit_rate,verdict\n";
+      "e2e_p99_ms,queueing_mean_ms,prefix_cache_hit_rate,verdict" + client_columns + "\n";
   for (const Plan& plan : plans) {
     const CapacityResult& r = plan.search;
     const std::string split_cells =
@@ -319,10 +330,10 @@ void WriteUsersCapacityCsvs(const std::vector<Plan>& plans, const CapacityComman
                     std::to_string(plan.replicas_per_deployment) + "," + c.base.router + "," +
                     std::to_string(c.options.target_users) + "," +
                     std::to_string(plan.replicas) + "," + std::to_string(c.gpus_per_replica) +
-                    "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, c.slo_text);
+                    "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, c.slo_text, client);
     for (const LoadProbe& p : r.probes) {
       probes_csv += r.policy + "," + (splits ? plan.deployment + "," : "") +
-                    std::to_string(p.users) + "," + ProbeCsvTail(p);
+                    std::to_string(p.users) + "," + ProbeCsvTail(p, client);
     }
   }
   WriteFileAtomically(c.out_dir + "/capacity.csv", capacity_csv);
@@ -364,6 +375,7 @@ void PrintUsersCapacity(const std::vector<Plan>& plans, const CapacityCommand& c
             << "; model " << base.engine.model << " on " << base.engine.gpu << "; SLOs on rounds >= "
             << c.search.warmup_rounds << "\n"
             << "latency:  " << PlansLatencyModel(plans) << "\n"
+            << ClientTimesLine(base)
             << "target:   " << c.options.target_users << " users; GPUs = replicas x "
             << c.gpus_per_replica << " (" << c.gpus_source << ")\n\n";
   const bool splits = !c.splits.empty();

@@ -39,11 +39,38 @@ std::string CsvQuoted(const std::string& text) {
 }
 
 std::string AnswerCells(const LoadProbe* answer) {
-  return Pad(answer ? Percent(answer->summary.prefix_cache_hit_rate) : "-", 10) +
-         Pad(answer ? FormatFixed(answer->summary.ttft_ms.p99, 1) : "-", 10) +
-         Pad(answer ? FormatFixed(answer->summary.tpot_ms.p99, 2) : "-", 10) +
-         Pad(answer ? FormatFixed(answer->summary.request_throughput_per_s, 2) : "-", 9);
+  if (answer == nullptr) return Pad("-", 10) + Pad("-", 10) + Pad("-", 10) + Pad("-", 9);
+  const RunSummary& s = answer->summary;
+  const Distribution& ttft = s.client_ttft_ms ? *s.client_ttft_ms : s.ttft_ms;
+  const Distribution& tpot = s.client_tpot_ms ? *s.client_tpot_ms : s.tpot_ms;
+  return Pad(Percent(s.prefix_cache_hit_rate), 10) + Pad(FormatFixed(ttft.p99, 1), 10) +
+         Pad(FormatFixed(tpot.p99, 2), 10) + Pad(FormatFixed(s.request_throughput_per_s, 2), 9);
 }
+
+bool HasClientTimes(const ExperimentConfig& base) {
+  return ParseFrontend(base.frontend, base.engine.name).enabled();
+}
+
+std::string ClientTimesLine(const ExperimentConfig& base) {
+  if (!HasClientTimes(base)) return "";
+  return "times:    client-side, as a benchmark client sees them (engine + frontend: " +
+         ParseFrontend(base.frontend, base.engine.name).Describe() +
+         "); capacity.csv adds client_*_p99_ms beside the engine's\n";
+}
+
+namespace {
+
+// The client-side p99s of `s` as CSV cells (",a,b,c"), empty cells if absent.
+std::string ClientCsvCells(const RunSummary& s) {
+  std::string out;
+  for (const std::optional<Distribution>* d : {&s.client_ttft_ms, &s.client_tpot_ms, &s.client_e2e_ms}) {
+    out += ',';
+    if (d->has_value()) out += CsvFixed((*d)->p99);
+  }
+  return out;
+}
+
+}  // namespace
 
 void PrintWrote(const std::vector<Plan>& plans, const std::string& out_dir, double wall_s) {
   int64_t probes = 0;
@@ -102,23 +129,24 @@ std::string ReplicaCells(const Plan& plan) {
 
 std::string CsvFixed(double value) { return FormatFixed(value, 6); }
 
-std::string AnswerCsvTail(const CapacityResult& r, const std::string& slo_text) {
+std::string AnswerCsvTail(const CapacityResult& r, const std::string& slo_text, bool client) {
   const LoadProbe* answer = r.answer();
   const RunSummary empty;
   const RunSummary& s = answer != nullptr ? answer->summary : empty;
   return CsvFixed(s.prefix_cache_hit_rate) + "," + CsvFixed(s.ttft_ms.p99) + "," +
          CsvFixed(s.tpot_ms.p99) + "," + CsvFixed(s.e2e_ms.p99) + "," +
          CsvFixed(s.request_throughput_per_s) + "," + std::to_string(r.probes.size()) + "," +
-         CsvQuoted(slo_text) + "," + CsvQuoted(r.limited_by) + "\n";
+         CsvQuoted(slo_text) + "," + CsvQuoted(r.limited_by) + (client ? ClientCsvCells(s) : "") +
+         "\n";
 }
 
-std::string ProbeCsvTail(const LoadProbe& p) {
+std::string ProbeCsvTail(const LoadProbe& p, bool client) {
   return std::string(p.meets_slos && !p.saturated ? "true" : "false") + "," +
          (p.meets_slos ? "true" : "false") + "," + (p.saturated ? "true" : "false") + "," +
          CsvFixed(p.summary.request_throughput_per_s) + "," + CsvFixed(p.summary.ttft_ms.p99) +
          "," + CsvFixed(p.summary.tpot_ms.p99) + "," + CsvFixed(p.summary.e2e_ms.p99) + "," +
          CsvFixed(p.summary.queueing_ms.mean) + "," + CsvFixed(p.summary.prefix_cache_hit_rate) +
-         "," + CsvQuoted(p.verdict) + "\n";
+         "," + CsvQuoted(p.verdict) + (client ? ClientCsvCells(p.summary) : "") + "\n";
 }
 
 namespace {
@@ -140,15 +168,18 @@ void PlanForTargetRate(std::vector<Plan>& plans, const ExperimentConfig& base,
 // row per probe) into setup.out_dir, each whole or not at all.
 void WriteRateCapacityCsvs(const std::vector<Plan>& plans, const ExperimentConfig& base,
                            const RateReportSetup& setup) {
+  const bool client = HasClientTimes(base);
+  const std::string client_columns = client ? kClientCsvColumns : "";
   std::string capacity_csv =
       "policy,search,rate_unit,max_rate_per_s,max_rate_scale,recorded_rate_per_s,rate_step,"
       "at_search_limit,saturated_from_rate_per_s,replicas_per_deployment,router,"
       "target_rate_per_s,replicas_needed,gpus_per_replica,gpus_needed,prefix_cache_hit_rate,"
-      "ttft_p99_ms,tpot_p99_ms,e2e_p99_ms,request_throughput_per_s,probes,slos,limited_by\n";
+      "ttft_p99_ms,tpot_p99_ms,e2e_p99_ms,request_throughput_per_s,probes,slos,limited_by" +
+      client_columns + "\n";
   std::string probes_csv =
       "policy,search,rate_unit,rate_per_s,rate_scale,passed,meets_slos,saturated,"
       "request_throughput_per_s,ttft_p99_ms,tpot_p99_ms,e2e_p99_ms,queueing_mean_ms,"
-      "prefix_cache_hit_rate,verdict\n";
+      "prefix_cache_hit_rate,verdict" + client_columns + "\n";
   for (const Plan& plan : plans) {
     const CapacityResult& r = plan.search;
     capacity_csv += r.policy + ",rate," + CsvQuoted(r.rate_unit) + "," +
@@ -158,10 +189,10 @@ void WriteRateCapacityCsvs(const std::vector<Plan>& plans, const ExperimentConfi
                     CsvFixed(r.saturated_from_rate_per_s) + "," +
                     std::to_string(TotalReplicas(base)) + "," + base.router + "," + CsvFixed(setup.target_rate) + "," +
                     std::to_string(plan.replicas) + "," + std::to_string(setup.gpus_per_replica) +
-                    "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, setup.slo_text);
+                    "," + std::to_string(plan.gpus) + "," + AnswerCsvTail(r, setup.slo_text, client);
     for (const LoadProbe& p : r.probes) {
       probes_csv += r.policy + ",rate," + CsvQuoted(r.rate_unit) + "," + CsvFixed(p.rate_per_s) +
-                    "," + CsvFixed(p.rate_scale) + "," + ProbeCsvTail(p);
+                    "," + CsvFixed(p.rate_scale) + "," + ProbeCsvTail(p, client);
     }
   }
   WriteFileAtomically(setup.out_dir + "/capacity.csv", capacity_csv);
@@ -196,6 +227,7 @@ void PrintRateReportHeader(const std::vector<Plan>& plans, const ExperimentConfi
             << "; SLOs on requests after the first " << FormatFixed(100 * setup.warmup_fraction, 0)
             << "% by arrival\n"
             << "latency:  " << PlansLatencyModel(plans) << "\n"
+            << ClientTimesLine(base)
             << "target:   " << FormatFixed(setup.target_rate, 3) << " " << unit
             << "; GPUs = replicas x " << setup.gpus_per_replica << " (" << setup.gpus_source
             << ")\n\n";

@@ -31,7 +31,8 @@ std::string PlansLatencyModel(const std::vector<Plan>& plans);
 // The plan of `policy` when it has a GPU count, else null (the first such,
 // or with --pd-splits the cheapest).
 const Plan* FindPlan(const std::vector<Plan>& plans, const std::string& policy);
-// Hit rate, p99 TTFT, p99 TPOT and req/s of the answer, as table cells.
+// Hit rate, p99 TTFT, p99 TPOT and req/s of the answer, as table cells;
+// TTFT and TPOT client-side when the run had a frontend.
 std::string AnswerCells(const LoadProbe* answer);
 // "one replica" or "N replicas behind ROUTER".
 std::string DeploymentText(const ExperimentConfig& base);
@@ -40,13 +41,21 @@ std::string DeploymentText(const ExperimentConfig& base);
 std::string ReplicaCells(const Plan& plan);
 // A number in capacity.csv and probes.csv: 6 decimals.
 std::string CsvFixed(double value);
+// With a frontend (--frontend not none), capacity.csv and probes.csv end
+// with these columns, the client-side p99s (kClientCsvColumns' order).
+inline constexpr const char* kClientCsvColumns = ",client_ttft_p99_ms,client_tpot_p99_ms,client_e2e_p99_ms";
+// Whether the runs of `base` have client-side times (a frontend).
+bool HasClientTimes(const ExperimentConfig& base);
+// "times:    client-side ..." for the report's header when `base` has a
+// frontend, else "".
+std::string ClientTimesLine(const ExperimentConfig& base);
 // capacity.csv's last columns, shared by both searches, from
 // prefix_cache_hit_rate to limited_by (the answer's, or zeros without
-// one), with the newline.
-std::string AnswerCsvTail(const CapacityResult& r, const std::string& slo_text);
+// one), then the client columns when `client`, with the newline.
+std::string AnswerCsvTail(const CapacityResult& r, const std::string& slo_text, bool client);
 // probes.csv's last columns, shared by both searches, from passed to
-// verdict, with the newline.
-std::string ProbeCsvTail(const LoadProbe& p);
+// verdict, then the client columns when `client`, with the newline.
+std::string ProbeCsvTail(const LoadProbe& p, bool client);
 // "wrote DIR/capacity.csv and DIR/probes.csv (N runs, S s)".
 void PrintWrote(const std::vector<Plan>& plans, const std::string& out_dir, double wall_s);
 // "EFIM vs fim: 15 GPUs instead of 19: 4 fewer (21.1%)", and vs baseline.

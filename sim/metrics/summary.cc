@@ -113,8 +113,10 @@ RunSummary RunSummaryBuilder::Build(const EngineCounters& counters) {
   return s;
 }
 
-RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCounters& counters) {
+RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCounters& counters,
+                        const FrontendCosts& frontend) {
   RunSummaryBuilder builder;
+  builder.SetFrontend(frontend);
   for (const RequestRecord& r : records) builder.Add(r);
   return builder.Build(counters);
 }

@@ -118,7 +118,9 @@ class RunSummaryBuilder {
   TimePoint last_finish_ = kTimeZero;
 };
 
-// RunSummaryBuilder over `records`.
-RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCounters& counters);
+// RunSummaryBuilder over `records`, with client-side latencies under
+// `frontend` when it is enabled.
+RunSummary SummarizeRun(std::span<const RequestRecord> records, const EngineCounters& counters,
+                        const FrontendCosts& frontend = FrontendCosts{});
 
 }  // namespace efimsim

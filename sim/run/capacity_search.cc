@@ -20,18 +20,29 @@
 namespace efimsim {
 namespace {
 
+// The distribution an SLO metric's name (before "_STAT_ms") refers to; null
+// for a client-side one the summary lacks (no frontend). Precondition:
+// `name` is one of SloMetricNames()' metrics.
 const Distribution* DistributionNamed(const RunSummary& s, const std::string& name) {
+  auto client = [](const std::optional<Distribution>& d) { return d ? &*d : nullptr; };
   if (name == "ttft") return &s.ttft_ms;
   if (name == "tpot") return &s.tpot_ms;
   if (name == "e2e") return &s.e2e_ms;
   if (name == "queueing") return &s.queueing_ms;
-  return nullptr;
+  if (name == "client_ttft") return client(s.client_ttft_ms);
+  if (name == "client_tpot") return client(s.client_tpot_ms);
+  return client(s.client_e2e_ms);
 }
 
 std::string JoinedMetricNames() {
   std::string out;
   for (const std::string& name : SloMetricNames()) out += (out.empty() ? "" : ", ") + name;
   return out;
+}
+
+[[noreturn]] void ThrowUnknownMetric(const std::string& metric) {
+  throw UsageError("--slo: unknown metric '" + metric + "' (choose one of: " +
+                   JoinedMetricNames() + ")");
 }
 
 std::string Format(double value) {
@@ -61,7 +72,8 @@ std::pair<double, double> QueueingThirds(std::vector<RequestRecord> records) {
 
 std::vector<std::string> SloMetricNames() {
   std::vector<std::string> names;
-  for (const char* metric : {"ttft", "tpot", "e2e", "queueing"}) {
+  for (const char* metric :
+       {"ttft", "tpot", "e2e", "queueing", "client_ttft", "client_tpot", "client_e2e"}) {
     for (const char* stat : {"mean", "p50", "p90", "p99", "max"}) {
       names.push_back(std::string(metric) + "_" + stat + "_ms");
     }
@@ -69,22 +81,29 @@ std::vector<std::string> SloMetricNames() {
   return names;
 }
 
+bool IsSloMetric(const std::string& metric) {
+  const std::vector<std::string> names = SloMetricNames();
+  return std::find(names.begin(), names.end(), metric) != names.end();
+}
+
+bool IsClientSloMetric(const std::string& metric) { return metric.rfind("client_", 0) == 0; }
+
 double SloMetricValue(const RunSummary& summary, const std::string& metric) {
-  const size_t first = metric.find('_');
-  const size_t second = first == std::string::npos ? first : metric.find('_', first + 1);
-  if (second != std::string::npos && metric.substr(second) == "_ms") {
-    const Distribution* d = DistributionNamed(summary, metric.substr(0, first));
-    const std::string stat = metric.substr(first + 1, second - first - 1);
-    if (d != nullptr) {
-      if (stat == "mean") return d->mean;
-      if (stat == "p50") return d->p50;
-      if (stat == "p90") return d->p90;
-      if (stat == "p99") return d->p99;
-      if (stat == "max") return d->max;
-    }
+  if (!IsSloMetric(metric)) ThrowUnknownMetric(metric);
+  // NAME_STAT_ms: the statistic is the part before "_ms" after the last '_'.
+  const std::string head = metric.substr(0, metric.size() - 3);
+  const size_t cut = head.rfind('_');
+  const std::string stat = head.substr(cut + 1);
+  const Distribution* d = DistributionNamed(summary, head.substr(0, cut));
+  if (d == nullptr) {
+    throw UsageError("--slo: " + metric + ": client-side times need a frontend (--frontend "
+                     "default, or its figures); with --frontend none a run has engine times only");
   }
-  throw UsageError("--slo: unknown metric '" + metric + "' (choose one of: " +
-                   JoinedMetricNames() + ")");
+  if (stat == "mean") return d->mean;
+  if (stat == "p50") return d->p50;
+  if (stat == "p90") return d->p90;
+  if (stat == "p99") return d->p99;
+  return d->max;
 }
 
 Slo ParseSlo(const std::string& text) {
@@ -95,7 +114,7 @@ Slo ParseSlo(const std::string& text) {
   Slo slo;
   slo.metric = text.substr(0, equals);
   std::replace(slo.metric.begin(), slo.metric.end(), '-', '_');
-  SloMetricValue(RunSummary{}, slo.metric);  // validates the name
+  if (!IsSloMetric(slo.metric)) ThrowUnknownMetric(slo.metric);
   const std::string limit = text.substr(equals + 1);
   char* end = nullptr;
   slo.limit_ms = std::strtod(limit.c_str(), &end);
@@ -144,7 +163,8 @@ LoadProbe RunProbe(const ExperimentConfig& base, const std::vector<Slo>& slos,
   ExperimentResult run = RunExperiment(config);
   std::vector<RequestRecord> measured = axis.measured(run.records);
   if (measured.empty()) measured = run.records;
-  run.summary = SummarizeRun(measured, run.summary.engine);
+  run.summary = SummarizeRun(measured, run.summary.engine,
+                             ParseFrontend(config.frontend, config.engine.name));
   const std::string at = " at " + axis.label(steps);
   p.summary = run.summary;
   p.latency_model = SettingText(run.info, "latency_model", "description", 0);

@@ -41,17 +41,23 @@
 namespace efimsim {
 
 // One SLO: a summary latency metric and its limit, e.g. ttft_p99_ms <= 500.
+// client_{ttft,tpot,e2e}_* judge the times a benchmark client sees (engine
+// + frontend, sim/metrics/frontend.h): only with a frontend (--frontend).
 struct Slo {
-  std::string metric;  // {ttft,tpot,e2e,queueing}_{mean,p50,p90,p99,max}_ms
+  std::string metric;  // {ttft,tpot,e2e,queueing,client_ttft,client_tpot,client_e2e}_{mean,p50,p90,p99,max}_ms
   double limit_ms = 0;
 };
 
 // Parses "ttft_p99_ms=500" (dashes or underscores); throws
 // UsageError("--slo: ...") naming the valid metrics.
 Slo ParseSlo(const std::string& text);
-// The metric's value in a summary; throws UsageError for an unknown name.
+// The metric's value in a summary; throws UsageError for an unknown name,
+// or a client-side metric of a summary without a frontend.
 double SloMetricValue(const RunSummary& summary, const std::string& metric);
 std::vector<std::string> SloMetricNames();
+bool IsSloMetric(const std::string& metric);
+// client_ttft_*, client_tpot_*, client_e2e_*.
+bool IsClientSloMetric(const std::string& metric);
 
 struct CapacitySearchConfig {
   int64_t max_users = 1024;          // search bound (users)

@@ -44,6 +44,46 @@ TEST(Slo, ParsesMetricAndLimit) {
   }
 }
 
+TEST(Slo, ClientMetricsNeedAFrontend) {
+  EXPECT_EQ(ParseSlo("client-ttft-p99-ms=300").metric, "client_ttft_p99_ms");
+  EXPECT_EQ(ParseSlo("client_e2e_mean_ms=900").metric, "client_e2e_mean_ms");
+  EXPECT_THROW(ParseSlo("client_queueing_p99_ms=5"), UsageError);  // no client queueing
+  RunSummary engine_only;
+  engine_only.ttft_ms.p99 = 7;
+  try {
+    SloMetricValue(engine_only, "client_ttft_p99_ms");
+    FAIL() << "a client metric without a frontend";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--frontend"), std::string::npos) << e.what();
+  }
+  RunSummary with_client = engine_only;
+  with_client.client_ttft_ms = Distribution{};
+  with_client.client_ttft_ms->p99 = 11;
+  with_client.client_ttft_ms->max = 12;
+  EXPECT_EQ(SloMetricValue(with_client, "client_ttft_p99_ms"), 11);
+  EXPECT_EQ(SloMetricValue(with_client, "client_ttft_max_ms"), 12);
+  EXPECT_EQ(SloMetricValue(with_client, "ttft_p99_ms"), 7);
+}
+
+// A client-side SLO judges engine TTFT plus the frontend: with the engine's
+// default frontend (several ms a request) it admits no more users than the
+// same limit on the engine's TTFT, and the probes carry both figures.
+TEST(CapacitySearch, ClientSideSloJudgesTheFrontendToo) {
+  CapacitySearchConfig search;
+  search.max_users = 64;
+  ExperimentConfig config = Paper("fim");
+  config.frontend = "default";
+  const CapacityResult engine = SearchCapacity(config, {ParseSlo("ttft_p99_ms=150")}, search);
+  const CapacityResult client = SearchCapacity(config, {ParseSlo("client_ttft_p99_ms=150")}, search);
+  ASSERT_GT(client.max_users, 0);
+  EXPECT_LE(client.max_users, engine.max_users);
+  ASSERT_NE(client.answer(), nullptr);
+  const RunSummary& s = client.answer()->summary;
+  ASSERT_TRUE(s.client_ttft_ms.has_value());
+  EXPECT_GT(s.client_ttft_ms->p99, s.ttft_ms.p99 + 4.0);  // vLLM's fitted 4.2 ms a request at least
+  EXPECT_LE(s.client_ttft_ms->p99, 150);
+}
+
 TEST(CapacitySearch, TighterSloGivesFewerUsersAndTheAnswerIsTheBoundary) {
   CapacitySearchConfig search;
   search.max_users = 64;
