@@ -15,6 +15,7 @@
 #include "sim/core/event_queue.h"
 #include "sim/core/random.h"
 #include "sim/run/experiment.h"
+#include "sim/run/run_params.h"
 #include "sim/engine/vllm/vllm_v1_scheduler.h"
 
 namespace efimsim {
@@ -178,6 +179,44 @@ BENCHMARK(BM_PaperWorkloadEfim)->Arg(16)->Arg(256)->Arg(2000)->Unit(benchmark::k
 // The same under --engine sglang (target: within 2x of the vLLM engine).
 void BM_PaperWorkloadEfimSglang(benchmark::State& state) { PaperWorkloadEfim(state, "auto", "sglang"); }
 BENCHMARK(BM_PaperWorkloadEfimSglang)->Arg(2000)->Unit(benchmark::kMillisecond);
+
+// Whole runs of the other workloads, per engine: wall microseconds per
+// simulated request, what every capacity probe and sweep point pays.
+// Options as on the command line (their run rows). vllm-bench: 20,000
+// random prompts (1024 in, 128 out) at 20 requests/s; trace: the Azure code
+// trace shipped in traces/data (lengths only); inference-perf: its default
+// shared-prefix stages. All under --policy fim.
+void WorkloadRun(benchmark::State& state, const std::vector<std::pair<const char*, std::string>>& options) {
+  ExperimentConfig config;
+  config.policy = "fim";  // request-level records: fim and efim coincide
+  for (const auto& [name, value] : options) {
+    const RunParam* param = FindRunParam(name);
+    if (param == nullptr) {
+      state.SkipWithError((std::string("no option --") + name).c_str());
+      return;
+    }
+    param->set(value, config);
+  }
+  int64_t requests = 0;
+  for (auto _ : state) requests += RunExperiment(config).summary.requests_completed;
+  state.counters["wall_us_per_request"] = benchmark::Counter(
+      static_cast<double>(requests), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+const std::string kAzureTrace = std::string(EFIMSIM_SOURCE_DIR) + "/traces/data/azure-llm-code-2023.csv";
+BENCHMARK_CAPTURE(WorkloadRun, vllm_bench_vllm, {{"workload", "vllm-bench"}, {"num-prompts", "20000"},
+                  {"request-rate", "20"}})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(WorkloadRun, vllm_bench_sglang, {{"workload", "vllm-bench"}, {"num-prompts", "20000"},
+                  {"request-rate", "20"}, {"engine", "sglang"}})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(WorkloadRun, azure_trace_vllm, {{"workload", "trace"}, {"trace", kAzureTrace}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(WorkloadRun, azure_trace_sglang,
+                  {{"workload", "trace"}, {"trace", kAzureTrace}, {"engine", "sglang"}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(WorkloadRun, inference_perf_vllm, {{"workload", "inference-perf"}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(WorkloadRun, inference_perf_sglang,
+                  {{"workload", "inference-perf"}, {"engine", "sglang"}})
+    ->Unit(benchmark::kMillisecond);
 
 // SGLang's radix cache on paper-workload-shaped prompts: 16 users, a
 // 3,072-token prompt each growing by 256 tokens a round for 5 rounds (EFIM:
