@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "models/formats/profile_table.h"
@@ -14,6 +16,24 @@
 namespace efimsim {
 namespace {
 
+// The roofline fit of a table's points, made on first use: a run looks
+// beyond the grid of few tables, and a fit solves a least-squares problem
+// per split of its points (about 2 ms of start-up over every table). The
+// same fit whenever it is made. Not thread-safe, like the latency model that
+// holds it: a model belongs to one run.
+class LazyRooflineFit {
+ public:
+  explicit LazyRooflineFit(std::function<RooflineFit()> make) : make_(std::move(make)) {}
+  const RooflineFit& Get() const {
+    if (!fit_) fit_ = make_();
+    return *fit_;
+  }
+
+ private:
+  std::function<RooflineFit()> make_;
+  mutable std::optional<RooflineFit> fit_;
+};
+
 // A measured table with the roofline fit of its own points. `work(x, y)`
 // gives the operator's FLOPs and bytes at the profile's (full, TP=1) shapes.
 // (A template, so that the table's fit calls the work formula directly: it
@@ -23,9 +43,10 @@ struct FittedTable {
   template <class Work>
   FittedTable(const std::vector<ProfileTable::Point>& points, double x_offset, double y_offset,
               Work work, const RooflineFit& initial, Interpolation interpolation)
-      : fit(Fit(points, work, initial)),
+      : lazy_fit(std::make_shared<const LazyRooflineFit>(
+            [points, work, initial] { return Fit(points, work, initial); })),
         table(points, x_offset, y_offset,
-              [fitted = fit, work](double x, double y) { return fitted.Seconds(work(x, y)); },
+              [fit = lazy_fit, work](double x, double y) { return fit->Get().Seconds(work(x, y)); },
               interpolation) {}
 
   template <class Work>
@@ -36,7 +57,9 @@ struct FittedTable {
     return FitRoofline(samples, initial);
   }
 
-  RooflineFit fit;
+  const RooflineFit& fit() const { return lazy_fit->Get(); }
+
+  std::shared_ptr<const LazyRooflineFit> lazy_fit;  // shared with the table's extrapolation
   ProfileTable table;
 };
 
@@ -249,8 +272,8 @@ class ProfileOperatorTimer : public OperatorTimer {
                                const OperatorWork& full, const OperatorWork& shard) {
     OperatorTime time{lookup.seconds, lookup.extrapolated, kProfile};
     if (full.flops != shard.flops || full.bytes != shard.bytes) {
-      const double from = table.fit.Seconds(full);
-      const double to = table.fit.Seconds(shard);
+      const double from = table.fit().Seconds(full);
+      const double to = table.fit().Seconds(shard);
       if (from > 0 && to > 0) time.seconds *= to / from;
       time.extrapolated = true;
     }
