@@ -187,6 +187,10 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   c.gpus_source = c.options.gpus_per_replica > 0
                       ? std::string("--gpus-per-replica")
                       : "TP " + std::to_string(base.latency.tensor_parallel);
+  if (c.options.gpus_per_replica == 0 && base.decode_tp > 0 &&
+      base.decode_tp != base.latency.tensor_parallel) {
+    c.gpus_source += "; decode replicas x their --decode-tp " + std::to_string(base.decode_tp);
+  }
   if (!base.timeline_path.empty()) throw UsageError("--timeline: not available in capacity");
   // Synthetic documents by default where the workload reads --documents: a
   // search runs the workload dozens of times.
@@ -249,6 +253,9 @@ std::vector<Plan> SearchPolicies(const CapacityCommand& c) {
         Plan& plan = plans[static_cast<size_t>(i)];
         plan.deployment = c.splits.empty() ? "" : split.Name();
         plan.replicas_per_deployment = TotalReplicas(config);
+        plan.gpus_per_deployment = c.options.gpus_per_replica > 0
+                                       ? plan.replicas_per_deployment * c.options.gpus_per_replica
+                                       : DeploymentGpus(config);
         plan.search = c.open_loop ? SearchRateCapacity(config, c.slos, c.search)
                                   : SearchCapacity(config, c.slos, c.search);
       },
@@ -266,6 +273,7 @@ RateReportSetup RateSetup(const CapacityCommand& c, double wall_s) {
   report.slo_text = c.slo_text;
   report.target_rate = c.options.target_rate;
   report.gpus_per_replica = c.gpus_per_replica;
+  report.gpus_per_replica_option = c.options.gpus_per_replica;
   report.gpus_source = c.gpus_source;
   report.warmup_fraction = c.search.warmup_fraction;
   report.out_dir = c.out_dir;
@@ -298,7 +306,7 @@ void PlanForTargetUsers(std::vector<Plan>& plans, const CapacityCommand& c) {
     if (plan.search.max_users == 0 || plan.search.limited_by_rejections) continue;
     plan.deployments = (target + plan.search.max_users - 1) / plan.search.max_users;
     plan.replicas = plan.deployments * plan.replicas_per_deployment;
-    plan.gpus = plan.replicas * c.gpus_per_replica;
+    plan.gpus = plan.deployments * plan.gpus_per_deployment;
   }
   MarkCheapest(plans);
 }

@@ -160,7 +160,9 @@ void PlanForTargetRate(std::vector<Plan>& plans, const ExperimentConfig& base,
     plan.deployments =
         static_cast<int64_t>(std::ceil(setup.target_rate / plan.search.max_rate_per_s));
     plan.replicas = plan.deployments * TotalReplicas(base);
-    plan.gpus = plan.replicas * setup.gpus_per_replica;
+    plan.gpus = plan.deployments * (setup.gpus_per_replica_option > 0
+                                        ? TotalReplicas(base) * setup.gpus_per_replica_option
+                                        : DeploymentGpus(base));
   }
 }
 

@@ -16,6 +16,8 @@ struct Plan {
   // "" without it.
   std::string deployment;
   int64_t replicas_per_deployment = 1;  // prefill + decode, or --replicas
+  // replicas x --gpus-per-replica, else DeploymentGpus (each pool's TP)
+  int64_t gpus_per_deployment = 0;
   bool cheapest = false;  // --pd-splits: the fewest GPUs of its policy (first on a tie)
   int64_t deployments = 0;  // deployments of `replicas` replicas for the target; 0: none can
   int64_t replicas = 0;
@@ -69,6 +71,7 @@ struct RateReportSetup {
   std::string slo_text;       // "ttft_p99_ms <= 500.0, ..."
   double target_rate = 0;     // in the search's rate unit
   int64_t gpus_per_replica = 1;
+  int64_t gpus_per_replica_option = 0;  // --gpus-per-replica as given (0: each pool's TP)
   std::string gpus_source;  // "TP 2" or "--gpus-per-replica"
   double warmup_fraction = 0;
   std::string out_dir;

@@ -104,8 +104,12 @@ std::string RenderRunHeader(const ExperimentResult& result) {
   const std::string prefill_pool = SettingText(info, "disaggregation", "prefill_replicas");
   if (!prefill_pool.empty()) {
     auto setting = [&](const std::string& key) { return SettingText(info, "disaggregation", key); };
+    const std::string decode_gpu = setting("decode_gpu");
+    const std::string decode_pool =
+        decode_gpu.empty() ? "" : " on " + decode_gpu + " at TP " + setting("decode_tp");
     out += "disaggregated: " + prefill_pool + " prefill + " + setting("decode_replicas") +
-           " decode replicas (routers " + setting("router") + ", " + setting("decode_router") +
+           " decode replicas" + decode_pool + " (routers " + setting("router") + ", " +
+           setting("decode_router") +
            "), KV pulled at " + setting("kv_link_gbps_per_replica") + " GB/s per decode replica + " +
            setting("kv_link_latency_us") +
            " us per pull; vLLM P/D connector semantics (docs/disaggregation.md)\n";

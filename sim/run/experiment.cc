@@ -157,13 +157,22 @@ void CheckSettings(const ExperimentConfig& config) {
       throw UsageError("--prefill-replicas: disaggregated serving is modelled for --engine "
                        "vllm_v1 only (SGLang's PD mode is not yet)");
     }
+    if (!config.decode_gpu.empty()) {
+      try {
+        LoadGpuSpec(config.decode_gpu);
+      } catch (const UsageError& e) {
+        throw UsageError(std::string("--decode-gpu: ") + e.what());
+      }
+    }
   } else {
     const ExperimentConfig defaults;
     if (config.decode_replicas != defaults.decode_replicas ||
         config.kv_link_gbps != defaults.kv_link_gbps || !config.decode_router.empty() ||
-        config.kv_link_latency_us != defaults.kv_link_latency_us) {
-      throw UsageError("--decode-replicas, --decode-router, --kv-link-gbps, --kv-link-latency-us: "
-                       "only with --prefill-replicas > 0 (disaggregated serving)");
+        config.kv_link_latency_us != defaults.kv_link_latency_us || !config.decode_gpu.empty() ||
+        config.decode_tp != defaults.decode_tp) {
+      throw UsageError("--decode-replicas, --decode-router, --decode-gpu, --decode-tp, "
+                       "--kv-link-gbps, --kv-link-latency-us: only with --prefill-replicas > 0 "
+                       "(disaggregated serving)");
     }
   }
   ParseFrontend(config.frontend, config.engine.name);
@@ -294,6 +303,25 @@ int64_t TotalReplicas(const ExperimentConfig& c) {
   return c.prefill_replicas > 0 ? c.prefill_replicas + c.decode_replicas : c.replicas;
 }
 
+bool DecodePoolDiffers(const ExperimentConfig& c) {
+  return c.prefill_replicas > 0 &&
+         ((!c.decode_gpu.empty() && c.decode_gpu != c.engine.gpu) ||
+          (c.decode_tp > 0 && c.decode_tp != c.latency.tensor_parallel));
+}
+
+ExperimentConfig DecodePoolConfig(const ExperimentConfig& c) {
+  ExperimentConfig decode = c;
+  if (!c.decode_gpu.empty()) decode.engine.gpu = c.decode_gpu;
+  if (c.decode_tp > 0) decode.latency.tensor_parallel = c.decode_tp;
+  return decode;
+}
+
+int64_t DeploymentGpus(const ExperimentConfig& c) {
+  const int64_t tp = c.latency.tensor_parallel;
+  if (c.prefill_replicas == 0) return c.replicas * tp;
+  return c.prefill_replicas * tp + c.decode_replicas * (c.decode_tp > 0 ? c.decode_tp : tp);
+}
+
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const auto wall_start = Clock::now();
   PollInterrupt(config);
@@ -323,13 +351,19 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   const size_t prefill_count = disaggregated ? static_cast<size_t>(config.prefill_replicas) : 0;
   std::optional<Router> prefill_router;
   DisaggregatedRouter pair(observer);  // used only when disaggregated
-  const KvLinkSpec decode_link = DecodeKvLink(config, parts.model);
+  // A decode pool with its own GPU or TP has its own latency model and KV
+  // capacity (the parts of its config, without a workload).
+  const ExperimentConfig decode_config = DecodePoolConfig(config);
+  std::optional<RunParts> own_decode_parts;
+  if (DecodePoolDiffers(config)) own_decode_parts.emplace(decode_config, /*with_workload=*/false);
+  const RunParts& decode_parts = own_decode_parts ? *own_decode_parts : parts;
+  const KvLinkSpec decode_link = DecodeKvLink(decode_config, decode_parts.model);
   if (disaggregated) {
-    EngineContext decode_context = parts.engine_context;
+    EngineContext decode_context = decode_parts.engine_context;
     decode_context.kv_link = decode_link;
     AddReplicas(parts, parts.engine_context, config.prefill_replicas, simulator, pair, steps,
                 replicas);
-    AddReplicas(parts, decode_context, config.decode_replicas, simulator, observer, steps,
+    AddReplicas(decode_parts, decode_context, config.decode_replicas, simulator, observer, steps,
                 replicas);
     prefill_router.emplace(Pointers(replicas, 0, prefill_count), MakeRoutingPolicy(config.router));
   } else {
@@ -382,6 +416,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   if (disaggregated) {
     DescribeDisaggregation(config, per_replica, prefill_router->routed(), router.routed(),
                            pair.prefill_stats(), decode_link, result.summary.makespan,
+                           own_decode_parts ? own_decode_parts->latency.get() : nullptr,
                            result.info);
   } else {
     DescribeCluster(config, per_replica, router.routed(), router.note(), result.info);

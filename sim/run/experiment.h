@@ -113,6 +113,10 @@ struct ExperimentConfig {
   std::string decode_router;  // the decode pool's policy; "": `router`'s
   double kv_link_gbps = 50;
   double kv_link_latency_us = 20;
+  // The decode pool's own GPU and TP degree ("" and 0: --gpu's and --tp's);
+  // its link rate is per GPU x its TP. The engine options are shared.
+  std::string decode_gpu;
+  int64_t decode_tp = 0;
   // The memory a run may use (sim/run/memory_budget.h); 0: 80% of this
   // machine's. A run whose estimate exceeds it is refused before it starts.
   double max_memory_gib = 0;
@@ -157,6 +161,14 @@ struct ExperimentResult {
 // Every replica of a run: `replicas`, or with disaggregated serving both
 // pools (prefill_replicas + decode_replicas).
 int64_t TotalReplicas(const ExperimentConfig& config);
+// GPUs one deployment occupies: replicas x TP co-located; prefill replicas
+// x TP + decode replicas x the decode pool's TP disaggregated.
+int64_t DeploymentGpus(const ExperimentConfig& config);
+// Whether the decode pool has a GPU or TP of its own (--decode-gpu, --decode-tp).
+bool DecodePoolDiffers(const ExperimentConfig& config);
+// `config` as the decode pool runs it: its GPU and TP in --gpu's and --tp's
+// places (the same config when the pool has none of its own).
+ExperimentConfig DecodePoolConfig(const ExperimentConfig& config);
 // The optional requests.csv columns of a run: speculation's where its
 // engine runs --speculative-config, the KV pulls' where it is
 // disaggregated.

@@ -154,10 +154,17 @@ void DescribeDisaggregation(const ExperimentConfig& config,
                             const std::vector<int64_t>& prefill_routed,
                             const std::vector<int64_t>& decode_routed,
                             const PrefillPoolStats& prefill, const KvLinkSpec& link,
-                            Duration makespan, RunInfo& info) {
+                            Duration makespan, const LatencyModel* decode_latency,
+                            RunInfo& info) {
   auto& c = info.Section("disaggregation").settings;
   c.push_back({"prefill_replicas", config.prefill_replicas});
   c.push_back({"decode_replicas", config.decode_replicas});
+  if (decode_latency != nullptr) {
+    const ExperimentConfig decode = DecodePoolConfig(config);
+    c.push_back({"decode_gpu", decode.engine.gpu});
+    c.push_back({"decode_tp", decode.latency.tensor_parallel});
+    c.push_back({"decode_latency_model", decode_latency->Description()});
+  }
   c.push_back({"router", config.router});
   c.push_back({"decode_router", DecodeRouter(config)});
   c.push_back({"kv_link_gbps_per_gpu", config.kv_link_gbps});

@@ -46,12 +46,15 @@ void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCou
 // hit rate, peak KV usage, busy fraction = step time / makespan; replicas
 // 0..P-1 are the prefill pool), the KV
 // link, the prefill pool's hand-offs and the model's simplifications.
+// `decode_latency`: the decode pool's own latency model when it has its own
+// GPU or TP (then its GPU, TP, blocks and model are listed), else null.
 void DescribeDisaggregation(const ExperimentConfig& config,
                             const std::vector<EngineCounters>& replicas,
                             const std::vector<int64_t>& prefill_routed,
                             const std::vector<int64_t>& decode_routed,
                             const PrefillPoolStats& prefill, const KvLinkSpec& link,
-                            Duration makespan, RunInfo& info);
+                            Duration makespan, const LatencyModel* decode_latency,
+                            RunInfo& info);
 
 // Trace lines skipped for their length (into the summary and a warning) and
 // rejected requests (a warning naming the first).

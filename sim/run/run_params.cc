@@ -193,6 +193,16 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
                  "rate; 450 = NVLink 4 within a node (H100/H200, one direction); 1e12 = bytes free",
                  1e-9}),
        &C::kv_link_gbps},
+      {Quiet({"decode-gpu", "",
+                 "disaggregated serving: the decode pool's GPU (built-in name or spec JSON); "
+                 "empty = --gpu's. Its KV cache, step times and link follow it; the engine "
+                 "options are shared"}),
+       &C::decode_gpu},
+      {Quiet({"decode-tp", "GPUs",
+                 "disaggregated serving: the decode pool's tensor-parallel degree; 0 = --tp's. "
+                 "capacity counts prefill replicas x --tp + decode replicas x this",
+                 0, 8, {"0", "1", "2", "4", "8"}}),
+       &C::decode_tp},
       {Quiet({"kv-link-latency-us", "us",
                  "disaggregated serving: fixed cost of one KV pull before its first byte "
                  "(estimate: connector handshake and RDMA setup; not measured)",

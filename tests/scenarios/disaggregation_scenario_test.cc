@@ -211,6 +211,59 @@ TEST(DisaggregationScenario, BadCombinationsAreRefused) {
   ExperimentConfig sglang = Disaggregated(OneUser("efim"), 50, 20);
   sglang.engine.name = "sglang";
   EXPECT_THROW(RunExperiment(sglang), UsageError);
+  ExperimentConfig stray_gpu = OneUser("efim");
+  stray_gpu.decode_gpu = "h200";
+  EXPECT_THROW(RunExperiment(stray_gpu), UsageError);
+  ExperimentConfig stray_tp = OneUser("efim");
+  stray_tp.decode_tp = 2;
+  EXPECT_THROW(RunExperiment(stray_tp), UsageError);
+  ExperimentConfig bad_gpu = Disaggregated(OneUser("efim"), 50, 20);
+  bad_gpu.decode_gpu = "gpu-9000";
+  try {
+    RunExperiment(bad_gpu);
+    ADD_FAILURE() << "an unknown decode GPU";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--decode-gpu: unknown gpu 'gpu-9000'", 0), 0u) << e.what();
+  }
+}
+
+// A decode pool on its own GPU and TP degree: the prefill pool is untouched
+// (the same prefill legs to the nanosecond), the decode steps follow the
+// faster pool (every request's first-token-to-finish shorter), the link
+// carries the pool's TP x the per-GPU rate, and capacity counts each
+// pool's GPUs. Without the options nothing of it appears.
+TEST(DisaggregationScenario, DecodePoolOnItsOwnGpuAndTp) {
+  const ExperimentConfig same = Disaggregated(OneUser("fim"), 50, 20);
+  ExperimentConfig own = same;
+  own.decode_gpu = "h200";
+  own.decode_tp = 2;
+  const ExperimentResult a = RunExperiment(same);
+  const ExperimentResult b = RunExperiment(own);
+  EXPECT_EQ(SettingText(a.info, "disaggregation", "prefill_leg_mean_ms", 0),
+            SettingText(b.info, "disaggregation", "prefill_leg_mean_ms", 0));
+  const auto a_by_id = ById(a.records);
+  ASSERT_EQ(a.records.size(), b.records.size());
+  for (const RequestRecord& r : b.records) {
+    const RequestRecord& s = a_by_id.at(r.request_id);
+    EXPECT_LT(r.finish - r.first_token, s.finish - s.first_token) << r.request_id;
+  }
+  EXPECT_EQ(std::stod(SettingText(b.info, "disaggregation", "kv_link_gbps_per_replica", 0)),
+            2 * std::stod(SettingText(a.info, "disaggregation", "kv_link_gbps_per_replica", 0)));
+  EXPECT_EQ(SettingText(b.info, "disaggregation", "decode_gpu", 0), "h200");
+  EXPECT_EQ(SettingText(b.info, "disaggregation", "decode_tp", 0), "2");
+  EXPECT_NE(SettingText(b.info, "disaggregation", "decode_latency_model", 0).find("h200"),
+            std::string::npos);
+  EXPECT_EQ(SettingText(a.info, "disaggregation", "decode_gpu", 0), "");
+  EXPECT_EQ(DeploymentGpus(same), 2);
+  EXPECT_EQ(DeploymentGpus(own), 3);
+  ExperimentConfig pools = own;
+  pools.prefill_replicas = 3;
+  pools.decode_replicas = 2;
+  EXPECT_EQ(DeploymentGpus(pools), 3 * 1 + 2 * 2);
+  ExperimentConfig colocated = OneUser("fim");
+  colocated.replicas = 4;
+  colocated.latency.tensor_parallel = 2;
+  EXPECT_EQ(DeploymentGpus(colocated), 8);
 }
 
 }  // namespace
