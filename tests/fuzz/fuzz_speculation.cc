@@ -87,6 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     config = efimsim::ParseSpeculativeConfig(json, 4096);
   } catch (const efimsim::UsageError&) {
     return 0;
+  } catch (const efimsim::InputError&) {
+    return 0;  // acceptance_counters naming a file that is no vLLM /metrics dump
   }
   if (config.method == efimsim::SpecMethod::kNgram) DraftNgram(config, tokens);
   if (config.method == efimsim::SpecMethod::kSuffix) DraftSuffix(config, tokens);

@@ -37,7 +37,11 @@ std::string DescribeSpeculativeConfig(const SpeculativeConfig& config) {
     std::snprintf(number, sizeof number, "%g", rate);
     rates += (rates.empty() ? "" : ", ") + std::string(number);
   }
-  return text + "; each draft accepted with the configured per-position rate [" + rates +
+  const std::string source =
+      config.acceptance_counters.empty()
+          ? std::string("the configured")
+          : "vLLM's measured (spec_decode counters in " + config.acceptance_counters + ")";
+  return text + "; each draft accepted with " + source + " per-position rate [" + rates +
          "] (drawn per request and position); draft head of " +
          std::to_string(config.drafter_layers) +
          " layer(s) priced as that share of a target decode step plus the lm_head per draft "

@@ -15,9 +15,13 @@
 //   _min_token_prob          suffix (vLLM's defaults 24, 10000, 1.0, 0.1)
 //   model                    the drafter's checkpoint: recorded, not read
 // efimsim's keys:
-//   acceptance_rates         eagle, eagle3, mtp (required): P(draft i is
-//                            accepted | drafts before it were), one per
-//                            position, the last repeated for positions beyond
+//   acceptance_rates         eagle, eagle3, mtp (this or acceptance_counters
+//                            required): P(draft i is accepted | drafts
+//                            before it were), one per position, the last
+//                            repeated for positions beyond
+//   acceptance_counters      eagle, eagle3, mtp: instead, a vLLM server's
+//                            /metrics dump whose spec_decode counters give
+//                            those rates as measured (spec_decode_counters.h)
 //   drafter_layers           eagle, eagle3, mtp: decoder layers of the draft
 //                            head (default 1), priced as that share of a target
 //                            decode step plus its lm_head, per draft token
@@ -53,6 +57,7 @@ struct SpeculativeConfig {
   NgramProposerConfig ngram;        // method ngram
   SuffixDecodingConfig suffix;      // method suffix
   std::vector<double> acceptance_rates;  // model drafters, per position
+  std::string acceptance_counters;       // the /metrics file they came from, or "" (configured)
   int32_t drafter_layers = 1;       // model drafters
   double lookup_host_us = 10.0;     // ngram, suffix: per proposing sequence (estimate)
   std::string model;                // the drafter's checkpoint, recorded only

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/base/errors.h"
+#include "sim/engine/vllm/spec_decode_counters.h"
 #include "sim/engine/vllm/speculative_config.h"
 
 namespace efimsim {
@@ -56,7 +57,9 @@ bool KeyApplies(SpecMethod method, const std::string& key) {
   if (key == "prompt_lookup_min" || key == "prompt_lookup_max") return method == SpecMethod::kNgram;
   if (key.rfind("suffix_decoding_", 0) == 0) return method == SpecMethod::kSuffix;
   if (key == "lookup_host_us") return DraftsComparedByToken(method);
-  if (key == "acceptance_rates" || key == "drafter_layers") return !DraftsComparedByToken(method);
+  if (key == "acceptance_rates" || key == "acceptance_counters" || key == "drafter_layers") {
+    return !DraftsComparedByToken(method);
+  }
   return false;
 }
 
@@ -98,17 +101,29 @@ void ReadSuffix(const Json& j, SpeculativeConfig& c) {
 }
 
 void ReadModelDrafter(const Json& j, SpeculativeConfig& c) {
+  c.drafter_layers = Int32At(j, "drafter_layers", 1, 1024).value_or(c.drafter_layers);
+  if (j.contains("acceptance_counters")) {
+    if (j.contains("acceptance_rates")) {
+      Refuse("give 'acceptance_rates' or 'acceptance_counters', not both");
+    }
+    if (!j["acceptance_counters"].is_string() || j["acceptance_counters"].get<std::string>().empty()) {
+      Refuse("'acceptance_counters' must be the path of a vLLM /metrics dump");
+    }
+    c.acceptance_counters = j["acceptance_counters"].get<std::string>();
+    c.acceptance_rates = ReadSpecDecodeAcceptanceRates(c.acceptance_counters);
+    return;
+  }
   if (!j.contains("acceptance_rates")) {
     Refuse("method '" + c.method_name + "' needs \"acceptance_rates\": [P(draft 1 accepted), "
-           "P(draft 2 | draft 1), ...], one per position (efimsim has no measured default for "
-           "model drafters; see docs/speculative-decoding.md)");
+           "P(draft 2 | draft 1), ...], one per position, or \"acceptance_counters\": a vLLM "
+           "server's /metrics dump (efimsim has no measured default for model drafters; see "
+           "docs/speculative-decoding.md)");
   }
   const Json& rates = j["acceptance_rates"];
   if (!rates.is_array() || rates.empty()) Refuse("'acceptance_rates' must be a non-empty list");
   for (const Json& rate : rates) {
     c.acceptance_rates.push_back(NumberKey(rate, "acceptance_rates", 0, 1));
   }
-  c.drafter_layers = Int32At(j, "drafter_layers", 1, 1024).value_or(c.drafter_layers);
 }
 
 }  // namespace
