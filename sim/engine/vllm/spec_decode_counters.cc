@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <system_error>
 
 #include "sim/base/errors.h"
@@ -52,8 +53,19 @@ std::vector<double> ReadSpecDecodeAcceptanceRates(const std::string& path) {
   if (std::filesystem::file_size(path, error) > kMaxBytes) {
     throw InputError(path, 0, "", "larger than 64 MiB: not a vLLM /metrics dump");
   }
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "", "cannot open");
+  // Read whole, at most kMaxBytes whatever the file reports (a /proc file
+  // says 0 bytes and may hold far more).
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw InputError(path, 0, "", "cannot open");
+  std::string bytes;
+  std::vector<char> chunk(size_t{1} << 16);
+  while (file.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || file.gcount() > 0) {
+    bytes.append(chunk.data(), static_cast<size_t>(file.gcount()));
+    if (bytes.size() > kMaxBytes) {
+      throw InputError(path, 0, "", "larger than 64 MiB: not a vLLM /metrics dump");
+    }
+  }
+  std::istringstream in(bytes);
   double drafts = 0;
   bool any_drafts = false;
   std::map<int64_t, double> per_position;
