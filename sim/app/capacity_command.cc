@@ -187,9 +187,8 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   c.gpus_source = c.options.gpus_per_replica > 0
                       ? std::string("--gpus-per-replica")
                       : "TP " + std::to_string(base.latency.tensor_parallel);
-  if (c.options.gpus_per_replica == 0 && base.decode_tp > 0 &&
-      base.decode_tp != base.latency.tensor_parallel) {
-    c.gpus_source += "; decode replicas x their --decode-tp " + std::to_string(base.decode_tp);
+  if (c.options.gpus_per_replica == 0 && DecodeTp(base) != base.latency.tensor_parallel) {
+    c.gpus_source += "; decode replicas x their --decode-tp " + std::to_string(DecodeTp(base));
   }
   if (!base.timeline_path.empty()) throw UsageError("--timeline: not available in capacity");
   // Synthetic documents by default where the workload reads --documents: a
@@ -205,7 +204,7 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   base.interrupt = InterruptFlag();
   if (!c.options.pd_splits.empty()) c.splits = CheckedSplits(c);
   for (const Slo& slo : c.slos) {
-    if (IsClientSloMetric(slo.metric) && !ParseFrontend(base.frontend, base.engine.name).enabled()) {
+    if (IsClientSloMetric(slo.metric) && !HasClientTimes(base)) {
       throw UsageError("--slo " + slo.metric + ": client-side times need a frontend: add "
                        "--frontend default (the engine's fitted API-server times) or its figures");
     }
@@ -253,9 +252,7 @@ std::vector<Plan> SearchPolicies(const CapacityCommand& c) {
         Plan& plan = plans[static_cast<size_t>(i)];
         plan.deployment = c.splits.empty() ? "" : split.Name();
         plan.replicas_per_deployment = TotalReplicas(config);
-        plan.gpus_per_deployment = c.options.gpus_per_replica > 0
-                                       ? plan.replicas_per_deployment * c.options.gpus_per_replica
-                                       : DeploymentGpus(config);
+        plan.gpus_per_deployment = GpusPerDeployment(config, c.options.gpus_per_replica);
         plan.search = c.open_loop ? SearchRateCapacity(config, c.slos, c.search)
                                   : SearchCapacity(config, c.slos, c.search);
       },

@@ -47,6 +47,11 @@ std::string AnswerCells(const LoadProbe* answer) {
          Pad(FormatFixed(tpot.p99, 2), 10) + Pad(FormatFixed(s.request_throughput_per_s, 2), 9);
 }
 
+int64_t GpusPerDeployment(const ExperimentConfig& config, int64_t gpus_per_replica_option) {
+  return gpus_per_replica_option > 0 ? TotalReplicas(config) * gpus_per_replica_option
+                                     : DeploymentGpus(config);
+}
+
 bool HasClientTimes(const ExperimentConfig& base) {
   return ParseFrontend(base.frontend, base.engine.name).enabled();
 }
@@ -160,9 +165,7 @@ void PlanForTargetRate(std::vector<Plan>& plans, const ExperimentConfig& base,
     plan.deployments =
         static_cast<int64_t>(std::ceil(setup.target_rate / plan.search.max_rate_per_s));
     plan.replicas = plan.deployments * TotalReplicas(base);
-    plan.gpus = plan.deployments * (setup.gpus_per_replica_option > 0
-                                        ? TotalReplicas(base) * setup.gpus_per_replica_option
-                                        : DeploymentGpus(base));
+    plan.gpus = plan.deployments * GpusPerDeployment(base, setup.gpus_per_replica_option);
   }
 }
 

@@ -16,8 +16,7 @@ struct Plan {
   // "" without it.
   std::string deployment;
   int64_t replicas_per_deployment = 1;  // prefill + decode, or --replicas
-  // replicas x --gpus-per-replica, else DeploymentGpus (each pool's TP)
-  int64_t gpus_per_deployment = 0;
+  int64_t gpus_per_deployment = 0;  // GpusPerDeployment
   bool cheapest = false;  // --pd-splits: the fewest GPUs of its policy (first on a tie)
   int64_t deployments = 0;  // deployments of `replicas` replicas for the target; 0: none can
   int64_t replicas = 0;
@@ -46,6 +45,9 @@ std::string CsvFixed(double value);
 // With a frontend (--frontend not none), capacity.csv and probes.csv end
 // with these columns, the client-side p99s (kClientCsvColumns' order).
 inline constexpr const char* kClientCsvColumns = ",client_ttft_p99_ms,client_tpot_p99_ms,client_e2e_p99_ms";
+// GPUs one deployment of `config` occupies: its replicas x
+// --gpus-per-replica when given (> 0), else each pool's TP (DeploymentGpus).
+int64_t GpusPerDeployment(const ExperimentConfig& config, int64_t gpus_per_replica_option);
 // Whether the runs of `base` have client-side times (a frontend).
 bool HasClientTimes(const ExperimentConfig& base);
 // "times:    client-side ..." for the report's header when `base` has a

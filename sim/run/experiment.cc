@@ -303,23 +303,29 @@ int64_t TotalReplicas(const ExperimentConfig& c) {
   return c.prefill_replicas > 0 ? c.prefill_replicas + c.decode_replicas : c.replicas;
 }
 
+std::string DecodeGpu(const ExperimentConfig& c) {
+  return c.decode_gpu.empty() ? c.engine.gpu : c.decode_gpu;
+}
+
+int64_t DecodeTp(const ExperimentConfig& c) {
+  return c.decode_tp > 0 ? c.decode_tp : c.latency.tensor_parallel;
+}
+
 bool DecodePoolDiffers(const ExperimentConfig& c) {
   return c.prefill_replicas > 0 &&
-         ((!c.decode_gpu.empty() && c.decode_gpu != c.engine.gpu) ||
-          (c.decode_tp > 0 && c.decode_tp != c.latency.tensor_parallel));
+         (DecodeGpu(c) != c.engine.gpu || DecodeTp(c) != c.latency.tensor_parallel);
 }
 
 ExperimentConfig DecodePoolConfig(const ExperimentConfig& c) {
   ExperimentConfig decode = c;
-  if (!c.decode_gpu.empty()) decode.engine.gpu = c.decode_gpu;
-  if (c.decode_tp > 0) decode.latency.tensor_parallel = c.decode_tp;
+  decode.engine.gpu = DecodeGpu(c);
+  decode.latency.tensor_parallel = DecodeTp(c);
   return decode;
 }
 
 int64_t DeploymentGpus(const ExperimentConfig& c) {
-  const int64_t tp = c.latency.tensor_parallel;
-  if (c.prefill_replicas == 0) return c.replicas * tp;
-  return c.prefill_replicas * tp + c.decode_replicas * (c.decode_tp > 0 ? c.decode_tp : tp);
+  if (c.prefill_replicas == 0) return c.replicas * c.latency.tensor_parallel;
+  return c.prefill_replicas * c.latency.tensor_parallel + c.decode_replicas * DecodeTp(c);
 }
 
 ExperimentResult RunExperiment(const ExperimentConfig& config) {

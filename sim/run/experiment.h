@@ -164,6 +164,10 @@ int64_t TotalReplicas(const ExperimentConfig& config);
 // GPUs one deployment occupies: replicas x TP co-located; prefill replicas
 // x TP + decode replicas x the decode pool's TP disaggregated.
 int64_t DeploymentGpus(const ExperimentConfig& config);
+// The decode pool's GPU and TP degree: --decode-gpu and --decode-tp where
+// given, else --gpu's and --tp's.
+std::string DecodeGpu(const ExperimentConfig& config);
+int64_t DecodeTp(const ExperimentConfig& config);
 // Whether the decode pool has a GPU or TP of its own (--decode-gpu, --decode-tp).
 bool DecodePoolDiffers(const ExperimentConfig& config);
 // `config` as the decode pool runs it: its GPU and TP in --gpu's and --tp's

@@ -160,9 +160,8 @@ void DescribeDisaggregation(const ExperimentConfig& config,
   c.push_back({"prefill_replicas", config.prefill_replicas});
   c.push_back({"decode_replicas", config.decode_replicas});
   if (decode_latency != nullptr) {
-    const ExperimentConfig decode = DecodePoolConfig(config);
-    c.push_back({"decode_gpu", decode.engine.gpu});
-    c.push_back({"decode_tp", decode.latency.tensor_parallel});
+    c.push_back({"decode_gpu", DecodeGpu(config)});
+    c.push_back({"decode_tp", DecodeTp(config)});
     c.push_back({"decode_latency_model", decode_latency->Description()});
   }
   c.push_back({"router", config.router});
