@@ -83,6 +83,8 @@ ExperimentConfig WithDeploymentSplit(const ExperimentConfig& base, const Deploym
     config.decode_router = defaults.decode_router;
     config.kv_link_gbps = defaults.kv_link_gbps;
     config.kv_link_latency_us = defaults.kv_link_latency_us;
+    config.decode_gpu = defaults.decode_gpu;
+    config.decode_tp = defaults.decode_tp;
   } else {
     config.replicas = 1;
     config.prefill_replicas = split.prefill_replicas;

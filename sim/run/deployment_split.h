@@ -33,8 +33,8 @@ std::vector<DeploymentSplit> ParseDeploymentSplits(const std::string& text);
 
 // `base` deployed as `split`: co-located keeps --replicas and drops the
 // pool options (back to their defaults, which a co-located run requires);
-// a split sets the two pools and --replicas 1, keeping --decode-router and
-// the link options as given.
+// a split sets the two pools and --replicas 1, keeping --decode-router,
+// --decode-gpu, --decode-tp and the link options as given.
 ExperimentConfig WithDeploymentSplit(const ExperimentConfig& base, const DeploymentSplit& split);
 
 }  // namespace efimsim

@@ -39,12 +39,14 @@ TEST(DeploymentSplit, AppliesPoolsOrRestoresTheColocatedDefaults) {
   base.replicas = 3;
   base.decode_router = "least-outstanding";
   base.kv_link_gbps = 12.5;
+  base.decode_tp = 2;
   const ExperimentConfig split = WithDeploymentSplit(base, {2, 3});
   EXPECT_EQ(split.replicas, 1);
   EXPECT_EQ(split.prefill_replicas, 2);
   EXPECT_EQ(split.decode_replicas, 3);
   EXPECT_EQ(split.kv_link_gbps, 12.5);
   EXPECT_EQ(split.decode_router, "least-outstanding");
+  EXPECT_EQ(split.decode_tp, 2);
   EXPECT_EQ(TotalReplicas(split), 5);
   const ExperimentConfig colocated = WithDeploymentSplit(base, {});
   const ExperimentConfig defaults;
@@ -52,6 +54,7 @@ TEST(DeploymentSplit, AppliesPoolsOrRestoresTheColocatedDefaults) {
   EXPECT_EQ(colocated.prefill_replicas, 0);
   EXPECT_EQ(colocated.kv_link_gbps, defaults.kv_link_gbps);
   EXPECT_EQ(colocated.decode_router, defaults.decode_router);
+  EXPECT_EQ(colocated.decode_tp, defaults.decode_tp);
   ValidateExperiment(colocated);  // a co-located run refuses pool options
   ValidateExperiment(split);
 }
