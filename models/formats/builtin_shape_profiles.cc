@@ -4,7 +4,6 @@
 // (ParseShapeProfile, its place, the round trip). Decoding one takes well
 // under a millisecond.
 
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,10 +34,7 @@ const ShapeProfile* FindBuiltinShapeProfile(const std::string& gpu, const std::s
 }
 
 std::vector<std::string> BuiltinShapeProfileNames() {
-  std::vector<std::string> names;
-  for (const EmbeddedFile& file : EmbeddedShapeProfiles()) names.emplace_back(file.name);
-  std::sort(names.begin(), names.end());
-  return names;
+  return EmbeddedNames(EmbeddedShapeProfiles());
 }
 
 }  // namespace efimsim

@@ -3,6 +3,7 @@
 // (generated embedded_files.cc), and the shape profiles in their compact
 // form (generated embedded_shape_profiles.cc).
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +13,9 @@ struct EmbeddedFile {
   std::string_view name;  // file stem, e.g. "llama-3.1-8b"
   std::string_view text;
 };
+
+// The names of `files`, sorted.
+std::vector<std::string> EmbeddedNames(const std::vector<EmbeddedFile>& files);
 
 std::vector<EmbeddedFile> EmbeddedModelSpecs();
 std::vector<EmbeddedFile> EmbeddedGpuSpecs();

@@ -475,10 +475,7 @@ std::optional<KernelProfile> FindBuiltinKernelProfile(const std::string& gpu,
 }
 
 std::vector<std::string> BuiltinKernelProfileNames() {
-  std::vector<std::string> names;
-  for (const EmbeddedFile& file : EmbeddedKernelProfiles()) names.emplace_back(file.name);
-  std::sort(names.begin(), names.end());
-  return names;
+  return EmbeddedNames(EmbeddedKernelProfiles());
 }
 
 }  // namespace efimsim

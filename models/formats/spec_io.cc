@@ -40,12 +40,6 @@ Spec LoadSpec(const std::string& name_or_path, const std::vector<EmbeddedFile>& 
                    (kind == "model" ? std::string(" or a Hugging Face config.json") : std::string()) + ")");
 }
 
-std::vector<std::string> Names(const std::vector<EmbeddedFile>& files) {
-  std::vector<std::string> names;
-  for (const EmbeddedFile& file : files) names.emplace_back(file.name);
-  return names;
-}
-
 // The spec's fields before "tokens", read and checked in file order.
 ModelSpec ReadModelShapes(StrictObject& object) {
   const std::string& origin = object.origin();
@@ -234,7 +228,7 @@ GpuSpec LoadGpuSpec(const std::string& name_or_path) {
   return LoadSpec<GpuSpec>(name_or_path, EmbeddedGpuSpecs(), "gpu", ParseGpuSpec);
 }
 
-std::vector<std::string> BuiltinModelNames() { return Names(EmbeddedModelSpecs()); }
-std::vector<std::string> BuiltinGpuNames() { return Names(EmbeddedGpuSpecs()); }
+std::vector<std::string> BuiltinModelNames() { return EmbeddedNames(EmbeddedModelSpecs()); }
+std::vector<std::string> BuiltinGpuNames() { return EmbeddedNames(EmbeddedGpuSpecs()); }
 
 }  // namespace efimsim
