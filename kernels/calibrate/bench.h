@@ -51,6 +51,9 @@ class Bench {
   static Work sampling_work(const ModelSpec& s, int rows);
   double sampling_us(const ModelSpec& s, int rows, int top_k);
 
+  // True once after a point that was timed as a long point (TimingOptions).
+  bool took_long_point() { return timer_.take_long_points() > 0; }
+
  private:
   std::uint64_t next_seed() { return seed_++; }
   cuda::CublasLtGemm& cublaslt_;

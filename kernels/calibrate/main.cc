@@ -61,7 +61,13 @@ models/PROFILE.md. Nothing is timed unless every check passes.
   --sampling-top-k K    the sampling table's kernel: 1 = greedy argmax
                         (default), up to 64 = top-k
   --reps N              timed runs per point, median reported (default 25, >= 20)
-  --warmup N            untimed runs first (default 5)
+  --warmup N            runs before the timed ones (default 5; at least 2
+                        are made, and the second is timed as a probe)
+  --long-point-us X     a point whose probe takes longer than X us is a long
+                        point: no more warm-ups, then --long-point-reps timed
+                        runs (default 2000; 0: every point gets --reps)
+  --long-point-reps N   timed runs of a long point, median reported (default
+                        7, >= 5); the log marks such points [long point]
   --no-flush            do not flush L2 before each timed run
   --peak-tflops X       roofline compute peak (default 790, bf16 8192^3 on H100)
   --peak-tbps X         roofline bandwidth peak (default 3.0, H100 HBM3 copy)
@@ -136,6 +142,8 @@ Options parse(int argc, char** argv, bool& help) {
     else if (a == "--git-commit") o.git_commit = value();
     else if (a == "--reps") o.timing.reps = static_cast<int>(parse_int(a, value(), 20));
     else if (a == "--warmup") o.timing.warmup = static_cast<int>(parse_int(a, value(), 1));
+    else if (a == "--long-point-us") o.timing.long_point_us = static_cast<double>(parse_int(a, value(), 0));
+    else if (a == "--long-point-reps") o.timing.long_point_reps = static_cast<int>(parse_int(a, value(), 5));
     else if (a == "--peak-tflops") o.peaks.tflops = parse_double(a, value());
     else if (a == "--peak-tbps") o.peaks.tbps = parse_double(a, value());
     else if (a == "--max-decode-kv-tokens") o.max_decode_kv_tokens = parse_int(a, value(), 1);
@@ -159,8 +167,10 @@ Options parse(int argc, char** argv, bool& help) {
   return o;
 }
 
-void print_perf(const std::string& what, double us, const Work& w, const Peaks& peaks) {
-  std::printf("  %-52s %s\n", what.c_str(), describe_perf(us, w, peaks).c_str());
+// A point timed as a long point (TimingOptions) says so after its figures.
+void print_perf(const std::string& what, double us, const Work& w, const Peaks& peaks, bool long_point = false) {
+  std::printf("  %-52s %s%s\n", what.c_str(), describe_perf(us, w, peaks).c_str(),
+              long_point ? "  [long point]" : "");
   std::fflush(stdout);
 }
 
@@ -179,7 +189,7 @@ Profile sweep(const ModelSpec& spec, const Options& o, const DeviceInfo& info, c
       t.points.push_back({m, us});
       print_perf(shape.name + " m=" + std::to_string(m) + " n=" + std::to_string(shape.n) + " k=" +
                      std::to_string(shape.k) + " cublaslt",
-                 us, Bench::gemm_work(m, shape.n, shape.k), o.peaks);
+                 us, Bench::gemm_work(m, shape.n, shape.k), o.peaks, bench.took_long_point());
     }
     prof.gemm.push_back(std::move(t));
   }
@@ -189,7 +199,7 @@ Profile sweep(const ModelSpec& spec, const Options& o, const DeviceInfo& info, c
     const double us = bench.prefill_us(spec, pt.new_tokens, pt.context_tokens);
     prof.prefill.points.push_back({pt.new_tokens, pt.context_tokens, us});
     print_perf("new=" + std::to_string(pt.new_tokens) + " context=" + std::to_string(pt.context_tokens), us,
-               Bench::prefill_work(spec, pt.new_tokens, pt.context_tokens), o.peaks);
+               Bench::prefill_work(spec, pt.new_tokens, pt.context_tokens), o.peaks, bench.took_long_point());
   }
   std::printf("\n== sweep %s: decode attention (%s) ==\n", spec.name.c_str(), prof.decode_kernel.c_str());
   prof.decode = {spec.q_heads, spec.kv_heads, spec.head_dim, cuda::kBlockTokens, {}};
@@ -197,7 +207,7 @@ Profile sweep(const ModelSpec& spec, const Options& o, const DeviceInfo& info, c
     const double us = bench.decode_us(spec, pt.batch, pt.context_tokens);
     prof.decode.points.push_back({pt.batch, pt.context_tokens, us});
     print_perf("batch=" + std::to_string(pt.batch) + " context=" + std::to_string(pt.context_tokens), us,
-               Bench::decode_work(spec, pt.batch, pt.context_tokens), o.peaks);
+               Bench::decode_work(spec, pt.batch, pt.context_tokens), o.peaks, bench.took_long_point());
   }
   std::printf("\n== sweep %s: per-token operators (%s) ==\n", spec.name.c_str(), prof.elementwise_kernel.c_str());
   for (const auto& op : elementwise_ops(spec)) {
@@ -206,7 +216,7 @@ Profile sweep(const ModelSpec& spec, const Options& o, const DeviceInfo& info, c
       const double us = bench.elementwise_us(spec, op.name, tokens);
       t.points.push_back({tokens, us});
       print_perf(op.name + " tokens=" + std::to_string(tokens), us, Bench::elementwise_work(spec, op.name, tokens),
-                 o.peaks);
+                 o.peaks, bench.took_long_point());
     }
     prof.elementwise.push_back(std::move(t));
   }
@@ -218,7 +228,7 @@ Profile sweep(const ModelSpec& spec, const Options& o, const DeviceInfo& info, c
     for (int rows : sampling_grid(o.quick)) {
       const double us = bench.sampling_us(spec, rows, o.sampling_top_k);
       t.points.push_back({rows, us});
-      print_perf("sampling rows=" + std::to_string(rows), us, Bench::sampling_work(spec, rows), o.peaks);
+      print_perf("sampling rows=" + std::to_string(rows), us, Bench::sampling_work(spec, rows), o.peaks, bench.took_long_point());
     }
     prof.elementwise.push_back(std::move(t));
   }

@@ -1,7 +1,10 @@
 #include "numerics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "parallel.h"
 
 namespace efimsim::kernels {
 
@@ -11,9 +14,40 @@ std::vector<bf16> to_bf16(std::span<const float> x) {
   return out;
 }
 
+namespace {
+
+// Elements per parallel work item: large enough that a span of a few
+// thousand elements stays on the calling thread.
+constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+std::int64_t chunks(std::size_t n) { return static_cast<std::int64_t>((n + kChunk - 1) / kChunk); }
+
+// Value of Rng::uniform(lo, hi) for the draw with splitmix64 counter z.
+float uniform_at(std::uint64_t z, float lo, float hi) {
+  const double u = static_cast<double>(Rng::mix(z) >> 11) * 0x1.0p-53;
+  return lo + static_cast<float>(u) * (hi - lo);
+}
+
+template <class T, class Convert>
+void fill_parallel(std::span<T> x, Rng& rng, float lo, float hi, Convert convert) {
+  const std::uint64_t base = rng.state();
+  parallel_for(chunks(x.size()), [&](std::int64_t c) {
+    const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
+    const std::size_t end = std::min(x.size(), begin + kChunk);
+    for (std::size_t i = begin; i < end; ++i) x[i] = convert(uniform_at(base + (i + 1) * Rng::kGamma, lo, hi));
+  });
+  rng.skip(x.size());
+}
+
+}  // namespace
+
 std::vector<float> to_float(std::span<const bf16> x) {
   std::vector<float> out(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) out[i] = bf16_to_float(x[i]);
+  parallel_for(chunks(x.size()), [&](std::int64_t c) {
+    const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
+    const std::size_t end = std::min(x.size(), begin + kChunk);
+    for (std::size_t i = begin; i < end; ++i) out[i] = bf16_to_float(x[i]);
+  });
   return out;
 }
 
@@ -41,8 +75,9 @@ bool all_finite(std::span<const float> x) {
   return true;
 }
 
-std::uint64_t Rng::next_u64() {
-  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+std::uint64_t Rng::next_u64() { return mix(state_ += kGamma); }
+
+std::uint64_t Rng::mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
@@ -60,11 +95,11 @@ int Rng::uniform_int(int lo, int hi_inclusive) {
 }
 
 void fill_uniform(std::span<bf16> x, Rng& rng, float lo, float hi) {
-  for (auto& v : x) v = float_to_bf16(rng.uniform(lo, hi));
+  fill_parallel(x, rng, lo, hi, [](float v) { return float_to_bf16(v); });
 }
 
 void fill_uniform(std::span<float> x, Rng& rng, float lo, float hi) {
-  for (auto& v : x) v = rng.uniform(lo, hi);
+  fill_parallel(x, rng, lo, hi, [](float v) { return v; });
 }
 
 }  // namespace efimsim::kernels

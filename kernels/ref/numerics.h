@@ -33,10 +33,22 @@ class Rng {
   float uniform(float lo, float hi);             // [lo, hi)
   int uniform_int(int lo, int hi_inclusive);     // [lo, hi]
 
+  // splitmix64 is counter based: draw j (0-based) from state s is
+  // mix(s + (j + 1) * kGamma). fill_uniform uses this to fill large spans in
+  // parallel with exactly the values of a sequential fill.
+  static constexpr std::uint64_t kGamma = 0x9e3779b97f4a7c15ull;
+  static std::uint64_t mix(std::uint64_t z);
+  std::uint64_t state() const { return state_; }
+  void skip(std::uint64_t draws) { state_ += draws * kGamma; }
+
  private:
   std::uint64_t state_;
 };
 
+// x[i] = rng.uniform(lo, hi) for i in order, and rng advances by x.size()
+// draws. Large spans are filled on every core; the values do not depend on
+// the thread count (the host side of the GPU checks fills weights of up to a
+// billion elements).
 void fill_uniform(std::span<bf16> x, Rng& rng, float lo, float hi);
 void fill_uniform(std::span<float> x, Rng& rng, float lo, float hi);
 

@@ -112,6 +112,31 @@ TEST(rel_error_by_norm_never_passes_nan_or_inf) {
   CHECK(!all_finite(got));
 }
 
+TEST(parallel_fill_and_conversion_equal_the_sequential_ones) {
+  // Three chunks of 2^20 and a partial one, so the fill runs on several
+  // threads; its values and the generator's state after it must be those of
+  // draws made one by one.
+  const std::size_t n = 3 * (std::size_t{1} << 20) + 12345;
+  Rng parallel_rng(77), sequential_rng(77);
+  std::vector<bf16> x(n);
+  fill_uniform(x, parallel_rng, -2.0f, 3.0f);
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (x[i].bits != float_to_bf16(sequential_rng.uniform(-2.0f, 3.0f)).bits) ++mismatches;
+  }
+  CHECK(mismatches == 0);
+  CHECK(parallel_rng.next_u64() == sequential_rng.next_u64());
+  std::vector<float> f(5);
+  fill_uniform(f, parallel_rng, 0.0f, 1.0f);
+  for (float v : f) CHECK(v == sequential_rng.uniform(0.0f, 1.0f));
+  const std::vector<float> converted = to_float(x);
+  mismatches = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (converted[i] != bf16_to_float(x[i])) ++mismatches;
+  }
+  CHECK(mismatches == 0);
+}
+
 TEST(gemm_ref_matches_naive_triple_loop_at_odd_shapes) {
   Rng rng(2);
   for (auto [m, n, k] : {std::tuple{1, 1, 1}, {7, 13, 37}, {1, 64, 200}, {33, 5, 128}}) {
