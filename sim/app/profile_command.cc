@@ -91,8 +91,8 @@ void AddSourceRows(CommandParamTable<ProfileImportOptions>& table) {
         "vidur: the attention.csv file, when the source has one (one backend, TP=1 rows used)"},
        &C::attention},
       {{"file", "",
-        "efimsim-kernels: a profile efimsim-calibrate wrote on the GPU (../shared/data/gpu/"
-        "efimsim-kernels/<gpu>/<model>.json), checked and committed as it is"},
+        "efimsim-kernels: a profile efimsim-calibrate wrote on the GPU (kept gzipped in "
+        "kernels/calibrate/runs/<run>/<model>.json.gz), checked and committed as it is"},
        &C::file},
       {{"dir", "",
         "vidur: a profiling folder (compute/<gpu>/<model>/): its mlp.csv, and its attention.csv "
