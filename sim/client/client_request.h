@@ -41,6 +41,11 @@ struct ClientRequest {
   // its KV link past its own prefix-cache hit instead of computing them.
   // 0: co-located (every prompt token is computed or a cache hit).
   int64_t remote_prefill_tokens = 0;
+  // Disaggregated serving, prefill side: when the request finishes, its KV
+  // stays allocated until the decode replica has read it
+  // (EngineReplica::ReleaseHeldKv), as vLLM's NixlConnector delays freeing
+  // the blocks of a request sent on for remote decode.
+  bool hold_kv_until_read = false;
 
   int64_t prompt_tokens() const {
     return prompt.empty() ? prompt_length : static_cast<int64_t>(prompt.size());

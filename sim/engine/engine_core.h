@@ -30,6 +30,7 @@
 
 #include "sim/client/client_request.h"
 #include "sim/metrics/summary.h"
+#include "sim/engine/remote_kv_read.h"
 #include "sim/engine/request.h"
 #include "sim/engine/token_draw.h"
 
@@ -168,6 +169,16 @@ class EngineCore {
   // Verifies the engine's KV and queue invariants against the driver's
   // live requests. Throws on violation.
   virtual void CheckInvariants(const LiveRequests& live) const = 0;
+
+  // Disaggregated serving (remote_kv_read.h); engines without it keep the
+  // defaults. Prefill side: requests finished with hold_kv_until_read whose
+  // KV the engine still holds, and the release of one (freed as Release
+  // frees an aborted request's; unknown ids are ignored).
+  virtual int64_t held_kv_requests() const { return 0; }
+  virtual void ReleaseHeldKv(uint64_t /*request_id*/) {}
+  // Decode side: appends the remote reads decided since the last call
+  // (pulls started, remote requests admitted without one or removed).
+  virtual void TakeRemoteKvReads(std::vector<RemoteKvRead>& /*out*/) {}
 };
 
 }  // namespace efimsim

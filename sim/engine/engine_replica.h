@@ -11,6 +11,7 @@
 #include "models/latency/latency_model.h"
 #include "sim/client/client_request.h"
 #include "sim/core/simulator.h"
+#include "sim/engine/remote_kv_read.h"
 #include "sim/metrics/summary.h"
 
 namespace efimsim {
@@ -63,6 +64,12 @@ class EngineReplica : public RequestSink, public EventHandler {
   // True when every KV slot / block is free or held only by the prefix
   // cache (end-of-run check: no request holds KV).
   virtual bool kv_all_free() const = 0;
+
+  // Disaggregated serving (remote_kv_read.h). Decode side: where to report
+  // the reads of remote KV (optional; must outlive the replica). Prefill
+  // side: frees the KV held for `request_id` at `at` (now if earlier).
+  virtual void set_remote_kv_read_observer(RemoteKvReadObserver* /*observer*/) {}
+  virtual void ReleaseHeldKv(uint64_t /*request_id*/, TimePoint /*at*/) {}
 };
 
 }  // namespace efimsim

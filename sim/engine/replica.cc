@@ -12,6 +12,7 @@ namespace {
 constexpr uint64_t kPayloadSchedule = 0;
 constexpr uint64_t kPayloadStepComplete = 1;
 constexpr uint64_t kPayloadWake = 2;  // the core can make progress again (StepPlan::wake_at)
+constexpr uint64_t kPayloadReleaseKv = 3;  // held KV is due to be freed (ReleaseHeldKv)
 }  // namespace
 
 Replica::Replica(Simulator& simulator, ReplicaConfig config, std::unique_ptr<EngineCore> core,
@@ -29,6 +30,10 @@ void Replica::Submit(ClientRequest client_request) {
       client_request.prompt_tokens() <= 0 ? "empty prompt" : core_->RejectReason(client_request);
   if (!reason.empty()) {
     ++rejected_;
+    // A decode leg refused here reads nothing: the prefill side may free.
+    if (remote_reads_observer_ != nullptr && client_request.remote_prefill_tokens > 0) {
+      remote_reads_observer_->OnRemoteKvRead({client_request.request_id, simulator_.Now()});
+    }
     observer_.OnRequestRejected(client_request, reason);
     return;
   }
@@ -59,6 +64,7 @@ void Replica::Cancel(uint64_t request_id) {
 
 void Replica::CancelNow(Request& request) {
   core_->Release(request);
+  ReportRemoteKvReads();
   request.finish = simulator_.Now();
   request.TransitionTo(RequestState::kCancelled);
   const RequestRecord record = request.ToRecord();
@@ -78,6 +84,8 @@ void Replica::HandleEvent(const Event& event) {
     StartStep();
   } else if (event.payload == kPayloadWake) {
     if (!step_in_flight_) RequestSchedule();
+  } else if (event.payload == kPayloadReleaseKv) {
+    ReleaseDueKv();
   } else {
     EFIMSIM_CHECK(event.payload == kPayloadStepComplete, "unknown replica event");
     CompleteStep();
@@ -87,6 +95,7 @@ void Replica::HandleEvent(const Event& event) {
 void Replica::StartStep() {
   EFIMSIM_CHECK(!step_in_flight_, "a step started while another is in flight");
   core_->Schedule(plan_, simulator_.Now());
+  ReportRemoteKvReads();
   if (plan_.empty()) {
     if (plan_.wake_at != TimePoint::max()) {
       simulator_.Schedule(plan_.wake_at, EventClass::kSchedule, this, kPayloadWake);
@@ -94,8 +103,9 @@ void Replica::StartStep() {
       RequestSchedule();
     } else {
       // Every waiting request was checked to fit an empty cache at Submit,
-      // so an empty plan means there is no work at all.
-      EFIMSIM_CHECK(!core_->has_work(),
+      // so an empty plan means there is no work at all, or KV held for a
+      // decode replica's read blocks it (its release schedules again).
+      EFIMSIM_CHECK(!core_->has_work() || core_->held_kv_requests() > 0,
                     "no step could be scheduled although requests are pending");
     }
     return;
@@ -209,6 +219,32 @@ void Replica::CompleteStep() {
   for (const uint64_t id : cancels) Cancel(id);
   if (config_.check_invariants) CheckInvariants();
   if (core_->has_work()) RequestSchedule();
+}
+
+void Replica::ReportRemoteKvReads() {
+  if (remote_reads_observer_ == nullptr) return;
+  remote_reads_.clear();
+  core_->TakeRemoteKvReads(remote_reads_);
+  for (const RemoteKvRead& read : remote_reads_) {
+    remote_reads_observer_->OnRemoteKvRead({read.request_id, std::max(read.done, simulator_.Now())});
+  }
+}
+
+void Replica::ReleaseHeldKv(uint64_t request_id, TimePoint at) {
+  const TimePoint when = std::max(at, simulator_.Now());
+  pending_releases_.emplace(when, request_id);
+  simulator_.Schedule(when, EventClass::kStepComplete, this, kPayloadReleaseKv);
+}
+
+void Replica::ReleaseDueKv() {
+  bool released = false;
+  while (!pending_releases_.empty() && pending_releases_.top().first <= simulator_.Now()) {
+    core_->ReleaseHeldKv(pending_releases_.top().second);
+    pending_releases_.pop();
+    released = true;
+  }
+  // Freed blocks may admit a waiting request.
+  if (released && core_->has_work()) RequestSchedule();
 }
 
 EngineCounters Replica::Counters() const {

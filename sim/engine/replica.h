@@ -18,7 +18,10 @@
 // when that step completes; any other at once.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <queue>
+#include <utility>
 #include <vector>
 
 #include "models/latency/latency_model.h"
@@ -54,12 +57,18 @@ class Replica final : public EngineReplica {
   void set_step_observer(StepObserver* observer) override { step_observer_ = observer; }
   int64_t outstanding_requests() const override { return static_cast<int64_t>(live_.size()); }
   bool kv_all_free() const override { return core_->kv_all_free(); }
+  void set_remote_kv_read_observer(RemoteKvReadObserver* observer) override { remote_reads_observer_ = observer; }
+  void ReleaseHeldKv(uint64_t request_id, TimePoint at) override;
 
  private:
   void RequestSchedule();
   void StartStep();
   void CompleteStep();
   void CancelNow(Request& request);
+  // Passes the core's remote KV reads to the observer (decode side).
+  void ReportRemoteKvReads();
+  // Frees held KV whose release time has come (prefill side).
+  void ReleaseDueKv();
   void RecordStep(const StepCost& cost, Duration duration, const KvUsage& kv);
   // The step's speculative drafting (StepPlan::draft_host, draft-head
   // passes priced from work_).
@@ -81,6 +90,12 @@ class Replica final : public EngineReplica {
   std::vector<uint64_t> finished_ids_;     // CompleteStep's, sorted
   std::vector<uint64_t> pending_cancels_;  // requests of the step in flight
   StepObserver* step_observer_ = nullptr;
+  RemoteKvReadObserver* remote_reads_observer_ = nullptr;
+  std::vector<RemoteKvRead> remote_reads_;  // ReportRemoteKvReads' buffer
+  // Held KV to free later: (release time, request id), earliest first.
+  std::priority_queue<std::pair<TimePoint, uint64_t>, std::vector<std::pair<TimePoint, uint64_t>>,
+                      std::greater<>>
+      pending_releases_;
   bool step_in_flight_ = false;
   bool schedule_pending_ = false;
 

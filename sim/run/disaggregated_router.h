@@ -13,10 +13,18 @@
 // decode replica's tokens, with the arrival it sent: TTFT includes the
 // prefill, the pull and the decode replica's queueing.
 //
-// Simplifications (stated in the run's "disaggregation" section): the
-// prefill replica frees the request's KV when it finishes, not when the
-// decode side has read it; the decode side takes blocks for the pull when
-// it admits the request, as vLLM does, and the pull starts then.
+// The prefill replica keeps a finished leg's KV until the decode replica
+// has read it (vLLM's NixlConnector delays freeing the blocks of a request
+// sent on for remote decode): the decode replica reports each read
+// (RemoteKvReadObserver) and this object asks the prefill replica that
+// holds the KV to free it then. A decode leg that needs no pull (its own
+// prefix cache holds the prompt), is rejected or is cancelled before its
+// pull frees it at once; vLLM would hold it until the decode side says so
+// or, for an abandoned read, a timeout (VLLM_NIXL_ABORT_REQUEST_TIMEOUT).
+//
+// Simplification (stated in the run's "disaggregation" section): the
+// decode side takes blocks for the pull when it admits the request, as
+// vLLM does, and the pull starts then.
 //
 // Cancel goes to whichever pool holds the request. A request rejected or
 // cancelled in the prefill pool is reported to the client's observer as
@@ -38,9 +46,11 @@ struct PrefillPoolStats {
   int64_t cancelled = 0;         // cancelled by the client during prefill (never sent on)
   int64_t rejected = 0;
   Duration leg_time{0};          // sum over handed-on legs of (prefill finish - sent)
+  int64_t kv_releases = 0;       // held prefill KV freed after a decode-side read
+  Duration kv_hold_time{0};      // sum over them of (freed - prefill finish)
 };
 
-class DisaggregatedRouter final : public RequestSink, public RequestObserver {
+class DisaggregatedRouter final : public RequestSink, public RequestObserver, public RemoteKvReadObserver {
  public:
   // `client_side` (the run's observer, also the decode replicas') outlives
   // this. The prefill replicas report to this object, so it exists before
@@ -56,6 +66,9 @@ class DisaggregatedRouter final : public RequestSink, public RequestObserver {
   void OnRequestFinished(const RequestRecord& record) override;
   void OnRequestCancelled(const RequestRecord& record) override;
   void OnRequestRejected(const ClientRequest& request, const std::string& reason) override;
+  // The decode replicas' reads: frees the prefill KV held for the request
+  // (a read for a request whose KV is no longer held changes nothing).
+  void OnRemoteKvRead(const RemoteKvRead& read) override;
 
   const PrefillPoolStats& prefill_stats() const { return stats_; }
 
@@ -72,6 +85,13 @@ class DisaggregatedRouter final : public RequestSink, public RequestObserver {
     bool cancel_requested = false;
   };
   std::unordered_map<uint64_t, PrefillLeg> in_prefill_;
+  // Finished legs whose prefill KV is held: the holding replica and when the
+  // leg finished.
+  struct HeldKv {
+    EngineReplica* replica = nullptr;
+    TimePoint since;
+  };
+  std::unordered_map<uint64_t, HeldKv> held_kv_;
   PrefillPoolStats stats_;
 };
 

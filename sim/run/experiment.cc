@@ -371,6 +371,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                 replicas);
     AddReplicas(decode_parts, decode_context, config.decode_replicas, simulator, observer, steps,
                 replicas);
+    for (size_t i = prefill_count; i < replicas.size(); ++i) replicas[i]->set_remote_kv_read_observer(&pair);
     prefill_router.emplace(Pointers(replicas, 0, prefill_count), MakeRoutingPolicy(config.router));
   } else {
     AddReplicas(parts, parts.engine_context, config.replicas, simulator, observer, steps, replicas);

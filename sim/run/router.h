@@ -53,6 +53,11 @@ class Router : public RequestSink {
   void Cancel(uint64_t request_id) override;
   // Forget a request that finished, was cancelled or was rejected.
   void OnRequestDone(uint64_t request_id) { placement_.erase(request_id); }
+  // The replica a live request was routed to; null for an unknown id.
+  EngineReplica* ReplicaOf(uint64_t request_id) const {
+    const auto it = placement_.find(request_id);
+    return it == placement_.end() ? nullptr : replicas_[it->second];
+  }
 
   // Requests routed to each replica so far.
   const std::vector<int64_t>& routed() const { return routed_; }

@@ -172,20 +172,26 @@ void DescribeDisaggregation(const ExperimentConfig& config,
   c.push_back({"kv_bytes_per_token", link.bytes_per_token});
   c.push_back({"semantics",
                std::string("vLLM P/D with a KV connector (NixlConnector): the prefill replica "
-                           "runs the prompt with max_tokens 1; the decode replica pulls the "
-                           "prompt's KV past its own prefix-cache hit, recomputes the last "
-                           "prompt token and generates; the client sees the decode replica's "
-                           "tokens (docs/disaggregation.md)")});
+                           "runs the prompt with max_tokens 1 and holds its KV until the decode "
+                           "replica has read it; the decode replica pulls the prompt's KV past "
+                           "its own prefix-cache hit, recomputes the last prompt token and "
+                           "generates; the client sees the decode replica's tokens "
+                           "(docs/disaggregation.md)")});
   c.push_back({"simplifications",
-               std::string("the prefill replica frees the KV when its leg finishes (not when "
-                           "read); pulls of one decode replica are serialized on its link; no "
-                           "proxy or network time besides the pull")});
+               std::string("pulls of one decode replica are serialized on its link; held "
+                           "prefill KV whose decode leg is rejected or cancelled before its pull "
+                           "is freed at once (vLLM: after a timeout); no proxy or network time "
+                           "besides the pull")});
   c.push_back({"prefill_handed_to_decode", prefill.handed_to_decode});
   c.push_back({"prefill_cancelled", prefill.cancelled});
   c.push_back({"prefill_rejected", prefill.rejected});
   c.push_back({"prefill_leg_mean_ms",
                prefill.handed_to_decode > 0
                    ? ToMilliseconds(prefill.leg_time) / static_cast<double>(prefill.handed_to_decode)
+                   : 0.0});
+  c.push_back({"prefill_kv_held_mean_ms",
+               prefill.kv_releases > 0
+                   ? ToMilliseconds(prefill.kv_hold_time) / static_cast<double>(prefill.kv_releases)
                    : 0.0});
   c.push_back({"kv_figures", std::string("replicas 0.." + std::to_string(config.prefill_replicas - 1) +
                                          " are the prefill pool, the rest the decode pool; "

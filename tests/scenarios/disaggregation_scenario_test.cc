@@ -104,6 +104,36 @@ TEST(DisaggregationScenario, PullTakesBytesOverBandwidthPlusLatency) {
   EXPECT_LT(tokens, 2 * (first.prompt_tokens - 1));
 }
 
+TEST(DisaggregationScenario, PrefillReplicaHoldsKvUntilTheDecodeSideReadsIt) {
+  // One request at a time: each decode leg is admitted the instant its
+  // prefill leg finishes, so the prefill replica holds the leg's KV exactly
+  // as long as the pull takes (latency + bytes / bandwidth), as vLLM's
+  // NixlConnector delays freeing it. Over a free link it frees at once.
+  const ExperimentResult slow = RunExperiment(Disaggregated(OneUser("efim"), 2.5, 150));
+  const EngineCounters& e = slow.summary.engine;
+  ASSERT_EQ(e.part("kv_transfers"), 3);
+  const double mean_pull_ms = static_cast<double>(e.part("kv_transfer_time_ns")) / 3 / 1e6;
+  const double held_ms = std::stod(SettingText(slow.info, "disaggregation", "prefill_kv_held_mean_ms", 9));
+  EXPECT_GT(held_ms, 0.15);
+  EXPECT_NEAR(held_ms, mean_pull_ms, 1e-6);
+  const ExperimentResult free_link = RunExperiment(Disaggregated(OneUser("efim"), 1e12, 0));
+  EXPECT_EQ(std::stod(SettingText(free_link.info, "disaggregation", "prefill_kv_held_mean_ms", 9)), 0.0);
+
+  // Eight users at once over a slow link: pulls queue on the decode
+  // replica's link, and the prefill replica (replica 0) holds every queued
+  // leg's KV meanwhile. Its prefill legs run the same over either link, so
+  // only the holding makes its peak KV larger over the slow one.
+  ExperimentConfig crowd = OneUser("efim");
+  crowd.users = 8;
+  crowd.think_time_ms = 0;
+  const auto prefill_peak = [](const ExperimentResult& r) {
+    return std::stod(SettingText(r.info, "disaggregation", "replica_0_peak_kv_usage", 9));
+  };
+  const ExperimentResult queued = RunExperiment(Disaggregated(crowd, 0.5, 500));
+  const ExperimentResult instant = RunExperiment(Disaggregated(crowd, 1e12, 0));
+  EXPECT_GT(prefill_peak(queued), 1.5 * prefill_peak(instant));
+}
+
 TEST(DisaggregationScenario, SlowerLinkCostsTtftNotDecode) {
   const ExperimentResult fast = RunExperiment(Disaggregated(OneUser("fim"), 1e12, 0));
   const ExperimentResult slow = RunExperiment(Disaggregated(OneUser("fim"), 0.5, 500));

@@ -59,6 +59,7 @@ std::unique_ptr<Request> VllmV1Core::Add(ClientRequest& client_request, TimePoin
   const int64_t blocks_needed = (longest + config_.block_tokens - 1) / config_.block_tokens;
   request->tracks_block_keys = config_.prefix_caching;
   request->remote_tokens = kv_link_ != nullptr ? client_request.remote_prefill_tokens : 0;
+  request->hold_kv_until_read = client_request.hold_kv_until_read;
   // Room for the longest sequence the request can reach (prompt + every
   // output token), so its vectors never regrow.
   request->kv.blocks.reserve(static_cast<size_t>(blocks_needed));
@@ -138,8 +139,23 @@ void VllmV1Core::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
     speculator_->EndStep(batch_ids_);
   }
   if (emitter.finished().empty()) return;
-  for (Request* request : emitter.finished()) cache_.Free(static_cast<VllmRequest*>(request)->kv);
+  for (Request* request : emitter.finished()) {
+    VllmRequest& r = *static_cast<VllmRequest*>(request);
+    if (r.hold_kv_until_read) {
+      held_kv_.emplace(r.id, std::move(r.kv));  // freed by ReleaseHeldKv
+      r.kv = {};
+    } else {
+      cache_.Free(r.kv);
+    }
+  }
   scheduler_.RemoveFinished();
+}
+
+void VllmV1Core::ReleaseHeldKv(uint64_t request_id) {
+  const auto it = held_kv_.find(request_id);
+  if (it == held_kv_.end()) return;
+  cache_.Free(it->second);
+  held_kv_.erase(it);
 }
 
 void VllmV1Core::Release(Request& request) {
@@ -183,6 +199,10 @@ void VllmV1Core::CheckInvariants(const LiveRequests& live) const {
     running += state == RequestState::kRunning ? 1 : 0;
     waiting += (state == RequestState::kWaiting || state == RequestState::kPreempted ||
                 state == RequestState::kLoadingKv) ? 1 : 0;
+  }
+  for (const auto& [id, kv] : held_kv_) {
+    EFIMSIM_CHECK(live.find(id) == live.end(), "a live request's KV is held as finished");
+    for (const BlockId block : kv.blocks) ++references[block];
   }
   for (BlockId b = 0; b < pool.num_blocks(); ++b) {
     EFIMSIM_CHECK(references[b] == pool.ref_count(b),

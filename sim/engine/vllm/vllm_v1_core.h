@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/vllm/cpu_kv_tier.h"
@@ -73,6 +74,9 @@ class VllmV1Core final : public EngineCore {
   // Block reference counts against the requests holding them, free + used
   // == pool, request/queue consistency, and the CPU tier's own invariants.
   void CheckInvariants(const LiveRequests& live) const override;
+  int64_t held_kv_requests() const override { return static_cast<int64_t>(held_kv_.size()); }
+  void ReleaseHeldKv(uint64_t request_id) override;
+  void TakeRemoteKvReads(std::vector<RemoteKvRead>& out) override { scheduler_.TakeRemoteReads(out); }
 
   const PrefixCacheManager& cache() const { return cache_; }
 
@@ -87,6 +91,9 @@ class VllmV1Core final : public EngineCore {
   VllmV1Scheduler scheduler_;
   std::unique_ptr<Speculator> speculator_;  // null: no speculative decoding
   std::vector<uint64_t> batch_ids_;         // scratch: a step's request ids
+  // Finished requests' KV kept for a decode replica's read (by request id;
+  // looked up, never iterated in an order that matters).
+  std::unordered_map<uint64_t, KvSequence> held_kv_;
 };
 
 // The registry entry of "vllm_v1".

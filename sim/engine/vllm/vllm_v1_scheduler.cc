@@ -131,6 +131,7 @@ void VllmV1Scheduler::AdmitWithLoads(StepPlan& plan, int64_t& budget, TimePoint 
         request->num_computed_tokens = remote;
         if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
         request->kv_load_done = kv_link_->StartTransfer(now, pulled);
+        remote_reads_.push_back({request->id, request->kv_load_done});
         request->parts.kv_pulled_tokens += pulled;
         request->parts.kv_pull += request->kv_load_done - now;
         if (request->kv_load_done > now) ++index;  // else admitted on the next pass, now
@@ -158,6 +159,7 @@ void VllmV1Scheduler::AdmitWithLoads(StepPlan& plan, int64_t& budget, TimePoint 
       new_tokens = std::min(request->num_tokens - hit_tokens, budget);
       if (!cache_.Allocate(request->kv, 0, new_tokens, hit_blocks_, request->block_keys)) break;
       context = hit_tokens;
+      if (request->remote_tokens > 0) remote_reads_.push_back({request->id, now});  // nothing to pull
       request->remote_tokens = 0;
       if (request->cached_tokens < 0) request->cached_tokens = hit_tokens;
     }
@@ -190,6 +192,10 @@ int64_t VllmV1Scheduler::ReleaseLoadedBlocks(TimePoint now) {
 }
 
 void VllmV1Scheduler::Remove(const VllmRequest* request) {
+  // Aborted before its pull started: the prefill side need not wait.
+  if (request->remote_tokens > 0 && request->state != RequestState::kLoadingKv) {
+    remote_reads_.push_back({request->id, TimePoint{}});
+  }
   std::erase(waiting_, request);
   std::erase(running_, request);
 }

@@ -47,6 +47,7 @@
 #include "sim/engine/vllm/spec_state.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/kv_link.h"
+#include "sim/engine/remote_kv_read.h"
 #include "sim/engine/request.h"
 
 namespace efimsim {
@@ -68,6 +69,9 @@ struct VllmRequest : Request {
   // Prompt tokens to pull over the KV link (ClientRequest::remote_prefill_tokens);
   // set to 0 once pulled, so that a preempted request recomputes them.
   int64_t remote_tokens = 0;
+  // Disaggregated serving, prefill side (ClientRequest::hold_kv_until_read):
+  // at finish the engine keeps its KV until the decode side has read it.
+  bool hold_kv_until_read = false;
   // Speculative decoding's state (spec_state.h); null when it is off.
   std::unique_ptr<SpecState> spec;
 
@@ -120,6 +124,14 @@ class VllmV1Scheduler {
   // Removes one request from the waiting queue or running list (an abort),
   // keeping the others' order. The caller frees its blocks.
   void Remove(const VllmRequest* request);
+  // Moves the remote KV reads decided since the last call to `out`
+  // (remote_kv_read.h): a pull started (done: its end), a remote request
+  // admitted without one (its prefix hit covered the pull: done now) or
+  // aborted before one (done at once).
+  void TakeRemoteReads(std::vector<RemoteKvRead>& out) {
+    out.insert(out.end(), remote_reads_.begin(), remote_reads_.end());
+    remote_reads_.clear();
+  }
 
   const std::deque<VllmRequest*>& waiting() const { return waiting_; }
   const std::vector<VllmRequest*>& running() const { return running_; }
@@ -141,6 +153,7 @@ class VllmV1Scheduler {
   std::vector<VllmRequest*> running_;  // admission order
   std::vector<BlockId> hit_blocks_;
   int64_t preemptions_ = 0;
+  std::vector<RemoteKvRead> remote_reads_;  // TakeRemoteReads'
   CpuKvTier* cpu_tier_ = nullptr;
   KvLink* kv_link_ = nullptr;
 };
