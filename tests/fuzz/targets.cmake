@@ -3,7 +3,7 @@
 # tests/fuzz/replay/CMakeLists.txt (corpus replay under ctest, any compiler).
 set(EFIMSIM_FUZZ_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(EFIMSIM_FUZZ_TARGETS efim_trace importers edited_document specs tokenizer sweep_inputs
-  profile_sources serving_runs otel_spans guidellm_results speculation)
+  profile_sources serving_runs otel_spans guidellm_results speculation spec_decode_counters)
 # The calibration harness's reader exists only where kernels/ is built
 # (EFIMSIM_BUILD_KERNELS; its CPU part needs no CUDA).
 if(TARGET efimsim_kernels_calib_io)
@@ -31,6 +31,8 @@ set(EFIMSIM_FUZZ_guidellm_results_SOURCES fuzz_guidellm_results.cc)
 set(EFIMSIM_FUZZ_guidellm_results_LIBS efimsim_traces)
 set(EFIMSIM_FUZZ_speculation_SOURCES fuzz_speculation.cc)
 set(EFIMSIM_FUZZ_speculation_LIBS efimsim_engine_vllm)
+set(EFIMSIM_FUZZ_spec_decode_counters_SOURCES fuzz_spec_decode_counters.cc)
+set(EFIMSIM_FUZZ_spec_decode_counters_LIBS efimsim_engine_vllm)
 set(EFIMSIM_FUZZ_calibrate_json_SOURCES fuzz_calibrate_json.cc)
 set(EFIMSIM_FUZZ_calibrate_json_LIBS efimsim_kernels_calib_io)
 
