@@ -85,6 +85,7 @@ ExperimentConfig WithDeploymentSplit(const ExperimentConfig& base, const Deploym
     config.kv_link_latency_us = defaults.kv_link_latency_us;
     config.decode_gpu = defaults.decode_gpu;
     config.decode_tp = defaults.decode_tp;
+    config.decode_engine_args = defaults.decode_engine_args;
   } else {
     config.replicas = 1;
     config.prefill_replicas = split.prefill_replicas;

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <set>
+#include <sstream>
 
 #include "models/latency/latency_model_registry.h"
 #include "models/formats/spec_catalog.h"
@@ -164,15 +166,16 @@ void CheckSettings(const ExperimentConfig& config) {
         throw UsageError(std::string("--decode-gpu: ") + e.what());
       }
     }
+    DecodePoolConfig(config);  // --decode-engine-args parse and lie in range
   } else {
     const ExperimentConfig defaults;
     if (config.decode_replicas != defaults.decode_replicas ||
         config.kv_link_gbps != defaults.kv_link_gbps || !config.decode_router.empty() ||
         config.kv_link_latency_us != defaults.kv_link_latency_us || !config.decode_gpu.empty() ||
-        config.decode_tp != defaults.decode_tp) {
+        config.decode_tp != defaults.decode_tp || !config.decode_engine_args.empty()) {
       throw UsageError("--decode-replicas, --decode-router, --decode-gpu, --decode-tp, "
-                       "--kv-link-gbps, --kv-link-latency-us: only with --prefill-replicas > 0 "
-                       "(disaggregated serving)");
+                       "--decode-engine-args, --kv-link-gbps, --kv-link-latency-us: only with "
+                       "--prefill-replicas > 0 (disaggregated serving)");
     }
   }
   ParseFrontend(config.frontend, config.engine.name);
@@ -312,14 +315,78 @@ int64_t DecodeTp(const ExperimentConfig& c) {
 }
 
 bool DecodePoolDiffers(const ExperimentConfig& c) {
-  return c.prefill_replicas > 0 &&
-         (DecodeGpu(c) != c.engine.gpu || DecodeTp(c) != c.latency.tensor_parallel);
+  return c.prefill_replicas > 0 && (DecodeGpu(c) != c.engine.gpu ||
+                                    DecodeTp(c) != c.latency.tensor_parallel ||
+                                    !c.decode_engine_args.empty());
 }
+
+std::vector<std::string> DecodeEngineArgNames(const ExperimentConfig& c) {
+  // The same model, block size and engine on both sides (the KV moves
+  // between them block for block); the GPU has --decode-gpu.
+  static const std::set<std::string> kShared = {"model", "gpu", "engine", "block-tokens",
+                                                "check-invariants"};
+  std::vector<std::string> names;
+  for (const RunParamTable& table : AllParamTables()) {
+    if (table.group.rfind("Engine", 0) != 0) continue;
+    for (const RunParam& param : table.params) {
+      if (kShared.count(param.info->name) == 0 && OptionApplies(c, param.info->name)) {
+        names.push_back(param.info->name);
+      }
+    }
+  }
+  return names;
+}
+
+namespace {
+
+// Applies --decode-engine-args' `--option value` (or `--option=value`)
+// pairs to `decode`.
+void ApplyDecodeEngineArgs(const ExperimentConfig& c, ExperimentConfig& decode) {
+  std::vector<std::string> words;
+  std::istringstream in(c.decode_engine_args);
+  for (std::string word; in >> word;) words.push_back(word);
+  const std::vector<std::string> allowed = DecodeEngineArgNames(c);
+  const auto fail = [&](const std::string& why) {
+    std::string names;
+    for (const std::string& n : allowed) names += (names.empty() ? "--" : ", --") + n;
+    throw UsageError("--decode-engine-args: " + why + " (it takes `--option value` pairs of: " +
+                     names + ")");
+  };
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string name = words[i];
+    if (name.rfind("--", 0) != 0 || name.size() == 2) fail("'" + name + "' is not an option");
+    name = name.substr(2);
+    std::string value;
+    if (const size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    } else if (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
+      value = words[++i];
+    } else {
+      fail("--" + name + " has no value");
+    }
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      fail("--" + name + " is not an engine option the decode pool may set on its own");
+    }
+    const RunParam* param = FindRunParam(name);
+    EFIMSIM_CHECK(param != nullptr, "an allowed decode engine option without a parameter");
+    try {
+      param->set(value, decode);
+      param->check(decode);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("--decode-engine-args: ") + e.what());
+    }
+  }
+}
+
+}  // namespace
 
 ExperimentConfig DecodePoolConfig(const ExperimentConfig& c) {
   ExperimentConfig decode = c;
   decode.engine.gpu = DecodeGpu(c);
   decode.latency.tensor_parallel = DecodeTp(c);
+  decode.decode_engine_args.clear();
+  if (!c.decode_engine_args.empty()) ApplyDecodeEngineArgs(c, decode);
   return decode;
 }
 

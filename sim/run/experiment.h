@@ -114,9 +114,14 @@ struct ExperimentConfig {
   double kv_link_gbps = 50;
   double kv_link_latency_us = 20;
   // The decode pool's own GPU and TP degree ("" and 0: --gpu's and --tp's);
-  // its link rate is per GPU x its TP. The engine options are shared.
+  // its link rate is per GPU x its TP.
   std::string decode_gpu;
   int64_t decode_tp = 0;
+  // The decode pool's own engine options, as command-line text
+  // ("--max-num-seqs 512 --gpu-memory-utilization 0.95"): applied over the
+  // run's (DecodePoolConfig); "": the run's. As a P/D deployment starts
+  // each pool's servers with their own flags.
+  std::string decode_engine_args;
   // The memory a run may use (sim/run/memory_budget.h); 0: 80% of this
   // machine's. A run whose estimate exceeds it is refused before it starts.
   double max_memory_gib = 0;
@@ -168,11 +173,18 @@ int64_t DeploymentGpus(const ExperimentConfig& config);
 // given, else --gpu's and --tp's.
 std::string DecodeGpu(const ExperimentConfig& config);
 int64_t DecodeTp(const ExperimentConfig& config);
-// Whether the decode pool has a GPU or TP of its own (--decode-gpu, --decode-tp).
+// Whether the decode pool has a GPU, TP or engine options of its own
+// (--decode-gpu, --decode-tp, --decode-engine-args).
 bool DecodePoolDiffers(const ExperimentConfig& config);
 // `config` as the decode pool runs it: its GPU and TP in --gpu's and --tp's
-// places (the same config when the pool has none of its own).
+// places and --decode-engine-args applied (the same config when the pool
+// has none of its own). Throws UsageError("--decode-engine-args: ...") for
+// text that is not `--option value` pairs of the engine options it may set
+// (DecodeEngineArgNames).
 ExperimentConfig DecodePoolConfig(const ExperimentConfig& config);
+// The options --decode-engine-args may set: the engine's, but for those
+// the pools must share or that have their own --decode-* option.
+std::vector<std::string> DecodeEngineArgNames(const ExperimentConfig& config);
 // The optional requests.csv columns of a run: speculation's where its
 // engine runs --speculative-config, the KV pulls' where it is
 // disaggregated.

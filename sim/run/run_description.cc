@@ -162,6 +162,9 @@ void DescribeDisaggregation(const ExperimentConfig& config,
   if (decode_latency != nullptr) {
     c.push_back({"decode_gpu", DecodeGpu(config)});
     c.push_back({"decode_tp", DecodeTp(config)});
+    if (!config.decode_engine_args.empty()) {
+      c.push_back({"decode_engine_args", config.decode_engine_args});
+    }
     c.push_back({"decode_latency_model", decode_latency->Description()});
   }
   c.push_back({"router", config.router});

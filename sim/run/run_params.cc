@@ -196,8 +196,16 @@ const ParamTable<ExperimentConfig>& TraceAndClusterParams() {
       {Quiet({"decode-gpu", "",
                  "disaggregated serving: the decode pool's GPU (built-in name or spec JSON); "
                  "empty = --gpu's. Its KV cache, step times and link follow it; the engine "
-                 "options are shared"}),
+                 "options are shared but for --decode-engine-args"}),
        &C::decode_gpu},
+      {Quiet({"decode-engine-args", "",
+                 "disaggregated serving: the decode pool's own engine options, as a P/D "
+                 "deployment starts its decode servers with their own flags: `--option value` "
+                 "pairs in one quoted argument, e.g. \"--max-num-seqs 512 "
+                 "--gpu-memory-utilization 0.95\"; they override the run's for the decode pool "
+                 "only (model, engine and block size stay shared; the GPU and TP have "
+                 "--decode-gpu and --decode-tp). empty = the run's"}),
+       &C::decode_engine_args},
       {Quiet({"decode-tp", "GPUs",
                  "disaggregated serving: the decode pool's tensor-parallel degree; 0 = --tp's. "
                  "capacity counts prefill replicas x --tp + decode replicas x this",

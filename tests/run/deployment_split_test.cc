@@ -40,6 +40,7 @@ TEST(DeploymentSplit, AppliesPoolsOrRestoresTheColocatedDefaults) {
   base.decode_router = "least-outstanding";
   base.kv_link_gbps = 12.5;
   base.decode_tp = 2;
+  base.decode_engine_args = "--max-num-seqs 64";
   const ExperimentConfig split = WithDeploymentSplit(base, {2, 3});
   EXPECT_EQ(split.replicas, 1);
   EXPECT_EQ(split.prefill_replicas, 2);
@@ -47,6 +48,7 @@ TEST(DeploymentSplit, AppliesPoolsOrRestoresTheColocatedDefaults) {
   EXPECT_EQ(split.kv_link_gbps, 12.5);
   EXPECT_EQ(split.decode_router, "least-outstanding");
   EXPECT_EQ(split.decode_tp, 2);
+  EXPECT_EQ(split.decode_engine_args, "--max-num-seqs 64");
   EXPECT_EQ(TotalReplicas(split), 5);
   const ExperimentConfig colocated = WithDeploymentSplit(base, {});
   const ExperimentConfig defaults;
@@ -55,6 +57,7 @@ TEST(DeploymentSplit, AppliesPoolsOrRestoresTheColocatedDefaults) {
   EXPECT_EQ(colocated.kv_link_gbps, defaults.kv_link_gbps);
   EXPECT_EQ(colocated.decode_router, defaults.decode_router);
   EXPECT_EQ(colocated.decode_tp, defaults.decode_tp);
+  EXPECT_EQ(colocated.decode_engine_args, defaults.decode_engine_args);
   ValidateExperiment(colocated);  // a co-located run refuses pool options
   ValidateExperiment(split);
 }

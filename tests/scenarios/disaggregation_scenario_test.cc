@@ -247,6 +247,21 @@ TEST(DisaggregationScenario, BadCombinationsAreRefused) {
   ExperimentConfig stray_tp = OneUser("efim");
   stray_tp.decode_tp = 2;
   EXPECT_THROW(RunExperiment(stray_tp), UsageError);
+  ExperimentConfig stray_args = OneUser("efim");
+  stray_args.decode_engine_args = "--max-num-seqs 4";
+  EXPECT_THROW(RunExperiment(stray_args), UsageError);
+  // Not `--option value` pairs, an option the pools share, one out of range.
+  for (const char* args : {"--max-num-seqs", "max-num-seqs 4", "--block-tokens 32", "--model qwen3-8b",
+                           "--max-num-seqs 0", "--frobnicate 1"}) {
+    ExperimentConfig bad_args = Disaggregated(OneUser("efim"), 50, 20);
+    bad_args.decode_engine_args = args;
+    try {
+      RunExperiment(bad_args);
+      ADD_FAILURE() << "accepted --decode-engine-args '" << args << "'";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--decode-engine-args: ", 0), 0u) << e.what();
+    }
+  }
   ExperimentConfig bad_gpu = Disaggregated(OneUser("efim"), 50, 20);
   bad_gpu.decode_gpu = "gpu-9000";
   try {
@@ -294,6 +309,27 @@ TEST(DisaggregationScenario, DecodePoolOnItsOwnGpuAndTp) {
   colocated.replicas = 4;
   colocated.latency.tensor_parallel = 2;
   EXPECT_EQ(DeploymentGpus(colocated), 8);
+}
+
+TEST(DisaggregationScenario, DecodeEngineArgsApplyToTheDecodePoolOnly) {
+  // Eight users at once: a decode pool limited to one running sequence
+  // (--decode-engine-args "--max-num-seqs 1") serves them one by one, so
+  // requests take longer end to end; the prefill pool keeps the run's
+  // limits, and the run's description says what the decode pool ran with.
+  ExperimentConfig crowd = Disaggregated(OneUser("efim"), 50, 20);
+  crowd.users = 8;
+  crowd.think_time_ms = 0;
+  const ExperimentResult shared = RunExperiment(crowd);
+  crowd.decode_engine_args = "--max-num-seqs=1 --gpu-memory-utilization 0.8";
+  const ExperimentResult own = RunExperiment(crowd);
+  ASSERT_EQ(own.summary.requests_completed, shared.summary.requests_completed);
+  EXPECT_GT(own.summary.e2e_ms.mean, 1.5 * shared.summary.e2e_ms.mean);
+  EXPECT_EQ(SettingText(own.info, "disaggregation", "decode_engine_args", 0),
+            "--max-num-seqs=1 --gpu-memory-utilization 0.8");
+  const ExperimentConfig decode = DecodePoolConfig(crowd);
+  const ExperimentConfig defaults;
+  EXPECT_EQ(decode.engine.gpu_memory_utilization, 0.8);
+  EXPECT_EQ(crowd.engine.gpu_memory_utilization, defaults.engine.gpu_memory_utilization);
 }
 
 }  // namespace
