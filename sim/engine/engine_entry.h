@@ -68,6 +68,11 @@ struct EngineEntry {
   // Throws UsageError naming the option when the engine cannot run with
   // these settings. Called before any replica exists.
   void (*validate)(const EngineContext& context) = nullptr;
+  // Decoder layers of a draft head the engine keeps beside the model, with
+  // their KV in the same cache (kv_capacity.h): vLLM's EAGLE, EAGLE-3 and
+  // MTP drafters. Called before the KV capacity exists (its context has
+  // only the options and the model); null or 0: none.
+  int64_t (*draft_layers)(const OptionStore& options, const ModelSpec& model) = nullptr;
   // One replica's core.
   std::unique_ptr<EngineCore> (*make)(const EngineContext& context) = nullptr;
   // Bytes one replica's KV structures will take (block pool, key index,

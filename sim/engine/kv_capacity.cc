@@ -12,17 +12,31 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 }
 
 KvCapacity ComputeKvCapacity(const EngineConfig& config, const ModelSpec& model,
-                             const GpuSpec& gpu, int64_t tensor_parallel) {
+                             const GpuSpec& gpu, int64_t tensor_parallel, int64_t draft_layers) {
   KvCapacity capacity;
   const ShardShapes shard = ShardModel(model, tensor_parallel);
   capacity.tensor_parallel = tensor_parallel;
   capacity.memory_gib = config.gpu_memory_gib > 0
                             ? config.gpu_memory_gib
                             : static_cast<double>(gpu.memory_bytes) / kGiB;
-  capacity.weights_gib = static_cast<double>(ShardWeightBytes(model, shard)) / kGiB;
+  const int64_t weight_bytes = ShardWeightBytes(model, shard);
   capacity.kv_bytes_per_token = ShardKvBytesPerToken(shard);
+  if (draft_layers > 0 && shard.layers > 0) {
+    // The average decoder layer: every weight but the embedding, lm_head
+    // and final norm (the model's with no layers), over the layers.
+    ShardShapes no_layers = shard;
+    no_layers.layers = 0;
+    no_layers.moe_layers = 0;
+    const double per_layer =
+        static_cast<double>(weight_bytes - ShardWeightBytes(model, no_layers)) / static_cast<double>(shard.layers);
+    capacity.draft_layers = draft_layers;
+    capacity.draft_weights_gib = per_layer * static_cast<double>(draft_layers) / kGiB;
+    capacity.draft_kv_bytes_per_token = capacity.kv_bytes_per_token / shard.layers * draft_layers;
+  }
+  capacity.weights_gib = static_cast<double>(weight_bytes) / kGiB + capacity.draft_weights_gib;
   const double block_bytes =
-      static_cast<double>(config.block_tokens) * static_cast<double>(capacity.kv_bytes_per_token);
+      static_cast<double>(config.block_tokens) *
+      static_cast<double>(capacity.kv_bytes_per_token + capacity.draft_kv_bytes_per_token);
   if (config.kv_blocks > 0 && config.num_gpu_blocks_override > 0 &&
       config.kv_blocks != config.num_gpu_blocks_override) {
     throw UsageError("--num-gpu-blocks-override: " +

@@ -114,8 +114,11 @@ struct RunParts {
         output_length_option(ParseOutputLengthOption(c.output_length)),
         default_output_length(output_length_option.IsDefault()),
         output_length(MakeOutputLength(c, output_length_option, policy)),
-        capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel)),
         engine(Engines().Get(c.engine.name)),
+        capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel,
+                                   engine.draft_layers != nullptr
+                                       ? engine.draft_layers(c.engine_options, model)
+                                       : 0)),
         engine_context{c.engine, c.engine_options, model, gpu, capacity, policy.prefix_caching},
         engine_and_memory_checked(CheckEngineAndMemory(c, engine, engine_context)),
         latency(MakeLatencyModel(RunLatencyConfig(c), model, gpu)),
@@ -132,8 +135,8 @@ struct RunParts {
   const OutputLengthOption output_length_option;
   const bool default_output_length;
   const std::unique_ptr<OutputLengthModel> output_length;  // null: every request to its cap
+  const EngineEntry& engine;  // before capacity: its draft head sizes the KV cache
   const KvCapacity capacity;
-  const EngineEntry& engine;
   const EngineContext engine_context;
   // Before anything that grows with an option (or tokenizes a corpus) is built.
   const bool engine_and_memory_checked;

@@ -98,6 +98,15 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   DescribeSharedRows(EngineParams(), config.engine, e);
   e.push_back({"kv_blocks_effective", capacity.blocks});
   e.push_back({"kv_tokens_effective", capacity.tokens});
+  if (capacity.draft_layers > 0) {
+    e.push_back({"kv_draft_layers", capacity.draft_layers});
+    e.push_back({"kv_draft_bytes_per_token_per_gpu", capacity.draft_kv_bytes_per_token});
+    e.push_back({"draft_weights_gib_per_gpu", capacity.draft_weights_gib});
+    e.push_back({"kv_draft_note",
+                 std::string("the draft head's layers keep their KV in the same blocks and its "
+                             "weights count as weights (each priced as the target's average "
+                             "decoder layer; docs/speculative-decoding.md)")});
+  }
   e.push_back({"kv_cache_gib", capacity.kv_gib});
 }
 

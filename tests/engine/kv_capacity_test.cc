@@ -45,6 +45,35 @@ TEST(KvCapacity, Tp2HalvesPerGpuWeightsAndKvBytesPerToken) {
   EXPECT_EQ(two.blocks, static_cast<int64_t>(free_gib / block_gib));
 }
 
+TEST(KvCapacity, DraftHeadLayersTakeWeightsAndKvFromTheCache) {
+  // Llama-3.1-8B with a one-layer EAGLE head on an H100: the layer holds
+  // 1/32 of the decoder layers' KV per token (4,096 of 131,072 bytes) in the
+  // same blocks, and an average decoder layer's weights (218,112,000 bf16
+  // parameters: 2 x 4096 x 1024 + 2 x 4096 x 4096 for attention, 3 x 4096 x
+  // 14336 for the MLP, 2 x 4096 for the norms).
+  const ModelSpec model = LoadModelSpec("llama-3.1-8b");
+  const GpuSpec gpu = LoadGpuSpec("h100-sxm");
+  const EngineConfig engine;
+  const KvCapacity plain = ComputeKvCapacity(engine, model, gpu, 1);
+  const KvCapacity eagle = ComputeKvCapacity(engine, model, gpu, 1, 1);
+  EXPECT_EQ(plain.draft_layers, 0);
+  EXPECT_EQ(eagle.draft_layers, 1);
+  EXPECT_EQ(eagle.kv_bytes_per_token, plain.kv_bytes_per_token);
+  EXPECT_EQ(eagle.draft_kv_bytes_per_token, 4096);
+  const double layer_gib = 218112000.0 * 2 / (1024.0 * 1024.0 * 1024.0);
+  EXPECT_NEAR(eagle.draft_weights_gib, layer_gib, 1e-9);
+  EXPECT_NEAR(eagle.weights_gib, plain.weights_gib + layer_gib, 1e-9);
+  const double kv_bytes =
+      (eagle.memory_gib * engine.gpu_memory_utilization - eagle.weights_gib - engine.non_kv_overhead_gib) *
+      1024.0 * 1024.0 * 1024.0;
+  EXPECT_EQ(eagle.blocks, static_cast<int64_t>(kv_bytes / (16.0 * (131072 + 4096))));
+  EXPECT_LT(eagle.blocks, plain.blocks * 32 / 33);
+  // --kv-blocks still sets the count as given.
+  EngineConfig fixed;
+  fixed.kv_blocks = 1000;
+  EXPECT_EQ(ComputeKvCapacity(fixed, model, gpu, 1, 1).blocks, 1000);
+}
+
 TEST(KvCapacity, KvHeadsReplicatedBeyondTheirCount) {
   const ModelSpec model = LoadModelSpec("llama-3.1-8b");  // 8 KV heads
   const ShardShapes shard = ShardModel(model, 8);

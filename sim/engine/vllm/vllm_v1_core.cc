@@ -354,6 +354,12 @@ EngineEntry VllmV1Engine() {
     SetUpCpuKvTier(context);
     RunSpeculativeConfig(context);
   };
+  entry.draft_layers = [](const OptionStore& options, const ModelSpec& model) -> int64_t {
+    const int64_t context_tokens = model.max_context_tokens > 0 ? model.max_context_tokens : INT64_MAX;
+    const SpeculativeConfig c =
+        ParseSpeculativeConfig(SpeculativeSettings(options).speculative_config, context_tokens);
+    return c.enabled() && !DraftsComparedByToken(c.method) ? c.drafter_layers : 0;
+  };
   entry.make = MakeVllmV1Core;
   entry.memory_bytes = VllmV1MemoryBytes;
   entry.describe = DescribeVllmV1;
