@@ -112,7 +112,9 @@ std::string RenderRunHeader(const ExperimentResult& result) {
            setting("decode_router") +
            "), KV pulled at " + setting("kv_link_gbps_per_replica") + " GB/s per decode replica + " +
            setting("kv_link_latency_us") +
-           " us per pull; vLLM P/D connector semantics (docs/disaggregation.md)\n";
+           " us per pull; " +
+           (SettingText(info, "engine", "name") == "sglang" ? "SGLang PD mode" : "vLLM P/D connector") +
+           " semantics (docs/disaggregation.md)\n";
   }
   const std::string router_note = SettingText(info, "cluster", "router_note");
   if (!router_note.empty()) out += "router:        " + router_note + "\n";

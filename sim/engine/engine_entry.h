@@ -73,6 +73,9 @@ struct EngineEntry {
   // MTP drafters. Called before the KV capacity exists (its context has
   // only the options and the model); null or 0: none.
   int64_t (*draft_layers)(const OptionStore& options, const ModelSpec& model) = nullptr;
+  // Disaggregated serving: whether a decode replica keeps a prefix cache
+  // (vLLM's does; SGLang's PD decode runs a ChunkCache).
+  bool pd_decode_prefix_caching = true;
   // One replica's core.
   std::unique_ptr<EngineCore> (*make)(const EngineContext& context) = nullptr;
   // Bytes one replica's KV structures will take (block pool, key index,

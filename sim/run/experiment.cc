@@ -158,10 +158,6 @@ void CheckSettings(const ExperimentConfig& config) {
       throw UsageError("--replicas: with --prefill-replicas the pools are --prefill-replicas and "
                        "--decode-replicas; leave --replicas at 1");
     }
-    if (config.engine.name != "vllm_v1") {
-      throw UsageError("--prefill-replicas: disaggregated serving is modelled for --engine "
-                       "vllm_v1 only (SGLang's PD mode is not yet)");
-    }
     if (!config.decode_gpu.empty()) {
       try {
         LoadGpuSpec(config.decode_gpu);
@@ -437,6 +433,8 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   if (disaggregated) {
     EngineContext decode_context = decode_parts.engine_context;
     decode_context.kv_link = decode_link;
+    decode_context.prefix_caching =
+        decode_context.prefix_caching && decode_parts.engine.pd_decode_prefix_caching;
     AddReplicas(parts, parts.engine_context, config.prefill_replicas, simulator, pair, steps,
                 replicas);
     AddReplicas(decode_parts, decode_context, config.decode_replicas, simulator, observer, steps,

@@ -182,18 +182,39 @@ void DescribeDisaggregation(const ExperimentConfig& config,
   c.push_back({"kv_link_gbps_per_replica", link.bytes_per_s / 1e9});
   c.push_back({"kv_link_latency_us", config.kv_link_latency_us});
   c.push_back({"kv_bytes_per_token", link.bytes_per_token});
-  c.push_back({"semantics",
-               std::string("vLLM P/D with a KV connector (NixlConnector): the prefill replica "
-                           "runs the prompt with max_tokens 1 and holds its KV until the decode "
-                           "replica has read it; the decode replica pulls the prompt's KV past "
-                           "its own prefix-cache hit, recomputes the last prompt token and "
-                           "generates; the client sees the decode replica's tokens "
-                           "(docs/disaggregation.md)")});
-  c.push_back({"simplifications",
-               std::string("pulls of one decode replica are serialized on its link; held "
-                           "prefill KV whose decode leg is rejected or cancelled before its pull "
-                           "is freed at once (vLLM: after a timeout); no proxy or network time "
-                           "besides the pull")});
+  if (config.engine.name == "sglang") {
+    c.push_back({"semantics",
+                 std::string("SGLang PD mode (disaggregation/prefill.py, decode.py): the prefill "
+                             "replica runs the prompt with max_new_tokens 1 and holds its KV "
+                             "until the decode replica has read it; the decode replica "
+                             "pre-allocates the whole prompt (no prefix cache: ChunkCache) when "
+                             "it fits beside 512 tokens reserved per running request, pulls the "
+                             "KV and joins the running batch; the client sees the decode "
+                             "replica's tokens (docs/disaggregation.md)")});
+    c.push_back({"simplifications",
+                 std::string("the decode side pre-allocates when the prefill leg has finished "
+                             "(SGLang's bootstrap makes the prefill wait for it) and pulls the "
+                             "whole prompt then (SGLang pushes each chunk as it is computed); "
+                             "its first decode step computes the last prompt token and emits "
+                             "the first token (SGLang streams the prefill's first token a step "
+                             "earlier); pulls of one decode replica are serialized on its link; "
+                             "held prefill KV whose decode leg is rejected or cancelled before "
+                             "its pull is freed at once; no proxy or network time besides the "
+                             "pull")});
+  } else {
+    c.push_back({"semantics",
+                 std::string("vLLM P/D with a KV connector (NixlConnector): the prefill replica "
+                             "runs the prompt with max_tokens 1 and holds its KV until the "
+                             "decode replica has read it; the decode replica pulls the prompt's "
+                             "KV past its own prefix-cache hit, recomputes the last prompt "
+                             "token and generates; the client sees the decode replica's tokens "
+                             "(docs/disaggregation.md)")});
+    c.push_back({"simplifications",
+                 std::string("pulls of one decode replica are serialized on its link; held "
+                             "prefill KV whose decode leg is rejected or cancelled before its "
+                             "pull is freed at once (vLLM: after a timeout); no proxy or network "
+                             "time besides the pull")});
+  }
   c.push_back({"prefill_handed_to_decode", prefill.handed_to_decode});
   c.push_back({"prefill_cancelled", prefill.cancelled});
   c.push_back({"prefill_rejected", prefill.rejected});

@@ -44,7 +44,7 @@ expect_error "--pd-splits: '1P1D': given twice" capacity --workload typing --pd-
 expect_error "--pd-splits: 'x'" capacity --workload typing --pd-splits x
 expect_error "--pd-splits: with the users search only" capacity --workload typing --search rate --pd-splits 1:1
 expect_error "--prefill-replicas: give the deployments" capacity --workload typing --prefill-replicas 1 --pd-splits 1:1
-expect_error "--prefill-replicas: disaggregated serving is modelled for --engine vllm_v1 only" capacity --workload typing --engine sglang --pd-splits colocated,1:1
+expect_error "--decode-engine-args: --block-tokens is not an engine option the decode pool may set on its own" replay --workload typing --prefill-replicas 1 --decode-engine-args "--block-tokens 32"
 expect_error "--engine: unknown value 'tgi' (choose one of: vllm_v1, sglang)" replay --engine tgi
 expect_error "--engine: unknown value 'tgi' (choose one of: vllm_v1, sglang)" sweep --grid engine=sglang,tgi
 expect_error "--schedule-policy: unknown value 'dfs' (choose one of: lpm, fcfs)" compare --engine sglang --schedule-policy dfs

@@ -196,25 +196,60 @@ TEST_F(ReplicaTest, BlockKeysForAnotherBlockSizeAreRejected) {
 namespace efimsim {
 namespace {
 
-// The same driver around the SGLang core: a prefill batch, then decode
-// batches; aborts of a request in the step in flight wait for its end, and
-// its computed tokens stay in the radix tree.
-TEST(ReplicaWithSglangCore, DrivesPrefillThenDecodeAndDefersAborts) {
-  Simulator simulator;
-  FixedLatency latency;
-  Recorder recorder;
+// A prefill leg of disaggregated serving: 100 prompt tokens, one output
+// token, its KV held at finish until released.
+ClientRequest PrefillLeg(uint64_t id) {
+  ClientRequest leg;
+  leg.request_id = id;
+  leg.prompt.resize(100);
+  std::iota(leg.prompt.begin(), leg.prompt.end(), 1000);
+  leg.max_tokens = 1;
+  leg.hold_kv_until_read = true;
+  return leg;
+}
+
+// A small SGLang core (64 blocks) and a replica that checks invariants.
+SglangCoreConfig SmallSglangCore() {
   SglangCoreConfig core;
   core.limits.chunked_prefill_size = 8192;
   core.limits.max_running_requests = 16;
   core.num_blocks = 64;
   core.max_context_tokens = 4096;
+  return core;
+}
+
+ReplicaConfig CheckedReplicaConfig() {
   ReplicaConfig config;
   config.check_invariants = true;
   config.output_token_first = 100;
   config.output_token_last = 30000;
-  auto engine = std::make_unique<SglangCore>(core);
-  const SglangCore* sglang = engine.get();
-  Replica replica(simulator, config, std::move(engine), latency, recorder);
+  return config;
+}
+
+// A replica around SmallSglangCore with its simulator, latency and recorder.
+struct SglangReplica {
+  Simulator simulator;
+  FixedLatency latency;
+  Recorder recorder;
+  SglangCore* sglang = nullptr;  // owned by the replica
+  Replica replica{simulator, CheckedReplicaConfig(), MakeCore(&sglang), latency, recorder};
+
+  static std::unique_ptr<EngineCore> MakeCore(SglangCore** out) {
+    auto core = std::make_unique<SglangCore>(SmallSglangCore());
+    *out = core.get();
+    return core;
+  }
+};
+
+// The same driver around the SGLang core: a prefill batch, then decode
+// batches; aborts of a request in the step in flight wait for its end, and
+// its computed tokens stay in the radix tree.
+TEST(ReplicaWithSglangCore, DrivesPrefillThenDecodeAndDefersAborts) {
+  SglangReplica fixture;
+  Simulator& simulator = fixture.simulator;
+  Recorder& recorder = fixture.recorder;
+  Replica& replica = fixture.replica;
+  const SglangCore* sglang = fixture.sglang;
   auto tokens = [](uint64_t id, int64_t length, int64_t max_tokens) {
     ClientRequest r;
     r.request_id = id;
@@ -236,6 +271,43 @@ TEST(ReplicaWithSglangCore, DrivesPrefillThenDecodeAndDefersAborts) {
   EXPECT_TRUE(replica.kv_all_free());
   EXPECT_GT(sglang->cache().evictable(), 0);  // the prompts stay cached
   EXPECT_EQ(replica.Counters().steps, 4);
+}
+
+// Disaggregated serving, prefill side: a request sent with
+// hold_kv_until_read finishes, but its KV stays allocated (the replica is
+// idle yet not all free) until ReleaseHeldKv's time, when it is freed.
+TEST(ReplicaWithSglangCore, HoldsAFinishedPrefillLegsKvUntilReleased) {
+  SglangReplica fixture;
+  Simulator& simulator = fixture.simulator;
+  Recorder& recorder = fixture.recorder;
+  Replica& replica = fixture.replica;
+  replica.Submit(PrefillLeg(7));
+  bool held_after_finish = false;
+  At check(simulator, TimePoint{Milliseconds(15)}, [&] {
+    held_after_finish = recorder.finished.size() == 1 && !replica.kv_all_free();
+    replica.CheckInvariants();
+    replica.ReleaseHeldKv(7, TimePoint{Milliseconds(40)});
+  });
+  bool still_held = false;
+  At before(simulator, TimePoint{Milliseconds(39)}, [&] { still_held = !replica.kv_all_free(); });
+  simulator.Run();
+  EXPECT_TRUE(held_after_finish);
+  EXPECT_TRUE(still_held);
+  EXPECT_TRUE(replica.kv_all_free());
+  replica.CheckInvariants();
+}
+
+TEST_F(ReplicaTest, VllmHoldsAFinishedPrefillLegsKvUntilReleased) {
+  replica_->Submit(PrefillLeg(9));
+  bool held_after_finish = false;
+  At check(simulator_, TimePoint{Milliseconds(15)}, [&] {
+    held_after_finish = recorder_.finished.size() == 1 && !replica_->kv_all_free();
+    replica_->CheckInvariants();
+    replica_->ReleaseHeldKv(9, TimePoint{});  // at once (a time already past)
+  });
+  simulator_.Run();
+  EXPECT_TRUE(held_after_finish);
+  EXPECT_TRUE(replica_->kv_all_free());
 }
 
 }  // namespace

@@ -238,9 +238,6 @@ TEST(DisaggregationScenario, BadCombinationsAreRefused) {
   ExperimentConfig stray_router = OneUser("efim");
   stray_router.decode_router = "session-affinity";
   EXPECT_THROW(RunExperiment(stray_router), UsageError);
-  ExperimentConfig sglang = Disaggregated(OneUser("efim"), 50, 20);
-  sglang.engine.name = "sglang";
-  EXPECT_THROW(RunExperiment(sglang), UsageError);
   ExperimentConfig stray_gpu = OneUser("efim");
   stray_gpu.decode_gpu = "h200";
   EXPECT_THROW(RunExperiment(stray_gpu), UsageError);
@@ -330,6 +327,51 @@ TEST(DisaggregationScenario, DecodeEngineArgsApplyToTheDecodePoolOnly) {
   const ExperimentConfig defaults;
   EXPECT_EQ(decode.engine.gpu_memory_utilization, 0.8);
   EXPECT_EQ(crowd.engine.gpu_memory_utilization, defaults.engine.gpu_memory_utilization);
+}
+
+// SGLang's PD mode (sglang_scheduler.h): the decode side has no prefix
+// cache (ChunkCache), so every round pulls its whole prompt but the last
+// token, and its first decode step emits the first token; from there on
+// its steps are a co-located replica's.
+ExperimentConfig Sglang(ExperimentConfig config) {
+  config.engine.name = "sglang";
+  return config;
+}
+
+TEST(DisaggregationScenario, SglangPdModePullsWholePromptsAndDecodesAsColocated) {
+  const ExperimentResult colocated = RunExperiment(Sglang(OneUser("efim")));
+  const ExperimentResult split = RunExperiment(Disaggregated(Sglang(OneUser("efim")), 1e12, 0));
+  ASSERT_EQ(split.records.size(), 3u);
+  int64_t whole_prompts = 0;
+  const auto colocated_by_id = ById(colocated.records);
+  for (const RequestRecord& s : split.records) {
+    const RequestRecord& c = colocated_by_id.at(s.request_id);
+    EXPECT_EQ(s.output_tokens, c.output_tokens);
+    EXPECT_EQ(s.finish - s.first_token, c.finish - c.first_token) << "request " << s.request_id;
+    EXPECT_GT(s.ttft(), c.ttft());
+    EXPECT_EQ(s.parts.kv_pulled_tokens, s.prompt_tokens - 1) << "request " << s.request_id;
+    whole_prompts += s.prompt_tokens - 1;
+  }
+  EXPECT_EQ(split.summary.engine.part("kv_transfers"), 3);
+  EXPECT_EQ(split.summary.engine.part("kv_transfer_tokens"), whole_prompts);
+  EXPECT_NE(SettingText(split.info, "disaggregation", "semantics", 0).find("SGLang PD mode"),
+            std::string::npos);
+  // Over a slow link the pull costs bytes / bandwidth + latency each.
+  const ExperimentResult slow = RunExperiment(Disaggregated(Sglang(OneUser("efim")), 2.5, 150));
+  const double expected_ns = 3 * 150e3 + static_cast<double>(whole_prompts * kLlama31KvBytesPerToken) / 2.5;
+  EXPECT_NEAR(static_cast<double>(slow.summary.engine.part("kv_transfer_time_ns")), expected_ns, 3.0);
+}
+
+TEST(DisaggregationScenario, SglangPoolsServeACrowdOverASlowLink) {
+  // Eight users at once over a slow link: every request completes, each
+  // prefill leg's KV is held until its pull ends, and the run ends with
+  // every slot returned (the end-of-run checks).
+  ExperimentConfig crowd = Sglang(OneUser("efim"));
+  crowd.users = 8;
+  crowd.think_time_ms = 0;
+  const ExperimentResult queued = RunExperiment(Disaggregated(crowd, 0.5, 500));
+  EXPECT_EQ(queued.summary.requests_completed, 24);
+  EXPECT_GT(std::stod(SettingText(queued.info, "disaggregation", "prefill_kv_held_mean_ms", 9)), 100.0);
 }
 
 }  // namespace

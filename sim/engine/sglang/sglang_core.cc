@@ -3,6 +3,7 @@
 #include "sim/engine/sglang/sglang_config.h"
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -10,6 +11,7 @@
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "sim/core/random.h"
+#include "sim/engine/kv_transfer_outputs.h"
 #include "sim/engine/token_draw.h"
 
 namespace efimsim {
@@ -18,7 +20,12 @@ SglangCore::SglangCore(SglangCoreConfig config)
     : config_(config),
       cache_(static_cast<int64_t>(config.num_blocks) * config.block_tokens, config.page_size,
              config.prefix_caching),
-      scheduler_(config.limits, cache_) {}
+      scheduler_(config.limits, cache_) {
+  if (config_.kv_link.enabled()) {
+    kv_link_ = std::make_unique<KvLink>(config_.kv_link);
+    scheduler_.set_kv_link(kv_link_.get());
+  }
+}
 
 SglangCore::~SglangCore() = default;
 
@@ -60,13 +67,22 @@ std::unique_ptr<Request> SglangCore::Add(ClientRequest& client_request, TimePoin
   } else {
     FillPrompt(client_request, *request);
   }
-  scheduler_.AddWaiting(request.get());
+  request->hold_kv_until_read = client_request.hold_kv_until_read;
+  if (kv_link_ != nullptr && client_request.remote_prefill_tokens > 0) {
+    request->remote_tokens = client_request.remote_prefill_tokens;
+    scheduler_.AddRemote(request.get());
+  } else {
+    scheduler_.AddWaiting(request.get());
+  }
   return request;
 }
 
-void SglangCore::Schedule(StepPlan& plan, TimePoint) {
-  scheduler_.Schedule(plan);
-  if (plan.empty()) scheduler_.OnIdle();
+void SglangCore::Schedule(StepPlan& plan, TimePoint now) {
+  scheduler_.Schedule(plan, now);
+  if (plan.empty()) {
+    scheduler_.OnIdle();
+    if (const std::optional<TimePoint> next = scheduler_.NextPullDone(now)) plan.wake_at = *next;
+  }
 }
 
 void SglangCore::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
@@ -83,14 +99,37 @@ void SglangCore::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
             [](const Request* a, const Request* b) { return a->id < b->id; });
   for (Request* request : order) {
     SglangRequest& r = static_cast<SglangRequest&>(*request);
-    scheduler_.Release(&r);
+    if (r.hold_kv_until_read) {
+      // Kept as it is (tokens, slots, tree lock) until ReleaseHeldKv.
+      auto held = std::make_unique<SglangRequest>();
+      held->id = r.id;
+      held->num_computed_tokens = r.num_computed_tokens;
+      held->tokens = std::move(r.tokens);
+      held->slots = std::move(r.slots);
+      held->tree_tokens = r.tree_tokens;
+      held->last_node = r.last_node;
+      r.tokens.clear();
+      r.slots.clear();
+      r.tree_tokens = 0;
+      r.last_node = nullptr;
+      held_kv_.emplace(r.id, std::move(held));
+    } else {
+      scheduler_.Release(&r);
+    }
     scheduler_.Remove(&r);
   }
 }
 
+void SglangCore::ReleaseHeldKv(uint64_t request_id) {
+  const auto it = held_kv_.find(request_id);
+  if (it == held_kv_.end()) return;
+  scheduler_.Release(it->second.get());
+  held_kv_.erase(it);
+}
+
 void SglangCore::Release(Request& request) {
   SglangRequest& r = static_cast<SglangRequest&>(request);
-  if (r.state == RequestState::kRunning) scheduler_.Release(&r);
+  if (r.state == RequestState::kRunning || r.state == RequestState::kLoadingKv) scheduler_.Release(&r);
   scheduler_.Remove(&r);
 }
 
@@ -112,16 +151,17 @@ EngineCounters SglangCore::Counters() const {
   c.preemptions = scheduler_.counters().retractions;
   c.evicted_tokens = cache_.stats().evicted_tokens;
   c.kv_blocks_total = config_.num_blocks;
+  if (kv_link_ != nullptr) AppendKvTransferCounters(kv_link_->stats(), c.parts);
   return c;
 }
 
 void SglangCore::CheckInvariants(const LiveRequests& live) const {
   std::vector<const RadixNode*> holders;
   std::vector<std::span<const KvSlot>> private_slots;
-  size_t running = 0, waiting = 0;
+  size_t running = 0, waiting = 0, pulling = 0;
   for (const auto& [id, request] : live) {
     const SglangRequest& r = static_cast<const SglangRequest&>(*request);
-    const bool holds = r.state == RequestState::kRunning;
+    const bool holds = r.state == RequestState::kRunning || r.state == RequestState::kLoadingKv;
     EFIMSIM_CHECK(holds || r.slots.empty(), "an sglang request that is not running holds slots");
     EFIMSIM_CHECK(static_cast<int64_t>(r.slots.size()) == (holds ? r.num_computed_tokens : 0),
                   "an sglang request's slots disagree with its progress");
@@ -129,16 +169,24 @@ void SglangCore::CheckInvariants(const LiveRequests& live) const {
       holders.push_back(r.last_node);
       private_slots.push_back(std::span<const KvSlot>(r.slots).subspan(
           static_cast<size_t>(r.tree_tokens)));
-      ++running;
+      ++(r.state == RequestState::kRunning ? running : pulling);
     } else {
       ++waiting;
     }
+  }
+  for (const auto& [id, held] : held_kv_) {
+    EFIMSIM_CHECK(live.find(id) == live.end(), "a live sglang request's KV is held as finished");
+    holders.push_back(held->last_node);
+    private_slots.push_back(std::span<const KvSlot>(held->slots).subspan(
+        static_cast<size_t>(held->tree_tokens)));
   }
   cache_.CheckInvariants(holders, private_slots);
   const size_t chunked = scheduler_.chunked() != nullptr ? 1 : 0;
   EFIMSIM_CHECK(running == scheduler_.running().size() + chunked,
                 "sglang running batch disagrees with states");
-  EFIMSIM_CHECK(waiting == scheduler_.waiting().size(), "sglang waiting queue disagrees with states");
+  EFIMSIM_CHECK(pulling == scheduler_.pulling().size(), "sglang pulls disagree with states");
+  EFIMSIM_CHECK(waiting == scheduler_.waiting().size() + scheduler_.remote_waiting().size(),
+                "sglang waiting queue disagrees with states");
 }
 
 namespace {
@@ -180,6 +228,7 @@ std::unique_ptr<EngineCore> MakeSglangCore(const EngineContext& context) {
   config.page_size = static_cast<int32_t>(Settings(context).page_size);
   config.prefix_caching = context.prefix_caching;
   config.max_context_tokens = context.model.max_context_tokens;
+  config.kv_link = context.kv_link;
   return std::make_unique<SglangCore>(config);
 }
 
@@ -218,10 +267,16 @@ EngineEntry SglangEngine() {
         BindParamTable("SGLang engine (--engine sglang)", SglangParams(),
                        StoredPart<SglangConfig>("sglang"), ParamScope{"engine", {"sglang"}})};
   };
+  entry.pd_decode_prefix_caching = false;  // disaggregation/decode.py: ChunkCache
   entry.make = MakeSglangCore;
   entry.memory_bytes = SglangMemoryBytes;
   entry.describe = DescribeSglang;
   entry.headline = SglangHeadline;
+  // Disaggregated serving's pulls (PD mode, decode side).
+  entry.summarize_parts = [](const RunSummary& summary, std::vector<RunInfoSection>& results) {
+    SummarizeKvTransfer(summary, results);
+  };
+  entry.report_rows = KvTransferReportRows;
   return entry;
 }
 

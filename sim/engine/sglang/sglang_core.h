@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/sglang/radix_cache.h"
@@ -34,6 +35,9 @@ struct SglangCoreConfig {
   int32_t page_size = 1;
   bool prefix_caching = true;     // false: SGLang's ChunkCache (no sharing)
   int64_t max_context_tokens = 0; // 0: no limit
+  // Disaggregated serving, decode side: the link prompts' KV is pulled over
+  // (disabled: no request is pulled).
+  KvLinkSpec kv_link;
 };
 
 class SglangCore final : public EngineCore {
@@ -54,7 +58,7 @@ class SglangCore final : public EngineCore {
   void Release(Request& request) override;
   bool has_work() const override {
     return !scheduler_.waiting().empty() || !scheduler_.running().empty() ||
-           scheduler_.chunked() != nullptr;
+           scheduler_.chunked() != nullptr || scheduler_.has_remote();
   }
   KvUsage kv_usage() const override;
   bool kv_all_free() const override;
@@ -62,6 +66,9 @@ class SglangCore final : public EngineCore {
   // Radix tree invariants (every slot referenced once, lock counts equal
   // holders) plus request/queue consistency.
   void CheckInvariants(const LiveRequests& live) const override;
+  int64_t held_kv_requests() const override { return static_cast<int64_t>(held_kv_.size()); }
+  void ReleaseHeldKv(uint64_t request_id) override;
+  void TakeRemoteKvReads(std::vector<RemoteKvRead>& out) override { scheduler_.TakeRemoteReads(out); }
 
   const RadixCache& cache() const { return cache_; }
 
@@ -71,7 +78,12 @@ class SglangCore final : public EngineCore {
   SglangCoreConfig config_;
   RadixCache cache_;
   SglangScheduler scheduler_;
+  std::unique_ptr<KvLink> kv_link_;  // decode side of disaggregated serving
   std::vector<Request*> finished_scratch_;
+  // Finished prefill legs whose KV waits for the decode side's read (the
+  // disagg_prefill_inflight_queue): their tokens, slots and tree lock,
+  // released (cache_finished_req) by ReleaseHeldKv. By request id.
+  std::unordered_map<uint64_t, std::unique_ptr<SglangRequest>> held_kv_;
 };
 
 // The registry entry of "sglang".

@@ -46,10 +46,50 @@ SglangScheduler::AddResult SglangScheduler::BudgetState(const Budget& budget) co
   return AddResult::kContinue;
 }
 
-void SglangScheduler::Schedule(StepPlan& plan) {
+void SglangScheduler::Schedule(StepPlan& plan, TimePoint now) {
   plan.Clear();
+  if (kv_link_ != nullptr) ServeRemote(now);
   if (SchedulePrefill(plan)) return;
   if (!running_.empty()) ScheduleDecode(plan);
+}
+
+void SglangScheduler::ServeRemote(TimePoint now) {
+  while (!remote_waiting_.empty() &&
+         static_cast<int64_t>(running_.size() + pulling_.size()) < limits_.max_running_requests) {
+    SglangRequest* r = remote_waiting_.front();
+    // The decode side pulls every prompt token but the last (computed by its
+    // first decode step); no prefix is matched (ChunkCache).
+    const int64_t pulled = std::min(r->remote_tokens, r->num_tokens) - 1;
+    const int64_t others = static_cast<int64_t>(running_.size() + pulling_.size());
+    const int64_t room = cache_.available() + cache_.evictable() - kDecodeReservedTokens * others;
+    const int64_t need = others == 0 ? pulled : pulled + kDecodeReservedTokens;
+    if (need > room || !cache_.Allocate(pulled, r->slots)) break;
+    remote_waiting_.pop_front();
+    r->num_computed_tokens = pulled;
+    r->kv_load_done = pulled > 0 ? kv_link_->StartTransfer(now, pulled) : now;
+    remote_reads_.push_back({r->id, r->kv_load_done});
+    r->parts.kv_pulled_tokens += pulled;
+    r->parts.kv_pull += r->kv_load_done - now;
+    if (r->cached_tokens < 0) r->cached_tokens = 0;
+    r->TransitionTo(RequestState::kLoadingKv);
+    pulling_.push_back(r);
+  }
+  // Done pulls join the running batch, in the order they were pre-allocated.
+  std::erase_if(pulling_, [&](SglangRequest* r) {
+    if (r->kv_load_done > now) return false;
+    r->remote_tokens = 0;
+    r->TransitionTo(RequestState::kRunning);
+    running_.push_back(r);
+    return true;
+  });
+}
+
+std::optional<TimePoint> SglangScheduler::NextPullDone(TimePoint now) const {
+  std::optional<TimePoint> next;
+  for (const SglangRequest* r : pulling_) {
+    if (r->kv_load_done > now && (!next || r->kv_load_done < *next)) next = r->kv_load_done;
+  }
+  return next;
 }
 
 // One prefill batch (get_new_batch_prefill) into `plan`, or false with
@@ -330,6 +370,9 @@ void SglangScheduler::Release(SglangRequest* r) {
 }
 
 void SglangScheduler::Remove(const SglangRequest* request) {
+  // Aborted before its pull started: the prefill side need not wait.
+  if (std::erase(remote_waiting_, request) > 0) remote_reads_.push_back({request->id, TimePoint{}});
+  std::erase(pulling_, request);
   std::erase(waiting_, request);
   std::erase(running_, request);
   if (chunked_ == request) chunked_ = nullptr;

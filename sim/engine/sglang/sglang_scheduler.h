@@ -37,6 +37,16 @@
 //     retracts nothing lowers new_token_ratio by its decay, down to its
 //     minimum.
 //  3. An idle scheduler resets new_token_ratio to its initial value.
+// Disaggregated decode (PD mode, set_kv_link; disaggregation/decode.py): a
+// request whose prompt a prefill replica computed waits in the pre-allocation
+// queue, in arrival order, until its prompt fits: available + evictable
+// slots minus kDecodeReservedTokens for each request running or pulling
+// (num_reserved_decode_tokens; with none, it must only fit). Its slots are
+// then allocated and its KV pulled over the link; when the pull is done it
+// joins the running batch at the next step. efimsim's simplification, as
+// for vLLM: the pull leaves the last prompt token to the decode side, whose
+// first decode step computes it and emits the first token (SGLang streams
+// the prefill's first token when the request joins, one step earlier).
 // new_token_ratio: initial min(0.7 x schedule_conservativeness, 1); minimum
 // initial x 0.14; decay (initial - minimum) / 600 per decode step.
 // Caching (radix_cache.h): after a prefill chunk or a whole prompt, the
@@ -48,10 +58,13 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "sim/engine/sglang/radix_cache.h"
 #include "sim/engine/engine_core.h"
+#include "sim/engine/kv_link.h"
+#include "sim/engine/remote_kv_read.h"
 #include "sim/engine/request.h"
 
 namespace efimsim {
@@ -64,6 +77,12 @@ struct SglangRequest : Request {
   int64_t tree_tokens = 0;        // slots [0, tree_tokens) belong to the tree
   RadixNode* last_node = nullptr; // locked path end while it holds KV
   int64_t match_tokens = 0;       // cached prefix found by the last match
+  // Disaggregated serving, decode side (ClientRequest::remote_prefill_tokens):
+  // prompt tokens whose KV a prefill replica computed; 0 once pulled.
+  int64_t remote_tokens = 0;
+  TimePoint kv_load_done;         // kLoadingKv: when the pull completes
+  // Prefill side: at finish the KV stays until the decode side has read it.
+  bool hold_kv_until_read = false;
 };
 
 struct SglangLimits {
@@ -95,13 +114,29 @@ class SglangScheduler {
   static constexpr double kInitNewTokenRatio = 0.7;
   static constexpr double kMinNewTokenRatioFactor = 0.14;
   static constexpr double kNewTokenRatioDecaySteps = 600;
+  static constexpr int64_t kDecodeReservedTokens = 512;  // SGLANG_NUM_RESERVED_DECODE_TOKENS
 
   SglangScheduler(SglangLimits limits, RadixCache& cache);
 
   void AddWaiting(SglangRequest* request) { waiting_.push_back(request); }
+  // A decode leg of disaggregated serving (remote_tokens > 0): to the
+  // pre-allocation queue. Needs set_kv_link.
+  void AddRemote(SglangRequest* request) { remote_waiting_.push_back(request); }
+  // Optional (must outlive the scheduler); null: no request is pulled.
+  void set_kv_link(KvLink* link) { kv_link_ = link; }
+  // The earliest pull completion after `now`, if any.
+  std::optional<TimePoint> NextPullDone(TimePoint now) const;
+  // As VllmV1Scheduler::TakeRemoteReads (remote_kv_read.h).
+  void TakeRemoteReads(std::vector<RemoteKvRead>& out) {
+    out.insert(out.end(), remote_reads_.begin(), remote_reads_.end());
+    remote_reads_.clear();
+  }
+  bool has_remote() const { return !remote_waiting_.empty() || !pulling_.empty(); }
+  const std::deque<SglangRequest*>& remote_waiting() const { return remote_waiting_; }
+  const std::vector<SglangRequest*>& pulling() const { return pulling_; }
   // Fills `plan` (cleared first; its requests are SglangRequests, its kind
   // kPrefill or kDecode); advances progress and allocates slots.
-  void Schedule(StepPlan& plan);
+  void Schedule(StepPlan& plan, TimePoint now = TimePoint{});
   // After a step: inserts computed prompt tokens, moves completed prefills
   // into the running batch. Call before finishing requests of the step.
   void AfterPrefill(const StepPlan& plan);
@@ -134,6 +169,9 @@ class SglangScheduler {
     }
   };
   bool SchedulePrefill(StepPlan& plan);
+  // Disaggregated decode: pre-allocates and starts pulls, then moves done
+  // pulls into the running batch.
+  void ServeRemote(TimePoint now);
   // SchedulePrefill's steps, in the order it takes them: the hot path, so
   // inline, defined (with their contracts) in sglang_scheduler.cc, their
   // only user.
@@ -158,6 +196,10 @@ class SglangScheduler {
   std::deque<SglangRequest*> waiting_;
   std::vector<SglangRequest*> running_;  // the decode batch, admission order
   SglangRequest* chunked_ = nullptr;     // a prompt part-way through chunked prefill
+  KvLink* kv_link_ = nullptr;
+  std::deque<SglangRequest*> remote_waiting_;  // decode legs before pre-allocation
+  std::vector<SglangRequest*> pulling_;        // pre-allocated, KV on its way
+  std::vector<RemoteKvRead> remote_reads_;
   std::vector<SglangRequest*> order_scratch_;
   std::vector<KvSlot> slot_scratch_;
   double init_ratio_;
