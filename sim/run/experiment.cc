@@ -5,6 +5,7 @@
 #include "sim/run/experiment.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -321,12 +322,19 @@ bool DecodePoolDiffers(const ExperimentConfig& c) {
 
 std::vector<std::string> DecodeEngineArgNames(const ExperimentConfig& c) {
   // The same model, block size and engine on both sides (the KV moves
-  // between them block for block); the GPU has --decode-gpu.
+  // between them block for block); the GPU has --decode-gpu. Speculative
+  // decoding stays the run's (its requests.csv columns follow the run's
+  // option).
   static const std::set<std::string> kShared = {"model", "gpu", "engine", "block-tokens",
-                                                "check-invariants"};
+                                                "check-invariants", "speculative-config"};
+  // The engine's option groups: the shared engine rows, the engine's own
+  // (SGLang's) and its parts' (the CPU KV tier, speculative decoding), each
+  // kept only where it applies to the run's engine.
   std::vector<std::string> names;
   for (const RunParamTable& table : AllParamTables()) {
-    if (table.group.rfind("Engine", 0) != 0) continue;
+    std::string group = table.group;
+    std::transform(group.begin(), group.end(), group.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (group.find("engine") == std::string::npos) continue;
     for (const RunParam& param : table.params) {
       if (kShared.count(param.info->name) == 0 && OptionApplies(c, param.info->name)) {
         names.push_back(param.info->name);

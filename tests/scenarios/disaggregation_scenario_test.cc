@@ -39,6 +39,12 @@ ExperimentConfig Disaggregated(ExperimentConfig config, double gbps, double late
   return config;
 }
 
+// The same run under --engine sglang.
+ExperimentConfig Sglang(ExperimentConfig config) {
+  config.engine.name = "sglang";
+  return config;
+}
+
 std::map<uint64_t, RequestRecord> ById(const std::vector<RequestRecord>& records) {
   std::map<uint64_t, RequestRecord> out;
   for (const RequestRecord& r : records) out[r.request_id] = r;
@@ -249,7 +255,8 @@ TEST(DisaggregationScenario, BadCombinationsAreRefused) {
   EXPECT_THROW(RunExperiment(stray_args), UsageError);
   // Not `--option value` pairs, an option the pools share, one out of range.
   for (const char* args : {"--max-num-seqs", "max-num-seqs 4", "--block-tokens 32", "--model qwen3-8b",
-                           "--max-num-seqs 0", "--frobnicate 1"}) {
+                           "--max-num-seqs 0", "--frobnicate 1", "--max-running-requests 4",
+                           "--speculative-config={\"method\":\"ngram\",\"num_speculative_tokens\":2}"}) {
     ExperimentConfig bad_args = Disaggregated(OneUser("efim"), 50, 20);
     bad_args.decode_engine_args = args;
     try {
@@ -308,6 +315,19 @@ TEST(DisaggregationScenario, DecodePoolOnItsOwnGpuAndTp) {
   EXPECT_EQ(DeploymentGpus(colocated), 8);
 }
 
+// Runs `config` as it is and without its --decode-engine-args, which limit
+// the decode pool to one running request: the same requests complete, over
+// 1.5x slower end to end. Returns the run with them.
+ExperimentResult ExpectSlowerWithDecodeArgs(const ExperimentConfig& config) {
+  ExperimentConfig plain = config;
+  plain.decode_engine_args.clear();
+  const ExperimentResult shared = RunExperiment(plain);
+  ExperimentResult own = RunExperiment(config);
+  EXPECT_EQ(own.summary.requests_completed, shared.summary.requests_completed);
+  EXPECT_GT(own.summary.e2e_ms.mean, 1.5 * shared.summary.e2e_ms.mean);
+  return own;
+}
+
 TEST(DisaggregationScenario, DecodeEngineArgsApplyToTheDecodePoolOnly) {
   // Eight users at once: a decode pool limited to one running sequence
   // (--decode-engine-args "--max-num-seqs 1") serves them one by one, so
@@ -316,11 +336,8 @@ TEST(DisaggregationScenario, DecodeEngineArgsApplyToTheDecodePoolOnly) {
   ExperimentConfig crowd = Disaggregated(OneUser("efim"), 50, 20);
   crowd.users = 8;
   crowd.think_time_ms = 0;
-  const ExperimentResult shared = RunExperiment(crowd);
   crowd.decode_engine_args = "--max-num-seqs=1 --gpu-memory-utilization 0.8";
-  const ExperimentResult own = RunExperiment(crowd);
-  ASSERT_EQ(own.summary.requests_completed, shared.summary.requests_completed);
-  EXPECT_GT(own.summary.e2e_ms.mean, 1.5 * shared.summary.e2e_ms.mean);
+  const ExperimentResult own = ExpectSlowerWithDecodeArgs(crowd);
   EXPECT_EQ(SettingText(own.info, "disaggregation", "decode_engine_args", 0),
             "--max-num-seqs=1 --gpu-memory-utilization 0.8");
   const ExperimentConfig decode = DecodePoolConfig(crowd);
@@ -329,14 +346,20 @@ TEST(DisaggregationScenario, DecodeEngineArgsApplyToTheDecodePoolOnly) {
   EXPECT_EQ(crowd.engine.gpu_memory_utilization, defaults.engine.gpu_memory_utilization);
 }
 
+TEST(DisaggregationScenario, SglangDecodePoolTakesSglangsOwnOptions) {
+  // SGLang's own limit, on the decode pool only: one running request at a
+  // time there makes requests of eight users take longer end to end.
+  ExperimentConfig crowd = Disaggregated(Sglang(OneUser("efim")), 50, 20);
+  crowd.users = 8;
+  crowd.think_time_ms = 0;
+  crowd.decode_engine_args = "--max-running-requests 1";
+  ExpectSlowerWithDecodeArgs(crowd);
+}
+
 // SGLang's PD mode (sglang_scheduler.h): the decode side has no prefix
 // cache (ChunkCache), so every round pulls its whole prompt but the last
 // token, and its first decode step emits the first token; from there on
 // its steps are a co-located replica's.
-ExperimentConfig Sglang(ExperimentConfig config) {
-  config.engine.name = "sglang";
-  return config;
-}
 
 TEST(DisaggregationScenario, SglangPdModePullsWholePromptsAndDecodesAsColocated) {
   const ExperimentResult colocated = RunExperiment(Sglang(OneUser("efim")));
