@@ -20,7 +20,14 @@ namespace {
 // thousand elements stays on the calling thread.
 constexpr std::size_t kChunk = std::size_t{1} << 20;
 
-std::int64_t chunks(std::size_t n) { return static_cast<std::int64_t>((n + kChunk - 1) / kChunk); }
+// body(begin, end) for each chunk of [0, n), on every core.
+template <class F>
+void for_each_chunk(std::size_t n, F&& body) {
+  parallel_for(static_cast<std::int64_t>((n + kChunk - 1) / kChunk), [&](std::int64_t c) {
+    const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
+    body(begin, std::min(n, begin + kChunk));
+  });
+}
 
 // Value of Rng::uniform(lo, hi) for the draw with splitmix64 counter z.
 float uniform_at(std::uint64_t z, float lo, float hi) {
@@ -31,9 +38,7 @@ float uniform_at(std::uint64_t z, float lo, float hi) {
 template <class T, class Convert>
 void fill_parallel(std::span<T> x, Rng& rng, float lo, float hi, Convert convert) {
   const std::uint64_t base = rng.state();
-  parallel_for(chunks(x.size()), [&](std::int64_t c) {
-    const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
-    const std::size_t end = std::min(x.size(), begin + kChunk);
+  for_each_chunk(x.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) x[i] = convert(uniform_at(base + (i + 1) * Rng::kGamma, lo, hi));
   });
   rng.skip(x.size());
@@ -43,9 +48,7 @@ void fill_parallel(std::span<T> x, Rng& rng, float lo, float hi, Convert convert
 
 std::vector<float> to_float(std::span<const bf16> x) {
   std::vector<float> out(x.size());
-  parallel_for(chunks(x.size()), [&](std::int64_t c) {
-    const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
-    const std::size_t end = std::min(x.size(), begin + kChunk);
+  for_each_chunk(x.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) out[i] = bf16_to_float(x[i]);
   });
   return out;

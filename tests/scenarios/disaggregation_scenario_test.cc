@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sim/metrics/output_writers.h"
 #include "sim/metrics/run_info.h"
@@ -238,21 +240,19 @@ TEST(DisaggregationScenario, BadCombinationsAreRefused) {
   ExperimentConfig both = Disaggregated(OneUser("efim"), 50, 20);
   both.replicas = 2;
   EXPECT_THROW(RunExperiment(both), UsageError);
-  ExperimentConfig stray = OneUser("efim");
-  stray.decode_replicas = 2;
-  EXPECT_THROW(RunExperiment(stray), UsageError);
-  ExperimentConfig stray_router = OneUser("efim");
-  stray_router.decode_router = "session-affinity";
-  EXPECT_THROW(RunExperiment(stray_router), UsageError);
-  ExperimentConfig stray_gpu = OneUser("efim");
-  stray_gpu.decode_gpu = "h200";
-  EXPECT_THROW(RunExperiment(stray_gpu), UsageError);
-  ExperimentConfig stray_tp = OneUser("efim");
-  stray_tp.decode_tp = 2;
-  EXPECT_THROW(RunExperiment(stray_tp), UsageError);
-  ExperimentConfig stray_args = OneUser("efim");
-  stray_args.decode_engine_args = "--max-num-seqs 4";
-  EXPECT_THROW(RunExperiment(stray_args), UsageError);
+  // Each decode-pool option on a co-located run.
+  const std::vector<std::function<void(ExperimentConfig&)>> pool_options = {
+      [](ExperimentConfig& c) { c.decode_replicas = 2; },
+      [](ExperimentConfig& c) { c.decode_router = "session-affinity"; },
+      [](ExperimentConfig& c) { c.decode_gpu = "h200"; },
+      [](ExperimentConfig& c) { c.decode_tp = 2; },
+      [](ExperimentConfig& c) { c.decode_engine_args = "--max-num-seqs 4"; },
+  };
+  for (const auto& set : pool_options) {
+    ExperimentConfig stray = OneUser("efim");
+    set(stray);
+    EXPECT_THROW(RunExperiment(stray), UsageError);
+  }
   // Not `--option value` pairs, an option the pools share, one out of range.
   for (const char* args : {"--max-num-seqs", "max-num-seqs 4", "--block-tokens 32", "--model qwen3-8b",
                            "--max-num-seqs 0", "--frobnicate 1", "--max-running-requests 4",

@@ -264,11 +264,13 @@ constexpr double kBytesPerGpuBlock = 110;
 constexpr double kBytesPerCpuTierBlock = 90;
 
 // The run's --speculative-config, bounded by the model's context.
+SpeculativeConfig RunSpeculativeConfig(const OptionStore& options, const ModelSpec& model) {
+  const int64_t context_tokens = model.max_context_tokens > 0 ? model.max_context_tokens : INT64_MAX;
+  return ParseSpeculativeConfig(SpeculativeSettings(options).speculative_config, context_tokens);
+}
+
 SpeculativeConfig RunSpeculativeConfig(const EngineContext& context) {
-  const int64_t context_tokens =
-      context.model.max_context_tokens > 0 ? context.model.max_context_tokens : INT64_MAX;
-  return ParseSpeculativeConfig(SpeculativeSettings(context.options).speculative_config,
-                                context_tokens);
+  return RunSpeculativeConfig(context.options, context.model);
 }
 
 double VllmV1MemoryBytes(const EngineContext& context) {
@@ -355,9 +357,7 @@ EngineEntry VllmV1Engine() {
     RunSpeculativeConfig(context);
   };
   entry.draft_layers = [](const OptionStore& options, const ModelSpec& model) -> int64_t {
-    const int64_t context_tokens = model.max_context_tokens > 0 ? model.max_context_tokens : INT64_MAX;
-    const SpeculativeConfig c =
-        ParseSpeculativeConfig(SpeculativeSettings(options).speculative_config, context_tokens);
+    const SpeculativeConfig c = RunSpeculativeConfig(options, model);
     return c.enabled() && !DraftsComparedByToken(c.method) ? c.drafter_layers : 0;
   };
   entry.make = MakeVllmV1Core;
