@@ -103,6 +103,10 @@ struct ServingRun {
   std::string description;   // one line: where it came from
   ServingRunEngine engine;
   std::vector<ServingRunRequest> requests;  // in the workload's order (arrival order)
+  // How the requests' token_ids were made where the run does not record
+  // them (guidellm: rebuilt from the prompt texts); empty when they are the
+  // run's own or absent.
+  std::string token_ids_rule;
   // Requests the run lists but that are left out of the comparison
   // (vllm-bench: failed ones), with why.
   std::vector<std::string> excluded;

@@ -9,8 +9,10 @@
 
 #include "sim/base/errors.h"
 #include "sim/base/sha256.h"
+#include "traces/guidellm_prompt.h"
 #include "traces/serving_run.h"
 #include "traces/serving_run_detail.h"
+#include "traces/shared_prefix_token_ids.h"
 
 namespace efimsim {
 namespace {
@@ -134,6 +136,7 @@ struct GuidellmRequest {
   std::string id;  // response_id (the server's), else request_id
   int64_t prompt_tokens = 0, output_tokens = 0;
   double start_s = 0, ttft_ms = 0, latency_s = 0;
+  std::optional<std::string> prompt;  // request_args' body.prompt, when recorded
 };
 
 constexpr double kMaxUnixSeconds = 4e9;
@@ -146,6 +149,7 @@ GuidellmRequest ReadGuidellmRequest(const Fields& f) {
   r.start_s = f.Number("request_start_time");
   r.ttft_ms = f.Number("time_to_first_token_ms");
   r.latency_s = f.Number("request_latency");
+  if (f.Has("request_args")) r.prompt = GuidellmPromptText(f.Get("request_args"));
   if (r.prompt_tokens < 1) throw InputError(f.file(), 0, f.Name("prompt_tokens"), "must be >= 1");
   if (r.output_tokens < 1) throw InputError(f.file(), 0, f.Name("output_tokens"), "must be >= 1");
   // Unix seconds; bounded so that differences in nanoseconds fit int64
@@ -274,6 +278,29 @@ void SortByArrival(std::vector<ServingRunRequest>& requests) {
   });
 }
 
+// Token ids rebuilt from GuideLLM's prompt texts (shared_prefix_token_ids.h)
+// for the requests, in arrival order; run.token_ids_rule says so.
+void RebuildTokenIds(const std::vector<GuidellmRequest>& guidellm, ServingRun& run) {
+  std::map<std::string, const GuidellmRequest*> by_id;
+  for (const GuidellmRequest& g : guidellm) by_id.emplace(g.id, &g);
+  std::vector<PromptText> prompts;
+  prompts.reserve(run.requests.size());
+  for (const ServingRunRequest& r : run.requests) {
+    auto it = by_id.find(r.id);
+    if (it == by_id.end()) it = by_id.find(BaseId(r.id));
+    prompts.push_back({it == by_id.end() ? std::nullopt : it->second->prompt, r.prompt_tokens});
+  }
+  SharedPrefixTokenIds rebuilt = RebuildSharedPrefixTokenIds(prompts);
+  if (rebuilt.with_text == 0) return;
+  for (size_t i = 0; i < run.requests.size(); ++i) run.requests[i].token_ids = std::move(rebuilt.token_ids[i]);
+  run.token_ids_rule =
+      "token ids rebuilt from GuideLLM's prompt texts (synthetic ids; equal ids mean equal leading text): " +
+      std::to_string(rebuilt.sharing) + " of " + std::to_string(rebuilt.with_text) +
+      " prompts begin with text an earlier one has, " +
+      std::to_string(rebuilt.sharing > 0 ? rebuilt.shared_tokens / rebuilt.sharing : 0) +
+      " tokens on average (shared characters at the prompt's tokens per character)";
+}
+
 }  // namespace
 
 ServingRun ReadSpansRun(const std::string& spans_path, const std::string& guidellm_path,
@@ -304,6 +331,7 @@ ServingRun ReadSpansRun(const std::string& spans_path, const std::string& guidel
     for (const GuidellmRequest& g : guidellm) run.requests.push_back(FromGuidellm(g, first));
   }
   SortByArrival(run.requests);
+  if (!guidellm.empty()) RebuildTokenIds(guidellm, run);
   int64_t paired = 0;
   for (const ServingRunRequest& r : run.requests) paired += r.client_ttft_ms >= 0 ? 1 : 0;
   run.description = std::string(run.format == "otel" ? "vLLM OpenTelemetry request spans"

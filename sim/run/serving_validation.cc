@@ -411,6 +411,7 @@ void NameUnmodelled(const ServingRun& run, ServingValidation& v) {
   named(FrontendNote(run, v.frontend));
   int64_t without_ids = 0;
   for (const ServingRunRequest& r : run.requests) without_ids += r.token_ids.empty() ? 1 : 0;
+  if (!run.token_ids_rule.empty()) named(run.token_ids_rule);
   if (without_ids > 0) {
     named(std::to_string(without_ids) + " of " + std::to_string(run.requests.size()) +
           " prompts without token ids: they share nothing (no prefix-cache hits)");

@@ -2,6 +2,7 @@
 // server's vllm.log (tests/run/testdata/serving_run_spans: made-up times,
 // not measurements): the readers, their pairing and errors, and a replay
 // that compares engine and client TTFT.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -107,6 +108,34 @@ TEST(SpansRunReader, PairsMustAgreeOnTokens) {
   text.replace(text.find(from), from.size(), "\"prompt_tokens\": 999");
   const Scratch changed("guidellm-results.json", text);
   EXPECT_THROW(ReadSpansRun(kDir + "/traces.json", changed.path(), ""), InputError);
+}
+
+TEST(SpansRunReader, PromptTextsGiveSharedTokenIds) {
+  // GuideLLM 0.6 writes request_args as a Python repr; the JSON object form
+  // is read too. cmpl-bbb shares 4 of its 20 characters with cmpl-aaa:
+  // 400 of its 2000 tokens. cmpl-ccc records no text.
+  std::ifstream in(kDir + "/guidellm-results.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto add_args = [&text](const std::string& id, const std::string& args) {
+    const std::string at = "\"response_id\": \"" + id + "\",";
+    ASSERT_NE(text.find(at), std::string::npos);
+    text.insert(text.find(at) + at.size(), "\n\"request_args\": " + args + ",");
+  };
+  add_args("cmpl-aaa", R"("{'method': None, 'body': {'max_tokens': 4, 'prompt': 'HEADaaaaaa'}}")");
+  add_args("cmpl-bbb", R"({"body": {"prompt": "HEADbbbbbbbbbbbbbbbb"}})");
+  const Scratch changed("guidellm-results.json", text);
+  const ServingRun run = ReadSpansRun(kDir + "/traces.json", changed.path(), "");
+  ASSERT_EQ(run.requests.size(), 3u);
+  const TokenVector& a = run.requests[0].token_ids;
+  const TokenVector& b = run.requests[1].token_ids;
+  ASSERT_EQ(a.size(), 1000u);
+  ASSERT_EQ(b.size(), 2000u);
+  EXPECT_TRUE(std::equal(a.begin(), a.begin() + 400, b.begin()));
+  EXPECT_NE(a[400], b[400]);
+  EXPECT_TRUE(run.requests[2].token_ids.empty());
+  EXPECT_NE(run.token_ids_rule.find("1 of 2 prompts"), std::string::npos) << run.token_ids_rule;
+  // Without texts nothing is rebuilt.
+  EXPECT_TRUE(ReadSpansRun(kDir + "/traces.json", kDir + "/guidellm-results.json", "").token_ids_rule.empty());
 }
 
 TEST(SpansRunReader, BadLogValueIsNamed) {
