@@ -51,6 +51,20 @@ std::string Format(double value) {
   return text;
 }
 
+// `value`, known to exceed `limit`, with one decimal, or as many more (up
+// to four) as it takes not to print as the limit ("50.0 > 50.0").
+std::string FormatAbove(double value, double limit) {
+  for (int decimals = 1; decimals < 4; ++decimals) {
+    char a[48], b[48];
+    std::snprintf(a, sizeof a, "%.*f", decimals, value);
+    std::snprintf(b, sizeof b, "%.*f", decimals, limit);
+    if (std::string(a) != b) return a;
+  }
+  char text[48];
+  std::snprintf(text, sizeof text, "%.4f", value);
+  return text;
+}
+
 // Mean queueing delay (ms) of the first and last third of completed
 // requests ordered by arrival (ties by request id).
 std::pair<double, double> QueueingThirds(std::vector<RequestRecord> records) {
@@ -182,7 +196,7 @@ LoadProbe RunProbe(const ExperimentConfig& base, const std::vector<Slo>& slos,
     const double value = SloMetricValue(run.summary, slo.metric);
     if (p.meets_slos && value > slo.limit_ms) {
       p.meets_slos = false;
-      p.verdict = "SLO " + slo.metric + " " + Format(value) + " > " + Format(slo.limit_ms) + at;
+      p.verdict = "SLO " + slo.metric + " " + FormatAbove(value, slo.limit_ms) + " > " + Format(slo.limit_ms) + at;
     }
   }
   const auto [first_ms, last_ms] = QueueingThirds(measured);

@@ -38,7 +38,7 @@ expect_error "unrecognised option '--bogus'" replay --bogus 1
 expect_error "--gpu-memory-utilization" replay --gpu-memory-utilization 1.5
 expect_error "unknown model 'gpt-9'" replay --model gpt-9
 expect_error "--workload" replay --workload nope
-expect_error "--slo client_ttft_p99_ms: client-side times need a frontend" capacity --slo client_ttft_p99_ms=500
+expect_error "--slo client_ttft_p99_ms: client-side times need a frontend, and --frontend none turns it off" capacity --frontend none --slo client_ttft_p99_ms=500
 expect_error "--pd-splits: '0:1'" capacity --workload typing --pd-splits colocated,0:1
 expect_error "--pd-splits: '1P1D': given twice" capacity --workload typing --pd-splits 1:1,1P1D
 expect_error "--pd-splits: 'x'" capacity --workload typing --pd-splits x
