@@ -256,6 +256,9 @@ ShardShapes MoeShapes(const ShapeMoeKey& key) {
   s.experts_per_token = key.topk;
   s.expert_ffn = key.inter / key.tp;
   s.expert_parallel = key.ep;
+  // The experts a table's steps touched: all its tokens' top-k spread
+  // evenly when timed balanced, random top-k otherwise.
+  s.moe_routing = key.distribution == "balanced" ? MoeRouting::kBalanced : MoeRouting::kUniform;
   return s;
 }
 

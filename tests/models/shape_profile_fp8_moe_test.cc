@@ -282,6 +282,19 @@ TEST(ShapeRuleMoe, MeasuredKeyAsMeasuredOtherKeysTransferredAndFlagged) {
   EXPECT_NE(r.moe.find("no fp8 table of even or random routing"), std::string::npos) << r.moe;
 }
 
+TEST(ShapeRuleMoe, SpeedOfLightFollowsTheRoutingATableWasTimedWith) {
+  // Top-2 of 8 experts, 2 tokens, memory bound on these ceilings: balanced
+  // routing touches min(8, 2 x 2) = 4 experts, uniform 8 (1 - (6/8)^2) =
+  // 3.5. Each expert is 3 x 1024 x 512 bf16 weights; the 4 routed pairs
+  // read and write (2 x 1024 + 5 x 512) bf16 activations.
+  const ShapeCeilings c{1e15, 1e12, 0};
+  const auto bytes = [](double experts) { return experts * 3 * 1024 * 512 * 2 + 4 * (2 * 1024 + 5 * 512) * 2.0; };
+  ShapeMoeKey key{"bfloat16", 1024, 512, 2, 8, 1, 1, "balanced"};
+  EXPECT_DOUBLE_EQ(MoeSolSeconds(c, key, 2), bytes(4) / 1e12);
+  key.distribution = "uniform";
+  EXPECT_DOUBLE_EQ(MoeSolSeconds(c, key, 2), bytes(3.5) / 1e12);
+}
+
 TEST(ShapeRuleMoe, ExpertParallelKeysTheWholeExpertAndTheEpGroup) {
   ShapeProfile p = ImportFixture();
   const ShapeMoeKey ep4{"bfloat16", 2048, 768, 8, 128, 1, 4, "balanced"};
