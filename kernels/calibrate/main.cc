@@ -358,7 +358,13 @@ int run(int argc, char** argv) {
     return 0;
   }
   std::vector<ModelSpec> specs;
-  for (const auto& path : o.models) specs.push_back(read_model_spec(path));
+  for (const auto& path : o.models) {
+    specs.push_back(read_model_spec(path));
+    if (specs.back().mla) {
+      throw UsageError(path + ": \"mla\": multi-head latent attention is not among the kernels efimsim-calibrate "
+                       "times (its attention and KV cache differ from the GQA kernels here)");
+    }
+  }
 
   int devices = 0;
   const cudaError_t count_err = cudaGetDeviceCount(&devices);

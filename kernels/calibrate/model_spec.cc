@@ -31,6 +31,7 @@ ModelSpec model_spec_from_json(const json::Value& doc) {
   if (mlp != "gated" && mlp != "plain") throw json::Error("model spec: \"mlp\" must be \"gated\" or \"plain\"");
   m.gated_mlp = mlp == "gated";
   if (doc.contains("activation")) m.activation = doc.at("activation").as_string();
+  m.mla = doc.contains("mla");
   if (doc.at("dtype").as_string() != "bfloat16") throw json::Error("model spec: only \"dtype\": \"bfloat16\" is calibrated");
   if (m.q_heads % m.kv_heads != 0) throw json::Error("model spec: q_heads must be a multiple of kv_heads");
   if (m.name.empty()) throw json::Error("model spec: empty \"name\"");

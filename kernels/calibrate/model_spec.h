@@ -25,6 +25,7 @@ struct ModelSpec {
                                  // timed with silu_and_mul, a plain one with gelu (gelu_pytorch_tanh)
   int max_context_tokens = 0;
   float rope_theta = 500000.0f;  // not in the spec; only the values, not the speed, depend on it
+  bool mla = false;              // the spec has "mla" (multi-head latent attention): no kernel here runs it
 };
 
 // Reads a spec document. Throws json::Error naming the bad field. Keys the

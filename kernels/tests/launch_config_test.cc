@@ -190,6 +190,10 @@ TEST(every_catalogued_spec_launches_validly_on_sm80_and_sm90) {
   std::set<int> groups;
   for (const auto& path : paths) {
     const ModelSpec m = read_model_spec(path.string());
+    if (m.mla) {  // efimsim-calibrate refuses MLA specs: no launch to check
+      std::printf("    %-22s skipped: \"mla\" (not calibrated by these kernels)\n", m.name.c_str());
+      continue;
+    }
     groups.insert(m.q_heads / m.kv_heads);
     check_spec(m);
   }

@@ -14,15 +14,25 @@
 // num_experts_per_tok, interleave_moe_layer_step, moe_layers); the window
 // fields below; _name_or_path (the name).
 //
-// Refused, naming the field (efimsim would price another model):
-// kv_lora_rank and q_lora_rank (MLA, DeepSeek-V2/V3); a sliding window
+// DeepSeek-V2 (DeepseekV2ForCausalLM): multi-head latent attention
+// (kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim; head_dim
+// becomes nope + rope) and its MoE (n_routed_experts, num_experts_per_tok,
+// moe_intermediate_size, n_shared_experts x moe_intermediate_size as one
+// shared expert, first_k_dense_replace leading dense layers, moe_layer_freq
+// 1); topk_method, n_group, topk_group, routed_scaling_factor and
+// scoring_func change no shape and are ignored.
+//
+// Refused, naming the field (efimsim would price another model): a
+// compressed query (q_lora_rank, DeepSeek-V2/V3's full models), MLA fields
+// in other architectures, moe_layer_freq other than 1; a sliding window
 // shorter than max_position_embeddings (sliding_window unless
 // use_sliding_window is false, layer_types with "sliding_attention");
 // quantization_config with a quant_method other than fp8; MoE layer patterns
 // a spec cannot say (mlp_only_layers not a leading run, moe_layers not every
 // interleave_moe_layer_step-th layer); shared-expert and MTP fields of other
 // architectures (n_shared_experts, shared_expert_intermediate_size,
-// first_k_dense_replace, num_nextn_predict_layers).
+// first_k_dense_replace, num_nextn_predict_layers; kv_lora_rank outside
+// DeepSeek-V2).
 //
 // Ignored (no effect on the shapes efimsim prices, or under 0.1% of the
 // weights): rope_theta, rope_scaling, rope_parameters, partial_rotary_factor,
@@ -50,7 +60,9 @@ namespace {
 
 using nlohmann::json;
 
-enum class Family : uint8_t { kLlama, kMistral, kMixtral, kQwen2, kQwen3, kQwen3Moe, kLlama4, kStarcoder2 };
+enum class Family : uint8_t {
+  kLlama, kMistral, kMixtral, kQwen2, kQwen3, kQwen3Moe, kLlama4, kStarcoder2, kDeepseekV2
+};
 
 struct Architecture {
   const char* name;  // as in "architectures"
@@ -71,20 +83,24 @@ constexpr Architecture kArchitectures[] = {
     {"Llama4ForConditionalGeneration", Family::kLlama4, true, true, false, "silu"},
     {"Llama4ForCausalLM", Family::kLlama4, false, true, false, "silu"},
     {"Starcoder2ForCausalLM", Family::kStarcoder2, false, true, true, "gelu_pytorch_tanh"},
+    {"DeepseekV2ForCausalLM", Family::kDeepseekV2, false, false, false, "silu"},
 };
 
 // Keys of shapes a ModelSpec has no place for, refused wherever they appear.
+// `deepseek`: DeepSeek-V2 reads it (the others refuse it).
 constexpr struct {
   const char* key;
   const char* why;
+  bool deepseek;
 } kUnmodelled[] = {
-    {"kv_lora_rank", "MLA attention (multi-head latent attention, DeepSeek-V2/V3) is not modelled yet: "
-                     "efimsim prices per-head K and V projections and a per-head KV cache"},
-    {"q_lora_rank", "MLA attention's low-rank query projection is not modelled yet"},
-    {"n_shared_experts", "shared experts are read only from Llama-4 configs"},
-    {"shared_expert_intermediate_size", "shared experts are read only from Llama-4 configs"},
-    {"first_k_dense_replace", "leading dense layers are read only from Qwen3-MoE's mlp_only_layers"},
-    {"num_nextn_predict_layers", "multi-token-prediction layers are not modelled"},
+    {"kv_lora_rank", "multi-head latent attention is read only from DeepseekV2ForCausalLM configs", true},
+    {"q_lora_rank", "MLA with a compressed query (q_lora_rank, DeepSeek-V2/V3's full models) is not "
+                    "modelled: only DeepSeek-V2-Lite's single q_proj (q_lora_rank null) is", false},
+    {"n_shared_experts", "shared experts are read only from Llama-4 and DeepSeek-V2 configs", true},
+    {"shared_expert_intermediate_size", "shared experts are read only from Llama-4 and DeepSeek-V2 configs", false},
+    {"first_k_dense_replace", "leading dense layers are read only from Qwen3-MoE's mlp_only_layers and "
+                              "DeepSeek-V2's first_k_dense_replace", true},
+    {"num_nextn_predict_layers", "multi-token-prediction layers are not modelled", false},
 };
 
 // True when `key` is present and not null (transformers writes unset options as null).
@@ -92,8 +108,9 @@ bool Given(StrictObject& object, const std::string& key) {
   return object.Has(key) && !object.Field(key).is_null();
 }
 
-void RefuseUnmodelled(StrictObject& object) {
+void RefuseUnmodelled(StrictObject& object, bool deepseek) {
   for (const auto& field : kUnmodelled) {
+    if (deepseek && field.deepseek) continue;
     if (Given(object, field.key)) throw InputError(object.origin(), 0, object.Path(field.key), field.why);
   }
 }
@@ -131,7 +148,9 @@ void ReadShapes(StrictObject& text, const Architecture& arch, ModelSpec& spec) {
   if (spec.q_heads % spec.kv_heads != 0) {
     throw InputError(origin, 0, text.Path("num_key_value_heads"), "must divide num_attention_heads");
   }
-  if (Given(text, "head_dim")) {
+  if (arch.family == Family::kDeepseekV2) {
+    spec.head_dim = text.Int("qk_nope_head_dim", 1) + text.Int("qk_rope_head_dim", 1);  // the query-key width
+  } else if (Given(text, "head_dim")) {
     spec.head_dim = text.Int("head_dim", 1);
   } else if (spec.hidden_size % spec.q_heads == 0) {
     spec.head_dim = spec.hidden_size / spec.q_heads;
@@ -308,6 +327,46 @@ void ReadLlama4Moe(StrictObject& text, ModelSpecFile& file) {
                   "; dense layers use intermediate_size_mlp (ffn_size).";
 }
 
+// DeepSeek-V2: layers first_k_dense_replace.. are MoE (moe_layer_freq 1),
+// n_routed_experts of moe_intermediate_size and n_shared_experts more of it
+// always on (one shared expert of their summed size); dense layers use
+// intermediate_size.
+void ReadDeepseekMoe(StrictObject& text, ModelSpecFile& file) {
+  MoeSpec& moe = file.spec.moe;
+  ReadExperts(text, "n_routed_experts", moe);
+  moe.expert_ffn_size = text.Int("moe_intermediate_size", 1);
+  const int64_t shared = Given(text, "n_shared_experts") ? text.Int("n_shared_experts", 0) : 0;
+  moe.shared_expert_ffn_size = shared * moe.expert_ffn_size;
+  moe.first_dense_layers = Given(text, "first_k_dense_replace") ? text.Int("first_k_dense_replace", 0) : 0;
+  if (Given(text, "moe_layer_freq") && text.Int("moe_layer_freq", 1) != 1) {
+    throw InputError(text.origin(), 0, text.Path("moe_layer_freq"),
+                     "only 1 (every layer after first_k_dense_replace is MoE) is modelled");
+  }
+  file.moe_note = "n_routed_experts " + Str(moe.experts) + " experts of moe_intermediate_size " +
+                  Str(moe.expert_ffn_size) + ", top num_experts_per_tok " + Str(moe.experts_per_token) + ", " +
+                  Str(shared) + " shared experts (n_shared_experts) priced as one of " +
+                  Str(moe.shared_expert_ffn_size) + ", " + Str(moe.first_dense_layers) +
+                  " leading dense layers (first_k_dense_replace) of intermediate_size (ffn_size).";
+}
+
+// DeepSeek-V2's multi-head latent attention (model_spec.h MlaSpec).
+void ReadMla(StrictObject& text, ModelSpecFile& file) {
+  ModelSpec& spec = file.spec;
+  spec.mla.kv_lora_rank = text.Int("kv_lora_rank", 1);
+  spec.mla.qk_nope_head_dim = text.Int("qk_nope_head_dim", 1);
+  spec.mla.qk_rope_head_dim = text.Int("qk_rope_head_dim", 1);
+  spec.mla.v_head_dim = text.Int("v_head_dim", 1);
+  if (spec.kv_heads != spec.q_heads) {
+    throw InputError(text.origin(), 0, text.Path("num_key_value_heads"),
+                     "must equal num_attention_heads under MLA (every head reads the shared latent)");
+  }
+  file.mla_note = "kv_lora_rank " + Str(spec.mla.kv_lora_rank) + ", qk_nope_head_dim " +
+                  Str(spec.mla.qk_nope_head_dim) + ", qk_rope_head_dim " + Str(spec.mla.qk_rope_head_dim) +
+                  ", v_head_dim " + Str(spec.mla.v_head_dim) + ", q_lora_rank null (one q_proj); head_dim is "
+                  "the query-key width " + Str(spec.head_dim) + "; the KV cache holds " +
+                  Str(spec.mla.LatentWidth()) + " values per token and layer.";
+}
+
 void ReadMoe(StrictObject& text, const Architecture& arch, ModelSpecFile& file) {
   std::string step_key;
   if (arch.family == Family::kMixtral) {
@@ -319,6 +378,9 @@ void ReadMoe(StrictObject& text, const Architecture& arch, ModelSpecFile& file) 
   } else if (arch.family == Family::kLlama4) {
     ReadLlama4Moe(text, file);
     step_key = "interleave_moe_layer_step";
+  } else if (arch.family == Family::kDeepseekV2) {
+    ReadDeepseekMoe(text, file);
+    step_key = "first_k_dense_replace";
   } else {
     return;
   }
@@ -418,12 +480,14 @@ ModelSpecFile ReadHfConfig(const std::string& json_text, const std::string& path
   if (root.Has("schema_version")) {
     throw InputError(path, 0, "schema_version", "an efimsim model spec, not a Hugging Face config.json");
   }
-  RefuseUnmodelled(root);  // first: DeepSeek's MLA is refused by name, not as an unknown architecture
+  // First: a compressed query or MTP layers are refused by name, not as an
+  // unknown architecture (DeepSeek-V3's).
+  RefuseUnmodelled(root, /*deepseek=*/true);
   const Architecture& arch = FindArchitecture(root);
   std::optional<StrictObject> nested;
   if (arch.text_config) nested.emplace(root.Field("text_config"), path, "text_config");
   StrictObject& text = nested ? *nested : root;
-  RefuseUnmodelled(text);
+  RefuseUnmodelled(text, arch.family == Family::kDeepseekV2);
 
   ModelSpecFile file;
   std::vector<std::string> notes;
@@ -433,6 +497,7 @@ ModelSpecFile ReadHfConfig(const std::string& json_text, const std::string& path
   CheckFullAttention(text, arch, file.spec.max_context_tokens, notes);
   CheckQuantization(root, notes);
   ReadMoe(text, arch, file);
+  if (arch.family == Family::kDeepseekV2) ReadMla(text, file);
   SetTokens(text, root, arch, file);
   AddFamilyNotes(root, arch, notes);
   file.spec.name = SpecName(root, path);

@@ -30,6 +30,13 @@ const char* MoeRoutingName(MoeRouting r) {
 }
 
 int64_t ModelSpec::AttentionParamsPerLayer() const {
+  if (mla.IsMla()) {
+    const int64_t q = hidden_size * q_heads * mla.QkHeadDim();
+    const int64_t kv_a = hidden_size * mla.LatentWidth();
+    const int64_t kv_b = mla.kv_lora_rank * q_heads * (mla.qk_nope_head_dim + mla.v_head_dim);
+    const int64_t o = q_heads * mla.v_head_dim * hidden_size;
+    return q + kv_a + kv_b + o;
+  }
   const int64_t q = hidden_size * q_heads * head_dim;
   const int64_t kv = 2 * hidden_size * kv_heads * head_dim;
   const int64_t o = q_heads * head_dim * hidden_size;
@@ -54,7 +61,8 @@ int64_t ModelSpec::LinearParams() const {
 }
 
 int64_t ModelSpec::TotalParams() const {
-  const int64_t norms = layers * 2 * hidden_size + hidden_size /* final norm */;
+  const int64_t norms = layers * (2 * hidden_size + mla.kv_lora_rank /* MLA's latent norm */) +
+                       hidden_size /* final norm */;
   const int64_t head = tied_embeddings ? 0 : LmHeadParams();
   return LinearParams() + MoeLayers() * MoeRouterParamsPerLayer() + norms + EmbeddingParams() + head;
 }

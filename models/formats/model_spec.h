@@ -30,6 +30,28 @@ struct MoeSpec {
   }
 };
 
+// Multi-head latent attention (DeepSeek-V2's MLA, as vLLM's MLAAttention
+// runs it). Absent (kv_lora_rank == 0): per-head K and V. With it, a
+// layer's attention is q_proj (hidden -> heads x (nope + rope)),
+// kv_a_proj_with_mqa (hidden -> kv_lora_rank + rope, one latent per token,
+// replicated under TP), kv_b_proj (kv_lora_rank -> heads x (nope + v)) and
+// o_proj (heads x v -> hidden); the KV cache holds the latent and the
+// shared rope key: kv_lora_rank + rope elements per token and layer, the
+// same on every GPU of a TP group. The spec's q_heads is the attention
+// heads; kv_heads equals q_heads; head_dim is nope + rope (the query-key
+// width). A compressed query (q_lora_rank, DeepSeek-V2/V3's full models) is
+// not modelled.
+struct MlaSpec {
+  int64_t kv_lora_rank = 0;       // the latent's width; 0: no MLA
+  int64_t qk_nope_head_dim = 0;   // per head, the query-key part without rotary embedding
+  int64_t qk_rope_head_dim = 0;   // per head (and the shared rope key's width)
+  int64_t v_head_dim = 0;         // per head
+
+  bool IsMla() const { return kv_lora_rank > 0; }
+  int64_t QkHeadDim() const { return qk_nope_head_dim + qk_rope_head_dim; }
+  int64_t LatentWidth() const { return kv_lora_rank + qk_rope_head_dim; }  // cached per token and layer
+};
+
 // The numeric format a run serves the linear layers' weights in (vLLM's
 // --quantization). Embeddings, lm_head, norms and the MoE router stay in the
 // checkpoint dtype, as vLLM's FP8 methods leave them.
@@ -78,6 +100,7 @@ struct ModelSpec {
   int64_t max_context_tokens = 0;
   SpecialTokens tokens;
   MoeSpec moe;  // experts == 0: dense
+  MlaSpec mla;  // kv_lora_rank == 0: per-head K and V
   // How a run serves it: set from the run's options (ServedAs), never from
   // the spec file. Defaults: the checkpoint's dtype for weights and KV.
   WeightQuantization quantization = WeightQuantization::kNone;
@@ -86,7 +109,9 @@ struct ModelSpec {
   MoeRouting moe_routing = MoeRouting::kUniform;  // the routing MoE steps are priced for
 
   // Derived figures.
-  int64_t AttentionParamsPerLayer() const;  // q, k, v, o projections
+  // q, k, v, o projections (MLA: q_proj, kv_a_proj_with_mqa, kv_b_proj,
+  // o_proj; the latent's RMSNorm is counted with the norms).
+  int64_t AttentionParamsPerLayer() const;
   // A dense layer's MLP (ffn_size); for an MoE layer see the Moe* figures.
   int64_t MlpParamsPerLayer() const;
   int64_t MoeLayers() const;   // layers whose MLP is MoE (0 for a dense model)
@@ -111,8 +136,12 @@ struct ModelSpec {
   int64_t WeightBytes() const {
     return LinearParams() * LinearWeightBytes() + (TotalParams() - LinearParams()) * dtype_bytes;
   }
-  // 2 (K and V) x layers x kv_heads x head_dim x KV element bytes.
-  int64_t KvBytesPerToken() const { return 2 * layers * kv_heads * head_dim * KvElementBytes(); }
+  // 2 (K and V) x layers x kv_heads x head_dim x KV element bytes; MLA:
+  // layers x (kv_lora_rank + rope) x KV element bytes.
+  int64_t KvBytesPerToken() const {
+    if (mla.IsMla()) return layers * mla.LatentWidth() * KvElementBytes();
+    return 2 * layers * kv_heads * head_dim * KvElementBytes();
+  }
   // "bf16 weights, bf16 KV" / "fp8 weights, fp8 KV": for outputs.
   std::string PrecisionText() const;
 };

@@ -15,10 +15,11 @@ struct ModelSpecFile {
   std::string dtype;        // "bfloat16", "float16" or "float32"; matches spec.dtype_bytes
   std::string tokens_note;  // "tokens.note"; "" writes none
   std::string moe_note;     // "moe.note" (MoE specs only); "" writes none
+  std::string mla_note;     // "mla.note" (MLA specs only); "" writes none
 };
 
 // The spec JSON (schema_version 1), keys in the order of models/specs/*.json,
-// "moe" last and only for an MoE spec (its optional keys only when not their
+// "moe" and "mla" last and only for an MoE or MLA spec (its optional keys only when not their
 // defaults); two-space indent, a final newline. model_spec_file_io.cc.
 std::string ModelSpecFileJson(const ModelSpecFile& file);
 

@@ -34,6 +34,17 @@ ordered MoeJson(const ModelSpecFile& file) {
   return out;
 }
 
+ordered MlaJson(const ModelSpecFile& file) {
+  const MlaSpec& mla = file.spec.mla;
+  ordered out = ordered::object();
+  if (!file.mla_note.empty()) out["note"] = file.mla_note;
+  out["kv_lora_rank"] = mla.kv_lora_rank;
+  out["qk_nope_head_dim"] = mla.qk_nope_head_dim;
+  out["qk_rope_head_dim"] = mla.qk_rope_head_dim;
+  out["v_head_dim"] = mla.v_head_dim;
+  return out;
+}
+
 }  // namespace
 
 std::string ModelSpecFileJson(const ModelSpecFile& file) {
@@ -56,6 +67,7 @@ std::string ModelSpecFileJson(const ModelSpecFile& file) {
   out["max_context_tokens"] = spec.max_context_tokens;
   out["tokens"] = TokensJson(file);
   if (spec.moe.IsMoe()) out["moe"] = MoeJson(file);
+  if (spec.mla.IsMla()) out["mla"] = MlaJson(file);
   return out.dump(2) + "\n";
 }
 

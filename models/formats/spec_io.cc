@@ -156,6 +156,28 @@ void ReadMoe(StrictObject& object, ModelSpec& spec) {
   moe.RejectUnknownKeys();
 }
 
+// The optional "mla" object into spec.mla, checked against the shapes: the
+// spec's kv_heads must equal q_heads and head_dim the query-key width.
+void ReadMla(StrictObject& object, ModelSpec& spec) {
+  if (!object.Has("mla")) return;
+  const std::string& origin = object.origin();
+  StrictObject mla(object.Field("mla"), origin, "mla");
+  if (mla.Has("note")) mla.String("note");
+  spec.mla.kv_lora_rank = mla.Int("kv_lora_rank", 1);
+  spec.mla.qk_nope_head_dim = mla.Int("qk_nope_head_dim", 1);
+  spec.mla.qk_rope_head_dim = mla.Int("qk_rope_head_dim", 1);
+  spec.mla.v_head_dim = mla.Int("v_head_dim", 1);
+  if (spec.kv_heads != spec.q_heads) {
+    throw InputError(origin, 0, "kv_heads", "must equal q_heads under mla (every head reads the shared latent)");
+  }
+  if (spec.head_dim != spec.mla.QkHeadDim()) {
+    throw InputError(origin, 0, "head_dim",
+                     "must be mla.qk_nope_head_dim + mla.qk_rope_head_dim (" +
+                         std::to_string(spec.mla.QkHeadDim()) + ") under mla");
+  }
+  mla.RejectUnknownKeys();
+}
+
 }  // namespace
 
 ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin) {
@@ -165,6 +187,7 @@ ModelSpec ParseModelSpec(const std::string& json_text, const std::string& origin
   ModelSpec spec = ReadModelShapes(object);
   ReadSpecialTokens(object, spec);
   ReadMoe(object, spec);
+  ReadMla(object, spec);
   object.RejectUnknownKeys();
   return spec;
 }

@@ -59,6 +59,9 @@ ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel) {
   };
   require_divides(model.q_heads, "q heads");
   require_divides(model.ffn_size, "ffn size");
+  if (model.mla.IsMla() && model.kv_heads != model.q_heads) {
+    throw UsageError("model " + model.name + ": MLA needs kv_heads equal to q_heads");
+  }
   if (model.kv_heads >= tp) {
     require_divides(model.kv_heads, "kv heads");
   } else if (tp % model.kv_heads != 0) {
@@ -80,18 +83,25 @@ ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel) {
   s.quantization = model.quantization;
   s.moe_routing = model.moe_routing;
   s.gated_mlp = model.mlp == MlpKind::kGated;
+  s.mla_latent = model.mla.kv_lora_rank;
+  s.mla_rope = model.mla.qk_rope_head_dim;
+  s.mla_nope = model.mla.qk_nope_head_dim;
+  s.mla_v = model.mla.v_head_dim;
   ShardExperts(model, tp, s);
   return s;
 }
 
 int64_t ShardWeightBytes(const ModelSpec& model, const ShardShapes& s) {
   const int64_t q = s.hidden * s.QWidth();
-  const int64_t kv = 2 * s.hidden * s.KvWidth();
-  const int64_t o = s.QWidth() * s.hidden;
+  // MLA: kv_a_proj_with_mqa (replicated) and kv_b_proj (split by heads).
+  const int64_t kv = s.IsMla() ? s.hidden * (s.mla_latent + s.mla_rope) +
+                                     s.mla_latent * s.q_heads * (s.mla_nope + s.mla_v)
+                               : 2 * s.hidden * s.KvWidth();
+  const int64_t o = (s.IsMla() ? s.q_heads * s.mla_v : s.QWidth()) * s.hidden;
   const int64_t mlp = (s.gated_mlp ? 3 : 2) * s.hidden * s.ffn;
   const int64_t experts = s.experts_per_gpu * 3 * s.hidden * s.expert_ffn + 3 * s.hidden * s.shared_expert_ffn;
   const int64_t linear = s.layers * (q + kv + o) + s.DenseLayers() * mlp + s.moe_layers * experts;
-  const int64_t norms = 2 * s.hidden;
+  const int64_t norms = 2 * s.hidden + s.mla_latent;
   const int64_t router = s.experts * s.hidden;
   const int64_t embedding = s.vocab * s.hidden;
   const int64_t head = model.tied_embeddings ? 0 : s.vocab * s.hidden;
@@ -101,7 +111,7 @@ int64_t ShardWeightBytes(const ModelSpec& model, const ShardShapes& s) {
 }
 
 int64_t ShardKvBytesPerToken(const ShardShapes& s) {
-  return 2 * s.layers * s.KvWidth() * s.kv_bytes;
+  return s.layers * s.KvCacheWidth() * s.kv_bytes;
 }
 
 std::string_view GemmName(GemmId id) {
@@ -114,6 +124,7 @@ std::string_view GemmName(GemmId id) {
     case GemmId::kMoeRouter: return "moe_router";
     case GemmId::kSharedExpertGateUp: return "shared_expert_gate_up_proj";
     case GemmId::kSharedExpertDown: return "shared_expert_down_proj";
+    case GemmId::kKvBProj: return "kv_b_proj";
   }
   return "?";
 }
@@ -125,20 +136,24 @@ bool HasGemm(const ShardShapes& s, GemmId id) {
     case GemmId::kMoeRouter: return s.moe_layers > 0;
     case GemmId::kSharedExpertGateUp:
     case GemmId::kSharedExpertDown: return s.moe_layers > 0 && s.shared_expert_ffn > 0;
+    case GemmId::kKvBProj: return s.IsMla();
     default: return true;
   }
 }
 
 GemmShape GemmShapeOf(const ShardShapes& s, GemmId id) {
   switch (id) {
-    case GemmId::kQkvProj: return {s.QWidth() + 2 * s.KvWidth(), s.hidden};
-    case GemmId::kOProj: return {s.hidden, s.QWidth()};
+    case GemmId::kQkvProj:
+      if (s.IsMla()) return {s.QWidth() + s.mla_latent + s.mla_rope, s.hidden};
+      return {s.QWidth() + 2 * s.KvWidth(), s.hidden};
+    case GemmId::kOProj: return {s.hidden, s.IsMla() ? s.q_heads * s.mla_v : s.QWidth()};
     case GemmId::kGateUpProj: return {s.UpWidth(), s.hidden};
     case GemmId::kDownProj: return {s.hidden, s.ffn};
     case GemmId::kLmHead: return {s.vocab, s.hidden};
     case GemmId::kMoeRouter: return {s.experts, s.hidden};
     case GemmId::kSharedExpertGateUp: return {2 * s.shared_expert_ffn, s.hidden};
     case GemmId::kSharedExpertDown: return {s.hidden, s.shared_expert_ffn};
+    case GemmId::kKvBProj: return {s.q_heads * (s.mla_nope + s.mla_v), s.mla_latent};
   }
   EFIMSIM_CHECK(false, "unknown GemmId");
   return {};
@@ -207,8 +222,13 @@ OperatorWork ElementwiseWork(const ShardShapes& s, ElementwiseId id, double toke
   double elements = 0;
   switch (id) {
     case ElementwiseId::kRmsnorm: elements = 2.0 * h; break;            // read x, write y
-    case ElementwiseId::kRope: elements = 2.0 * (q + kv); break;        // q and k in place
+    case ElementwiseId::kRope:                                           // q and k in place
+      elements = s.IsMla() ? 2.0 * static_cast<double>(s.RopeWidth()) : 2.0 * (q + kv);
+      break;
     case ElementwiseId::kKvCacheWrite:                                   // read k, v; write pages
+      if (s.IsMla()) {  // read the latent and rope key, write them to the pages
+        return {0.0, tokens * static_cast<double>(s.KvCacheWidth()) * (dtype + static_cast<double>(s.kv_bytes))};
+      }
       if (s.kv_bytes != s.dtype_bytes) {
         return {0.0, tokens * 2.0 * kv * (dtype + static_cast<double>(s.kv_bytes))};
       }

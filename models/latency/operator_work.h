@@ -48,9 +48,24 @@ struct ShardShapes {
   int64_t shared_expert_ffn = 0;   // per GPU; 0: no shared expert
   int64_t expert_parallel = 1;     // GPUs the experts are spread over (1: TP-sharded experts)
   MoeRouting moe_routing = MoeRouting::kUniform;
+  // Multi-head latent attention (mla_latent == 0: none; models/formats/
+  // model_spec.h MlaSpec). q_heads are this GPU's heads, kv_heads equal
+  // them and head_dim is the query-key width (nope + rope); the latent and
+  // the rope key are whole on every GPU.
+  int64_t mla_latent = 0;  // kv_lora_rank
+  int64_t mla_rope = 0;    // qk_rope_head_dim
+  int64_t mla_nope = 0;    // qk_nope_head_dim
+  int64_t mla_v = 0;       // v_head_dim
 
+  bool IsMla() const { return mla_latent > 0; }
   int64_t QWidth() const { return q_heads * head_dim; }
   int64_t KvWidth() const { return kv_heads * head_dim; }
+  // Elements one token writes to the KV cache per layer: K and V of the
+  // GPU's KV heads, or MLA's latent and rope key.
+  int64_t KvCacheWidth() const { return IsMla() ? mla_latent + mla_rope : 2 * KvWidth(); }
+  // Elements the rotary embedding rotates per token: q and k, or under MLA
+  // the rope part of each head's query and the one shared rope key.
+  int64_t RopeWidth() const { return IsMla() ? q_heads * mla_rope + mla_rope : QWidth() + KvWidth(); }
   int64_t UpWidth() const { return gated_mlp ? 2 * ffn : ffn; }  // gate_up_proj's N
   int64_t DenseLayers() const { return layers - moe_layers; }
 };
@@ -69,17 +84,23 @@ ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel);
 // ModelSpec::WeightBytes().
 int64_t ShardWeightBytes(const ModelSpec& model, const ShardShapes& shapes);
 // KV cache bytes one GPU holds per token: K and V of its KV heads in every
-// layer. At TP 1 this is ModelSpec::KvBytesPerToken().
+// layer (MLA: the whole latent and rope key, on every GPU). At TP 1 this is
+// ModelSpec::KvBytesPerToken().
 int64_t ShardKvBytesPerToken(const ShardShapes& shapes);
 
 // The weight matrices of a layer plus lm_head: C[M, N] = A[M, K] x W[K, N].
-// The last three exist only in MoE models (HasGemm): the router (always the
-// checkpoint dtype, replicated) and the shared expert's two GEMMs.
+// The MoE ones exist only in MoE models (HasGemm): the router (always the
+// checkpoint dtype, replicated) and the shared expert's two GEMMs. Under
+// MLA, qkv_proj is q_proj and kv_a_proj_with_mqa as one GEMM (N = heads x
+// (nope + rope) + kv_lora_rank + rope), and kv_b_proj (kv_lora_rank ->
+// heads x (nope + v)) expands the latent: over the prefill tokens and their
+// cached context (vLLM's MLA prefill), and, absorbed into the query and the
+// output, over every decode token (the same multiply-adds and weights).
 enum class GemmId : uint8_t {
   kQkvProj, kOProj, kGateUpProj, kDownProj, kLmHead,
-  kMoeRouter, kSharedExpertGateUp, kSharedExpertDown,
+  kMoeRouter, kSharedExpertGateUp, kSharedExpertDown, kKvBProj,
 };
-inline constexpr int kGemmCount = 8;
+inline constexpr int kGemmCount = 9;
 std::string_view GemmName(GemmId id);  // "qkv_proj", ... as in PROFILE.md
 // Whether the model of `shapes` has GEMM `id` at all (dense MLP GEMMs exist
 // when some layer is dense; the MoE ones when some layer is MoE).
@@ -109,7 +130,15 @@ bool GemmIsQuantized(const ShardShapes& shapes, GemmId id);
 // i + 1 keys. Bytes: the whole K and V once, plus queries read and outputs
 // written. (Inline: the roofline model prices every decode sequence.)
 // An FP8 KV cache (kv_bytes 1) reads K and V at one byte an element.
+// MLA prefill (vLLM's MLA prefill path): ordinary attention of every head
+// over K and V that kv_b_proj expanded from the latent (query-key width
+// head_dim, value width mla_v, activations in dtype whatever the cache's).
 inline OperatorWork PrefillAttentionWork(const ShardShapes& s, double n, double c) {
+  if (s.IsMla()) {
+    const double width = static_cast<double>(s.q_heads * (s.head_dim + s.mla_v));  // q.k plus p.v
+    const double dtype = static_cast<double>(s.dtype_bytes);
+    return {2.0 * width * n * (c + (n + 1.0) / 2.0), ((c + n) + n) * width * dtype};
+  }
   const double q_width = static_cast<double>(s.QWidth());
   const double kv_width = static_cast<double>(s.KvWidth());
   const double dtype = static_cast<double>(s.dtype_bytes);
@@ -120,7 +149,20 @@ inline OperatorWork PrefillAttentionWork(const ShardShapes& s, double n, double 
   return {flops, ((c + n) * 2.0 * kv_width + 2.0 * n * q_width) * dtype};
 }
 // `batch` sequences, one query each, each over `context_tokens` cached tokens.
+// MLA decode (absorbed, as vLLM's FlashMLA and Triton MLA decode): each
+// head's query, already multiplied into the latent space, scores the cached
+// latent and rope key (mla_latent + mla_rope wide) and sums the latents
+// (mla_latent wide); the cache is read once for all heads.
 inline OperatorWork DecodeAttentionWork(const ShardShapes& s, double batch, double c) {
+  if (s.IsMla()) {
+    const double heads = static_cast<double>(s.q_heads);
+    const double key = static_cast<double>(s.mla_latent + s.mla_rope);
+    const double value = static_cast<double>(s.mla_latent);
+    const double dtype = static_cast<double>(s.dtype_bytes);
+    const double flops = 2.0 * heads * (c + 1.0) * (key + value);
+    const double bytes = (c + 1.0) * key * static_cast<double>(s.kv_bytes) + heads * (key + value) * dtype;
+    return {batch * flops, batch * bytes};
+  }
   const OperatorWork one = PrefillAttentionWork(s, 1.0, c);
   return {batch * one.flops, batch * one.bytes};
 }

@@ -53,10 +53,11 @@ std::vector<Site> NearestSites(const std::vector<Coords>& coords, const Coords& 
   return out;
 }
 
-// Inverse-square-distance weights of `sites` (distance > 0).
+// Inverse-square-distance weights of `sites`; an exact match (distance 0,
+// then the only site) weighs 1.
 std::vector<double> Weights(const std::vector<Site>& sites) {
   std::vector<double> w;
-  for (const Site& s : sites) w.push_back(1.0 / (s.distance * s.distance));
+  for (const Site& s : sites) w.push_back(s.distance > 0 ? 1.0 / (s.distance * s.distance) : 1.0);
   return w;
 }
 
@@ -187,16 +188,19 @@ namespace {
 // ProfilePoint or AttentionPoint; `key_of` gives a point's key, `make` a
 // point from a key and a time, `work` the operator's work at a key for
 // some heads.
+// `target` (optional): the shapes whose work the result is for, when they
+// are not plain heads (MLA); the sites are then always rescaled, an exact
+// match of `heads` included.
 template <typename Table, typename Point, typename KeyOf, typename Make, typename WorkAt>
 std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCeilings& ceilings,
                                  const ShapeHeads& heads, int64_t kv_bytes, std::string* note, KeyOf key_of,
-                                 Make make, WorkAt work) {
+                                 Make make, WorkAt work, const ShardShapes* target) {
   std::vector<size_t> kept;
   std::vector<std::string> names;
   const std::vector<Site> sites = HeadSites(tables, heads, kept, names);
   if (sites.empty()) return {};
   const std::vector<Point>& nearest = tables[kept[sites.front().index]].points;
-  if (sites.front().distance == 0) return nearest;
+  if (sites.front().distance == 0 && target == nullptr) return nearest;
   if (note) *note = "from heads " + SitesText(names, sites);
   using Key = decltype(key_of(nearest.front()));
   std::vector<Key> keys;
@@ -210,6 +214,7 @@ std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCe
         return std::nullopt;
       },
       [&](int64_t site, const Key& key) {
+        if (site < 0 && target != nullptr) return SolSeconds(ceilings, work(*target, key)) * 1e6;
         const ShapeHeads& h = site < 0 ? heads : tables[kept[static_cast<size_t>(site)]].heads;
         return SolSeconds(ceilings, work(HeadShapes(h, kv_bytes), key)) * 1e6;
       });
@@ -222,23 +227,25 @@ std::vector<Point> TransferHeads(const std::vector<Table>& tables, const ShapeCe
 
 std::vector<ProfilePoint> TransferPrefill(const std::vector<ShapePrefillTable>& tables,
                                           const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                          std::string* note, int64_t kv_bytes) {
+                                          std::string* note, int64_t kv_bytes, const ShardShapes* target) {
   return TransferHeads<ShapePrefillTable, ProfilePoint>(
       tables, ceilings, heads, kv_bytes, note, [](const ProfilePoint& p) { return p.key; },
       [](int64_t key, double us) { return ProfilePoint{key, us}; },
-      [](const ShardShapes& s, int64_t t) { return PrefillAttentionWork(s, static_cast<double>(t), 0.0); });
+      [](const ShardShapes& s, int64_t t) { return PrefillAttentionWork(s, static_cast<double>(t), 0.0); },
+      target);
 }
 
 std::vector<AttentionPoint> TransferDecode(const std::vector<ShapeDecodeTable>& tables,
                                            const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                           std::string* note, int64_t kv_bytes) {
+                                           std::string* note, int64_t kv_bytes, const ShardShapes* target) {
   return TransferHeads<ShapeDecodeTable, AttentionPoint>(
       tables, ceilings, heads, kv_bytes, note,
       [](const AttentionPoint& p) { return std::pair(p.rows, p.context_tokens); },
       [](std::pair<int64_t, int64_t> key, double us) { return AttentionPoint{key.first, key.second, us}; },
       [](const ShardShapes& s, std::pair<int64_t, int64_t> key) {
         return DecodeAttentionWork(s, static_cast<double>(key.first), static_cast<double>(key.second));
-      });
+      },
+      target);
 }
 
 ShardShapes MoeShapes(const ShapeMoeKey& key) {
@@ -372,7 +379,7 @@ std::vector<ElementwiseTable> FusedElementwise(const ShapeProfile& profile, cons
   };
   const std::vector<Op> ops = {
       {ElementwiseId::kRmsnorm, 4.0 * static_cast<double>(s.hidden) * d, 1, " over a fused add+RMSNorm"},
-      {ElementwiseId::kRope, 2.0 * static_cast<double>(s.QWidth() + s.KvWidth()) * d, 1, " over the in-place rotary embedding of q and k"},
+      {ElementwiseId::kRope, 2.0 * static_cast<double>(s.RopeWidth()) * d, 1, " over the in-place rotary embedding of q and k"},
       {ElementwiseId::kActivation, (s.gated_mlp ? 3.0 : 2.0) * static_cast<double>(s.ffn) * d, 1, ""},
       {ElementwiseId::kResidualAdd, -1, 0, "modelled: inside the fused add+RMSNorm kernel; priced at 0.001 us"},
       {ElementwiseId::kKvCacheWrite, -1, 0, "modelled: inside the attention timing (the source's attention includes the KV-cache write); priced at 0.001 us"},
@@ -478,24 +485,71 @@ auto AttentionFrom(const std::vector<Table>& fp8kv, const std::vector<Table>& bf
   return transfer(bf16kv, 2, note);
 }
 
+// The head dim among `tables` nearest `want` in log2 (ties: the smaller);
+// `want` itself when there are no tables.
+template <typename Table>
+int64_t NearestHeadDim(const std::vector<Table>& tables, int64_t want) {
+  int64_t best = want;
+  double best_distance = 1e300;
+  for (const Table& t : tables) {
+    const double d = std::abs(std::log2(static_cast<double>(t.heads.head_dim) / static_cast<double>(want)));
+    if (d < best_distance || (d == best_distance && t.heads.head_dim < best)) {
+      best = t.heads.head_dim;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
 void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out,
                       ShapeResolution& r) {
   const ShapeHeads heads{shard.q_heads, shard.kv_heads, shard.head_dim};
   const bool fp8_kv = shard.kv_bytes == 1;
+  // MLA has no table of its own here: prefill (every head's attention over
+  // the expanded K and V) is carried from the tables of the nearest head dim
+  // to its query-key width, decode (one latent read by every head) from the
+  // single-KV-head tables of the head dim nearest the latent's, each by the
+  // ratio of MLA's speed of light to theirs (flagged transferred).
+  const bool mla = shard.IsMla();
+  const ShapeHeads prefill_heads =
+      mla ? ShapeHeads{shard.q_heads, shard.q_heads, NearestHeadDim(profile.prefill_attention, shard.head_dim)}
+          : heads;
+  const ShapeHeads decode_heads =
+      mla ? ShapeHeads{shard.q_heads, 1, NearestHeadDim(profile.decode_attention, shard.mla_latent)} : heads;
+  const auto mla_target = [&](int64_t kv_bytes) {
+    ShardShapes t = shard;
+    t.kv_bytes = kv_bytes;
+    return t;
+  };
   std::string prefill_note, decode_note;
   bool prefill_fell_back = false, decode_fell_back = false;
   const std::vector<ProfilePoint> no_cache = AttentionFrom(
       profile.prefill_attention_fp8kv, profile.prefill_attention, fp8_kv,
       [&](const std::vector<ShapePrefillTable>& t, int64_t kv_bytes, std::string& note) {
-        return TransferPrefill(t, profile.ceilings, heads, &note, kv_bytes);
+        const ShardShapes target = mla_target(kv_bytes);
+        return TransferPrefill(t, profile.ceilings, prefill_heads, &note, kv_bytes, mla ? &target : nullptr);
       },
       prefill_note, prefill_fell_back);
   const std::vector<AttentionPoint> decode = AttentionFrom(
       profile.decode_attention_fp8kv, profile.decode_attention, fp8_kv,
       [&](const std::vector<ShapeDecodeTable>& t, int64_t kv_bytes, std::string& note) {
-        return TransferDecode(t, profile.ceilings, heads, &note, kv_bytes);
+        const ShardShapes target = mla_target(kv_bytes);
+        return TransferDecode(t, profile.ceilings, decode_heads, &note, kv_bytes, mla ? &target : nullptr);
       },
       decode_note, decode_fell_back);
+  if (mla) {
+    const std::string shape = "MLA " + std::to_string(shard.q_heads) + " heads, latent " +
+                              std::to_string(shard.mla_latent) + " + rope " + std::to_string(shard.mla_rope);
+    if (!prefill_note.empty()) {
+      prefill_note = "(" + shape + ", qk " + std::to_string(shard.head_dim) + ", v " + std::to_string(shard.mla_v) +
+                     ") by speed of light from the head-dim-" + std::to_string(prefill_heads.head_dim) +
+                     " tables, " + prefill_note.substr(5);  // "from heads ..." -> "heads ..."
+    }
+    if (!decode_note.empty()) {
+      decode_note = "(" + shape + ", absorbed) by speed of light from the head-dim-" +
+                    std::to_string(decode_heads.head_dim) + " tables, " + decode_note.substr(5);
+    }
+  }
   if (no_cache.empty() || decode.empty()) {
     throw InputError(profile.origin, 0, no_cache.empty() ? "prefill_attention" : "decode_attention",
                      "no table of head dim " + std::to_string(shard.head_dim));

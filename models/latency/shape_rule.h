@@ -114,12 +114,17 @@ std::vector<ProfilePoint> TransferGemm(const std::vector<ShapeGemmTable>& tables
                                        std::string* note = nullptr, const std::string& dtype = "bfloat16");
 // Attention heads by the transfer rule, over a KV cache of `kv_bytes` per
 // element (the tables' own: 2 for the bf16-KV tables, 1 for the FP8-KV ones).
+// `target` (optional): the shapes the result prices when they are not
+// `heads`' plain attention (MLA); every site is then rescaled to their
+// speed of light, even one measured at `heads`.
 std::vector<ProfilePoint> TransferPrefill(const std::vector<ShapePrefillTable>& tables,
                                           const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                          std::string* note = nullptr, int64_t kv_bytes = 2);
+                                          std::string* note = nullptr, int64_t kv_bytes = 2,
+                                          const ShardShapes* target = nullptr);
 std::vector<AttentionPoint> TransferDecode(const std::vector<ShapeDecodeTable>& tables,
                                            const ShapeCeilings& ceilings, const ShapeHeads& heads,
-                                           std::string* note = nullptr, int64_t kv_bytes = 2);
+                                           std::string* note = nullptr, int64_t kv_bytes = 2,
+                                           const ShardShapes* target = nullptr);
 // The MoE table `key` by the transfer rule from `tables` of the same dtype,
 // tp, ep and distribution (empty: none); `kernel` gets the nearest site's
 // kernel.

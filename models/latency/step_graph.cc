@@ -15,6 +15,7 @@ std::string_view StepOpName(StepOp op) {
   switch (op) {
     case StepOp::kInputNorm: return "input_norm";
     case StepOp::kQkvProj: return "qkv_proj";
+    case StepOp::kKvBProj: return "kv_b_proj";
     case StepOp::kRope: return "rope";
     case StepOp::kKvCacheWrite: return "kv_cache_write";
     case StepOp::kPrefillAttention: return "prefill_attention";
@@ -43,6 +44,7 @@ std::string_view StepOpName(StepOp op) {
 StepPart StepOpPart(StepOp op) {
   switch (op) {
     case StepOp::kQkvProj:
+    case StepOp::kKvBProj:
     case StepOp::kOProj:
     case StepOp::kGateUpProj:
     case StepOp::kDownProj:
@@ -75,10 +77,11 @@ std::vector<LayerMlp> LayerMlps(const ModelSpec& model) {
 namespace {
 
 // One layer's operators in execution order.
-std::vector<StepOp> LayerOperators(LayerMlp mlp, bool tensor_parallel) {
-  std::vector<StepOp> ops = {StepOp::kInputNorm, StepOp::kQkvProj, StepOp::kRope,
-                             StepOp::kKvCacheWrite, StepOp::kPrefillAttention,
-                             StepOp::kDecodeAttention, StepOp::kOProj};
+std::vector<StepOp> LayerOperators(LayerMlp mlp, bool tensor_parallel, bool mla) {
+  std::vector<StepOp> ops = {StepOp::kInputNorm, StepOp::kQkvProj};
+  if (mla) ops.push_back(StepOp::kKvBProj);
+  ops.insert(ops.end(), {StepOp::kRope, StepOp::kKvCacheWrite, StepOp::kPrefillAttention,
+                         StepOp::kDecodeAttention, StepOp::kOProj});
   if (tensor_parallel) ops.push_back(StepOp::kAttentionAllReduce);
   ops.insert(ops.end(), {StepOp::kAttentionResidual, StepOp::kPostAttentionNorm});
   if (mlp == LayerMlp::kDense) {
@@ -105,12 +108,12 @@ std::vector<LayerMlp> DenseLayers(int64_t layers) {
 StepGraph::StepGraph(int64_t layers, bool tensor_parallel)
     : StepGraph(DenseLayers(layers), tensor_parallel) {}
 
-StepGraph::StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel) {
+StepGraph::StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel, bool mla) {
   EFIMSIM_CHECK(!layers.empty(), "a model has at least one layer");
   // Every layer's operators, then the head; each depends on the one before (a chain).
   std::vector<StepOp> op_of;
   for (const LayerMlp mlp : layers) {
-    for (const StepOp op : LayerOperators(mlp, tensor_parallel)) op_of.push_back(op);
+    for (const StepOp op : LayerOperators(mlp, tensor_parallel, mla)) op_of.push_back(op);
   }
   op_of.insert(op_of.end(), {StepOp::kFinalNorm, StepOp::kLmHead, StepOp::kSampling});
   std::array<bool, kStepOpCount> present{};

@@ -21,14 +21,15 @@ namespace efimsim {
 // Operators of a step. A layer's operators run once per layer; the head's once.
 // A dense layer's MLP is gate_up, activation, down; an MoE layer's is the
 // router, the fused experts and, where the model has one, the shared expert.
+// An MLA layer expands its latent with kv_b_proj after qkv_proj.
 enum class StepOp : uint8_t {
-  kInputNorm, kQkvProj, kRope, kKvCacheWrite, kPrefillAttention, kDecodeAttention, kOProj,
+  kInputNorm, kQkvProj, kKvBProj, kRope, kKvCacheWrite, kPrefillAttention, kDecodeAttention, kOProj,
   kAttentionAllReduce, kAttentionResidual, kPostAttentionNorm, kGateUpProj, kActivation,
   kDownProj, kMoeRouter, kMoeExperts, kSharedExpertGateUp, kSharedExpertActivation,
   kSharedExpertDown, kMlpAllReduce, kMlpResidual,
   kFinalNorm, kLmHead, kSampling,
 };
-inline constexpr int kStepOpCount = 23;
+inline constexpr int kStepOpCount = 24;
 
 // The MLP of one transformer layer.
 enum class LayerMlp : uint8_t { kDense, kMoe, kMoeWithSharedExpert };
@@ -47,8 +48,9 @@ struct CriticalPath {
 class StepGraph {
  public:
   // `tensor_parallel`: with false the all-reduce operators are left out.
-  // `layers`: each layer's MLP, in order (non-empty).
-  StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel);
+  // `layers`: each layer's MLP, in order (non-empty). `mla`: the layers'
+  // attention is multi-head latent attention (adds kv_b_proj).
+  StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel, bool mla = false);
   // `layers` dense layers.
   StepGraph(int64_t layers, bool tensor_parallel);
 

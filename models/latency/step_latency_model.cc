@@ -61,7 +61,7 @@ StepLatencyModel::StepLatencyModel(const ModelSpec& model, int64_t tensor_parall
                                    std::unique_ptr<OperatorTimer> timer)
     : shapes_(ShardModel(model, tensor_parallel)), overhead_(overhead),
       capture_sizes_(std::move(capture_sizes)), overhead_source_(std::move(overhead_source)),
-      timer_(std::move(timer)), graph_(LayerMlps(model), tensor_parallel > 1),
+      timer_(std::move(timer)), graph_(LayerMlps(model), tensor_parallel > 1, model.mla.IsMla()),
       serving_text_(ServingText(model)) {
   EFIMSIM_CHECK(timer_ != nullptr, "a step model needs an operator timer");
   EFIMSIM_CHECK(!capture_sizes_.empty() && std::is_sorted(capture_sizes_.begin(), capture_sizes_.end()),
@@ -133,6 +133,13 @@ void PriceOperators(const OperatorTimer& timer, const ShardShapes& shapes,
   };
   set(StepOp::kInputNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
   set(StepOp::kQkvProj, timer.Gemm(GemmId::kQkvProj, m));
+  if (shapes.IsMla()) {
+    // kv_b_proj expands the latent of every token, and of the cached
+    // context each prefill chunk attends over (vLLM's MLA prefill).
+    int64_t rows = m;
+    for (const SequenceWork& seq : batch) rows += AttendsAsDecode(seq) ? 0 : seq.context_tokens;
+    set(StepOp::kKvBProj, timer.Gemm(GemmId::kKvBProj, rows));
+  }
   set(StepOp::kRope, timer.Elementwise(ElementwiseId::kRope, m));
   set(StepOp::kKvCacheWrite, timer.Elementwise(ElementwiseId::kKvCacheWrite, m));
   // Decode sequences: 1/B of a B-decode kernel each, at its own context.

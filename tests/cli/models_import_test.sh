@@ -61,7 +61,7 @@ bad=$hf/refused/sliding-window.json
 expect_refusal "$bad" sliding_window models import "$bad" --out "$out/bad.json"
 [[ ! -e $out/bad.json ]]
 check $? "a refused config writes no --out"
-expect_refusal "$hf/refused/deepseek-v2-lite.json" kv_lora_rank models import "$hf/refused/deepseek-v2-lite.json"
+expect_refusal "$hf/refused/q-lora-rank.json" q_lora_rank models import "$hf/refused/q-lora-rank.json"
 expect_refusal "$hf/refused/unknown-architecture.json" architectures \
   "${predict[@]}" --model "$hf/refused/unknown-architecture.json"
 expect_refusal "$out/missing/config.json" "cannot open" models import "$out/missing/config.json"

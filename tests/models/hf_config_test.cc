@@ -38,6 +38,10 @@ void ExpectSameShapes(const ModelSpec& a, const ModelSpec& b) {
   EXPECT_EQ(a.moe.shared_expert_ffn_size, b.moe.shared_expert_ffn_size);
   EXPECT_EQ(a.moe.first_dense_layers, b.moe.first_dense_layers);
   EXPECT_EQ(a.moe.layer_step, b.moe.layer_step);
+  EXPECT_EQ(a.mla.kv_lora_rank, b.mla.kv_lora_rank);
+  EXPECT_EQ(a.mla.qk_nope_head_dim, b.mla.qk_nope_head_dim);
+  EXPECT_EQ(a.mla.qk_rope_head_dim, b.mla.qk_rope_head_dim);
+  EXPECT_EQ(a.mla.v_head_dim, b.mla.v_head_dim);
   EXPECT_EQ(a.TotalParams(), b.TotalParams());
   EXPECT_EQ(a.ActiveParams(), b.ActiveParams());
   EXPECT_EQ(a.WeightBytes(), b.WeightBytes());
@@ -64,6 +68,7 @@ TEST(HfConfigTest, PublishedConfigsGiveTheBuiltinSpecs) {
       {"qwen3-8b", true},         {"qwen3-30b-a3b", true},     {"qwen3-coder-480b-a35b", true},
       {"qwen2.5-coder-32b", true}, {"mixtral-8x7b", false},    {"codestral-22b", true},
       {"mistral-nemo-12b", false}, {"yi-34b", true},           {"llama-4-scout-17b-16e", true},
+      {"deepseek-coder-v2-lite", false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.builtin);
@@ -151,7 +156,9 @@ TEST(HfConfigTest, RefusalsNameTheFileAndField) {
     const char* says;
   } cases[] = {
       {"unknown-architecture.json", "architectures", "Qwen3MoeForCausalLM"},
-      {"deepseek-v2-lite.json", "kv_lora_rank", "MLA attention"},
+      {"q-lora-rank.json", "q_lora_rank", "compressed query"},
+      {"mla-in-llama.json", "kv_lora_rank", "only from DeepseekV2ForCausalLM"},
+      {"moe-layer-freq.json", "moe_layer_freq", "only 1"},
       {"sliding-window.json", "sliding_window", "sliding-window attention is not modelled"},
       {"sliding-layer-types.json", "layer_types", "only full attention"},
       {"missing-hidden-size.json", "hidden_size", "missing"},
@@ -192,7 +199,7 @@ TEST(HfConfigTest, TellsConfigsFromSpecs) {
 // reader made; "moe" comes last, and only for MoE models.
 TEST(HfConfigTest, WrittenSpecReadsBackEqual) {
   for (const char* name : {"qwen3-8b", "qwen3-30b-a3b", "mixtral-8x7b", "llama-4-scout-17b-16e", "yi-34b",
-                           "tiny-qwen3-moe", "tiny-llama", "tiny-starcoder2"}) {
+                           "tiny-qwen3-moe", "tiny-llama", "tiny-starcoder2", "deepseek-coder-v2-lite"}) {
     SCOPED_TRACE(name);
     const std::string path = Fixture(std::string(name) + "/config.json");
     const ModelSpecFile file = LoadHfConfig(path);
@@ -205,7 +212,8 @@ TEST(HfConfigTest, WrittenSpecReadsBackEqual) {
     EXPECT_EQ(json.rfind("{\n  \"schema_version\": 1,\n  \"name\": ", 0), 0u) << json;
     const size_t moe = json.find("\n  \"moe\": {");
     EXPECT_EQ(moe != std::string::npos, file.spec.moe.IsMoe());
-    if (moe != std::string::npos) {
+    EXPECT_EQ(json.find("\n  \"mla\": {") != std::string::npos, file.spec.mla.IsMla());
+    if (moe != std::string::npos && !file.spec.mla.IsMla()) {
       EXPECT_GT(moe, json.find("\n  \"tokens\": {"));
       EXPECT_EQ(json.find("\n  }\n}\n", moe), json.size() - 7);  // the last key
     }
@@ -224,6 +232,9 @@ TEST(HfConfigTest, BuiltinMoeParameterCounts) {
       {"mixtral-8x7b", 46.7, 12.9},
       {"qwen3-coder-480b-a35b", 480.0, 35.0},
       {"llama-4-scout-17b-16e", 109.0, 17.0},
+      // DeepSeek: 15.7B total (16B), 2.4B active without the 0.21B input
+      // embedding, which efimsim counts (2.66B).
+      {"deepseek-coder-v2-lite", 15.7, 2.66},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
