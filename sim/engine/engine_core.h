@@ -68,6 +68,10 @@ struct StepPlan {
   Duration draft_host{0};
   int32_t draft_head_passes = 0;
   double draft_head_layer_share = 0;
+  // A separate draft model's forwards (vLLM's draft_model), priced by the
+  // driver with the draft model's latency model: the first over the step's
+  // own tokens, each further one a decode of the emitting sequences.
+  int32_t draft_model_passes = 0;
   bool empty() const { return sequences.empty(); }
   void Clear() {
     sequences.clear();
@@ -80,6 +84,7 @@ struct StepPlan {
     draft_host = Duration{0};
     draft_head_passes = 0;
     draft_head_layer_share = 0;
+    draft_model_passes = 0;
   }
 };
 

@@ -73,6 +73,11 @@ struct EngineEntry {
   // MTP drafters. Called before the KV capacity exists (its context has
   // only the options and the model); null or 0: none.
   int64_t (*draft_layers)(const OptionStore& options, const ModelSpec& model) = nullptr;
+  // A separate draft model the engine runs beside the model (vLLM's
+  // draft_model method): its spec name or path as given, or "" for none;
+  // the run loads it, sizes the KV cache with its weights and KV, and
+  // prices its forwards with its own latency model. Null: none.
+  std::string (*draft_model)(const OptionStore& options, const ModelSpec& model) = nullptr;
   // Disaggregated serving: whether a decode replica keeps a prefix cache
   // (vLLM's does; SGLang's PD decode runs a ChunkCache).
   bool pd_decode_prefix_caching = true;

@@ -12,7 +12,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 }
 
 KvCapacity ComputeKvCapacity(const EngineConfig& config, const ModelSpec& model,
-                             const GpuSpec& gpu, int64_t tensor_parallel, int64_t draft_layers) {
+                             const GpuSpec& gpu, int64_t tensor_parallel, int64_t draft_layers,
+                             const ModelSpec* draft_model) {
   KvCapacity capacity;
   const ShardShapes shard = ShardModel(model, tensor_parallel);
   capacity.tensor_parallel = tensor_parallel;
@@ -32,6 +33,12 @@ KvCapacity ComputeKvCapacity(const EngineConfig& config, const ModelSpec& model,
     capacity.draft_layers = draft_layers;
     capacity.draft_weights_gib = per_layer * static_cast<double>(draft_layers) / kGiB;
     capacity.draft_kv_bytes_per_token = capacity.kv_bytes_per_token / shard.layers * draft_layers;
+  }
+  if (draft_model != nullptr) {
+    const ShardShapes draft = ShardModel(*draft_model, tensor_parallel);
+    capacity.draft_model = draft_model->name;
+    capacity.draft_weights_gib = static_cast<double>(ShardWeightBytes(*draft_model, draft)) / kGiB;
+    capacity.draft_kv_bytes_per_token = ShardKvBytesPerToken(draft);
   }
   capacity.weights_gib = static_cast<double>(weight_bytes) / kGiB + capacity.draft_weights_gib;
   const double block_bytes =

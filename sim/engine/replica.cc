@@ -140,7 +140,7 @@ void Replica::StartStep() {
   const KvUsage kv = core_->kv_usage();
   peak_used_blocks_ = std::max<int64_t>(peak_used_blocks_, kv.used_blocks);
   StepCost cost = latency_.Predict(work_);
-  if (plan_.draft_host > Duration{0} || plan_.draft_head_passes > 0) {
+  if (plan_.draft_host > Duration{0} || plan_.draft_head_passes > 0 || plan_.draft_model_passes > 0) {
     cost.speculation = DraftingTime();
   }
   const Duration duration = cost.Total();
@@ -152,8 +152,33 @@ void Replica::StartStep() {
   simulator_.ScheduleAfter(duration, EventClass::kStepComplete, this, kPayloadStepComplete);
 }
 
+namespace {
+// GPU time of a step's cost: the draft model's passes run inside the
+// target's step, so its host overheads are the step's, not added again.
+Duration GpuTime(const StepCost& cost) {
+  return cost.gemm + cost.attention + cost.elementwise + cost.lm_head + cost.communication;
+}
+}  // namespace
+
 Duration Replica::DraftingTime() {
   Duration time = plan_.draft_host;
+  if (plan_.draft_model_passes > 0) {
+    EFIMSIM_CHECK(config_.draft_latency != nullptr, "draft_model passes need the draft model's latency model");
+    // vLLM's draft-model proposer: a forward of the draft model over the
+    // step's own tokens (so it keeps its KV of every prompt), then one
+    // decode pass per further draft token of the emitting sequences.
+    time += GpuTime(config_.draft_latency->Predict(work_));
+    if (plan_.draft_model_passes > 1) {
+      draft_work_.clear();
+      for (const SequenceWork& seq : work_) {
+        if (seq.emits_token) draft_work_.push_back({1, seq.context_tokens + seq.new_tokens, true, 1});
+      }
+      if (!draft_work_.empty()) {
+        time += GpuTime(config_.draft_latency->Predict(draft_work_)) * (plan_.draft_model_passes - 1);
+      }
+    }
+    return time;
+  }
   if (plan_.draft_head_passes == 0) return time;
   // One draft-head pass: every emitting sequence decodes one token over its
   // context, through the head's share of the target's layers, and the

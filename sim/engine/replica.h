@@ -39,6 +39,9 @@ struct ReplicaConfig {
   bool check_invariants = false;   // the core's invariants after every step
   TokenId output_token_first = 0;  // generated token ids are drawn from
   TokenId output_token_last = 0;   // [first, last]
+  // The latency model of a separate draft model (vLLM's draft_model method),
+  // pricing StepPlan::draft_model_passes; null: none. Not owned.
+  const LatencyModel* draft_latency = nullptr;
 };
 
 class Replica final : public EngineReplica {
@@ -71,7 +74,7 @@ class Replica final : public EngineReplica {
   void ReleaseDueKv();
   void RecordStep(const StepCost& cost, Duration duration, const KvUsage& kv);
   // The step's speculative drafting (StepPlan::draft_host, draft-head
-  // passes priced from work_).
+  // passes priced from work_, draft-model passes by its latency model).
   Duration DraftingTime();
 
   Simulator& simulator_;

@@ -63,6 +63,38 @@ ModelSpec RunModel(const ExperimentConfig& config) {
 }
 
 
+// The separate draft model of vLLM's draft_model method, when the engine
+// runs one: its spec (a built-in name or a path), served with the run's KV
+// cache format (vLLM has one cache dtype for every attention layer) and its
+// checkpoint's own weights (--quantization is the target's). UsageError
+// when it does not share the target's tokenizer, as vLLM requires.
+std::optional<ModelSpec> RunDraftModel(const ExperimentConfig& c, const EngineEntry& engine,
+                                       const ModelSpec& target) {
+  if (engine.draft_model == nullptr) return std::nullopt;
+  const std::string name = engine.draft_model(c.engine_options, target);
+  if (name.empty()) return std::nullopt;
+  ModelSpec draft;
+  try {
+    draft = LoadModelSpec(name);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string("--speculative-config: 'model': ") + e.what());
+  }
+  // The same tokenizer: the same special and text token ids (embedding
+  // tables may be padded differently, as Qwen2.5's 0.5B-3B and 7B+ are).
+  const SpecialTokens& a = draft.tokens;
+  const SpecialTokens& b = target.tokens;
+  if (a.bos != b.bos || a.fim_prefix != b.fim_prefix || a.fim_suffix != b.fim_suffix ||
+      a.fim_middle != b.fim_middle || a.text_first != b.text_first || a.text_last != b.text_last) {
+    throw UsageError("--speculative-config: draft model " + draft.name + "'s token ids (its spec's "
+                     "\"tokens\") differ from " + target.name + "'s: vLLM's draft model must share "
+                     "the target's tokenizer");
+  }
+  ServingFormat format = ServingFormatOf(c.engine);
+  format.quantization = WeightQuantization::kNone;
+  format.expert_parallel = false;
+  return ServedAs(draft, format);
+}
+
 // The decode replicas' KV link (disaggregated serving): the per-GPU rate
 // times the replica's GPUs, the KV bytes of the served model and dtype.
 KvLinkSpec DecodeKvLink(const ExperimentConfig& c, const ModelSpec& model) {
@@ -116,13 +148,16 @@ struct RunParts {
         default_output_length(output_length_option.IsDefault()),
         output_length(MakeOutputLength(c, output_length_option, policy)),
         engine(Engines().Get(c.engine.name)),
+        draft_model(RunDraftModel(c, engine, model)),
         capacity(ComputeKvCapacity(c.engine, model, gpu, c.latency.tensor_parallel,
                                    engine.draft_layers != nullptr
                                        ? engine.draft_layers(c.engine_options, model)
-                                       : 0)),
+                                       : 0,
+                                   draft_model ? &*draft_model : nullptr)),
         engine_context{c.engine, c.engine_options, model, gpu, capacity, policy.prefix_caching},
         engine_and_memory_checked(CheckEngineAndMemory(c, engine, engine_context)),
         latency(MakeLatencyModel(RunLatencyConfig(c), model, gpu)),
+        draft_latency(draft_model ? MakeLatencyModel(RunLatencyConfig(c), *draft_model, gpu) : nullptr),
         workload(with_workload ? MakeWorkload(c.workload, {c, policy, model, RunTokenizer(c),
                                                             output_length.get()})
                                : nullptr) {}
@@ -137,11 +172,13 @@ struct RunParts {
   const bool default_output_length;
   const std::unique_ptr<OutputLengthModel> output_length;  // null: every request to its cap
   const EngineEntry& engine;  // before capacity: its draft head sizes the KV cache
+  const std::optional<ModelSpec> draft_model;  // vLLM's draft_model: the separate drafter
   const KvCapacity capacity;
   const EngineContext engine_context;
   // Before anything that grows with an option (or tokenizes a corpus) is built.
   const bool engine_and_memory_checked;
   const std::unique_ptr<LatencyModel> latency;
+  const std::unique_ptr<LatencyModel> draft_latency;  // the draft model's; null without one
   const std::unique_ptr<Workload> workload;  // null without with_workload
 };
 
@@ -191,6 +228,7 @@ void AddReplicas(const RunParts& parts, const EngineContext& context, int64_t co
   replica_config.check_invariants = parts.config.engine.check_invariants;
   replica_config.output_token_first = parts.model.tokens.text_first;
   replica_config.output_token_last = parts.model.tokens.text_last;
+  replica_config.draft_latency = parts.draft_latency.get();
   for (int64_t i = 0; i < count; ++i) {
     replica_config.replica_index = static_cast<int32_t>(replicas.size());
     replicas.push_back(std::make_unique<Replica>(simulator, replica_config,

@@ -98,6 +98,11 @@ void DescribeRun(const ExperimentConfig& config, const PolicySpec& policy,
   DescribeSharedRows(EngineParams(), config.engine, e);
   e.push_back({"kv_blocks_effective", capacity.blocks});
   e.push_back({"kv_tokens_effective", capacity.tokens});
+  if (!capacity.draft_model.empty()) {
+    e.push_back({"kv_draft_model", capacity.draft_model});
+    e.push_back({"kv_draft_bytes_per_token_per_gpu", capacity.draft_kv_bytes_per_token});
+    e.push_back({"draft_weights_gib_per_gpu", capacity.draft_weights_gib});
+  }
   if (capacity.draft_layers > 0) {
     e.push_back({"kv_draft_layers", capacity.draft_layers});
     e.push_back({"kv_draft_bytes_per_token_per_gpu", capacity.draft_kv_bytes_per_token});

@@ -45,6 +45,33 @@ TEST(KvCapacity, Tp2HalvesPerGpuWeightsAndKvBytesPerToken) {
   EXPECT_EQ(two.blocks, static_cast<int64_t>(free_gib / block_gib));
 }
 
+// Bytes left for KV as vLLM sizes them: memory x utilization - weights -
+// the non-KV overhead.
+double FreeKvBytes(const KvCapacity& c, const EngineConfig& engine) {
+  return (c.memory_gib * engine.gpu_memory_utilization - c.weights_gib - engine.non_kv_overhead_gib) * 1024.0 *
+         1024.0 * 1024.0;
+}
+
+TEST(KvCapacity, ADraftModelTakesItsWeightsAndKvFromTheCache) {
+  // Qwen2.5-Coder-7B drafted by Qwen2.5-Coder-1.5B on an H100: the 1.5B's
+  // shard counts as weights and its 28 layers x 2 KV heads x 128 x 2 x
+  // bf16 = 28,672 bytes a token sit in the same blocks as the 7B's 57,344.
+  const ModelSpec target = LoadModelSpec("qwen2.5-coder-7b");
+  const ModelSpec draft = LoadModelSpec("qwen2.5-coder-1.5b");
+  const GpuSpec gpu = LoadGpuSpec("h100-sxm");
+  const EngineConfig engine;
+  const KvCapacity plain = ComputeKvCapacity(engine, target, gpu, 1);
+  const KvCapacity drafted = ComputeKvCapacity(engine, target, gpu, 1, 0, &draft);
+  EXPECT_EQ(drafted.draft_model, "qwen2.5-coder-1.5b");
+  EXPECT_EQ(drafted.draft_layers, 0);
+  EXPECT_EQ(drafted.kv_bytes_per_token, 57344);
+  EXPECT_EQ(drafted.draft_kv_bytes_per_token, 28672);
+  const double draft_gib = static_cast<double>(draft.WeightBytes()) / (1024.0 * 1024.0 * 1024.0);
+  EXPECT_NEAR(drafted.draft_weights_gib, draft_gib, 1e-9);
+  EXPECT_NEAR(drafted.weights_gib, plain.weights_gib + draft_gib, 1e-9);
+  EXPECT_EQ(drafted.blocks, static_cast<int64_t>(FreeKvBytes(drafted, engine) / (16.0 * (57344 + 28672))));
+}
+
 TEST(KvCapacity, DraftHeadLayersTakeWeightsAndKvFromTheCache) {
   // Llama-3.1-8B with a one-layer EAGLE head on an H100: the layer holds
   // 1/32 of the decoder layers' KV per token (4,096 of 131,072 bytes) in the
@@ -63,10 +90,7 @@ TEST(KvCapacity, DraftHeadLayersTakeWeightsAndKvFromTheCache) {
   const double layer_gib = 218112000.0 * 2 / (1024.0 * 1024.0 * 1024.0);
   EXPECT_NEAR(eagle.draft_weights_gib, layer_gib, 1e-9);
   EXPECT_NEAR(eagle.weights_gib, plain.weights_gib + layer_gib, 1e-9);
-  const double kv_bytes =
-      (eagle.memory_gib * engine.gpu_memory_utilization - eagle.weights_gib - engine.non_kv_overhead_gib) *
-      1024.0 * 1024.0 * 1024.0;
-  EXPECT_EQ(eagle.blocks, static_cast<int64_t>(kv_bytes / (16.0 * (131072 + 4096))));
+  EXPECT_EQ(eagle.blocks, static_cast<int64_t>(FreeKvBytes(eagle, engine) / (16.0 * (131072 + 4096))));
   EXPECT_LT(eagle.blocks, plain.blocks * 32 / 33);
   // --kv-blocks still sets the count as given.
   EngineConfig fixed;

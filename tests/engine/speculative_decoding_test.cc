@@ -163,6 +163,15 @@ TEST_F(SpeculativeDecodingTest, ADraftHeadIsPricedAndALookupIsHostTime) {
   StepPlan lookup;
   core_->Schedule(lookup, TimePoint{});
   EXPECT_EQ(lookup.draft_host, Duration{7000});
+  // A separate draft model: k of its passes, priced by the driver with its
+  // own latency model; no head passes.
+  Init(R"({"method": "draft_model", "model": "qwen2.5-coder-1.5b", "num_speculative_tokens": 3,
+           "acceptance_rates": [0.5]})");
+  Add({});
+  StepPlan draft;
+  core_->Schedule(draft, TimePoint{});
+  EXPECT_EQ(draft.draft_model_passes, 3);
+  EXPECT_EQ(draft.draft_head_passes, 0);
 }
 
 TEST(SpeculativeConfig, RefusesWhatItCannotModelNamingTheKey) {
@@ -177,7 +186,15 @@ TEST(SpeculativeConfig, RefusesWhatItCannotModelNamingTheKey) {
   EXPECT_NE(error(R"({"method": "ngram"})").find("num_speculative_tokens"), std::string::npos);
   EXPECT_NE(error(R"({"method": "eagle3", "num_speculative_tokens": 2})").find("acceptance_rates"),
             std::string::npos);
-  EXPECT_NE(error(R"({"method": "draft_model", "num_speculative_tokens": 2})").find("draft_model"),
+  // draft_model: rates and the drafter's spec are required; no head layers.
+  EXPECT_NE(error(R"({"method": "draft_model", "num_speculative_tokens": 2})").find("acceptance_rates"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"method": "draft_model", "num_speculative_tokens": 2, "acceptance_rates": [0.5]})")
+                .find("needs \"model\""),
+            std::string::npos);
+  EXPECT_NE(error(R"({"method": "draft_model", "model": "qwen2.5-coder-1.5b", "num_speculative_tokens": 2,
+                      "acceptance_rates": [0.5], "drafter_layers": 2})")
+                .find("'drafter_layers'"),
             std::string::npos);
   EXPECT_NE(error(R"({"method": "ngram", "num_speculative_tokens": 2, "typo": 1})").find("'typo'"),
             std::string::npos);

@@ -41,9 +41,14 @@ std::string DescribeSpeculativeConfig(const SpeculativeConfig& config) {
       config.acceptance_counters.empty()
           ? std::string("the configured")
           : "vLLM's measured (spec_decode counters in " + config.acceptance_counters + ")";
-  return text + "; each draft accepted with " + source + " per-position rate [" + rates +
-         "] (drawn per request and position); draft head of " +
-         std::to_string(config.drafter_layers) +
+  text += "; each draft accepted with " + source + " per-position rate [" + rates +
+          "] (drawn per request and position); ";
+  if (config.method == SpecMethod::kDraftModel) {
+    return text + "draft model " + config.model + " priced by the latency model from its spec: a "
+                  "forward over the step's tokens, then one decode pass per further draft token "
+                  "(GPU time; its weights and KV held beside the target's)";
+  }
+  return text + "draft head of " + std::to_string(config.drafter_layers) +
          " layer(s) priced as that share of a target decode step plus the lm_head per draft "
          "token (estimate)";
 }
@@ -55,7 +60,8 @@ const ParamTable<SpeculativeOption>& SpeculativeOptionParams() {
               "vLLM's --speculative-config as JSON, e.g. '{\"method\": \"ngram\", "
               "\"num_speculative_tokens\": 4, \"prompt_lookup_max\": 4}'; methods ngram, suffix "
               "(drafts verified against the text typed next where the workload has it), eagle, "
-              "eagle3, mtp (with efimsim's \"acceptance_rates\": [per position]); docs/"
+              "eagle3, mtp, draft_model (with efimsim's \"acceptance_rates\": [per position]; "
+              "draft_model also \"model\": a spec sharing the target's vocabulary); docs/"
               "speculative-decoding.md; empty: off"}),
        &C::speculative_config},
   };
@@ -63,6 +69,10 @@ const ParamTable<SpeculativeOption>& SpeculativeOptionParams() {
 }
 
 const SpeculativeOption& SpeculativeSettings(const OptionStore& options) {
+  return options.Get<SpeculativeOption>(kSpeculativeKey);
+}
+
+SpeculativeOption& MutableSpeculativeSettings(OptionStore& options) {
   return options.Get<SpeculativeOption>(kSpeculativeKey);
 }
 

@@ -5,21 +5,24 @@
 // off is byte-identical to one before it existed.
 //
 // vLLM's keys (vllm/config/speculative.py, SpeculativeConfig):
-//   method                   ngram | suffix | eagle | eagle3 | mtp
-//                            (draft_model: refused, not modelled yet)
+//   method                   ngram | suffix | eagle | eagle3 | mtp | draft_model
 //   num_speculative_tokens   k, drafts per sequence and step (required, except
 //                            suffix: default suffix_decoding_max_tree_depth)
 //   prompt_lookup_min/max    ngram (defaulting as vLLM: both 5; one given,
 //                            the other copies it)
 //   suffix_decoding_max_tree_depth, _max_cached_requests, _max_spec_factor,
 //   _min_token_prob          suffix (vLLM's defaults 24, 10000, 1.0, 0.1)
-//   model                    the drafter's checkpoint: recorded, not read
+//   model                    the drafter's checkpoint: recorded, not read;
+//                            draft_model: required, the draft model's
+//                            efimsim spec (a built-in name or a spec or
+//                            config.json path), priced by the latency model
+//                            and holding its own weights and KV
 // efimsim's keys:
-//   acceptance_rates         eagle, eagle3, mtp (this or acceptance_counters
+//   acceptance_rates         eagle, eagle3, mtp, draft_model (this or acceptance_counters
 //                            required): P(draft i is accepted | drafts
 //                            before it were), one per position, the last
 //                            repeated for positions beyond
-//   acceptance_counters      eagle, eagle3, mtp: instead, a vLLM server's
+//   acceptance_counters      eagle, eagle3, mtp, draft_model: instead, a vLLM server's
 //                            /metrics dump whose spec_decode counters give
 //                            those rates as measured (spec_decode_counters.h)
 //   drafter_layers           eagle, eagle3, mtp: decoder layers of the draft
@@ -43,7 +46,7 @@
 
 namespace efimsim {
 
-enum class SpecMethod : uint8_t { kNone, kNgram, kSuffix, kEagle, kEagle3, kMtp };
+enum class SpecMethod : uint8_t { kNone, kNgram, kSuffix, kEagle, kEagle3, kMtp, kDraftModel };
 
 // How drafts are judged: by comparing the drafted token ids with the tokens
 // the target generates (ngram, suffix: both are the request's own text), or
@@ -60,7 +63,7 @@ struct SpeculativeConfig {
   std::string acceptance_counters;       // the /metrics file they came from, or "" (configured)
   int32_t drafter_layers = 1;       // model drafters
   double lookup_host_us = 10.0;     // ngram, suffix: per proposing sequence (estimate)
-  std::string model;                // the drafter's checkpoint, recorded only
+  std::string model;                // the drafter's checkpoint (draft_model: its efimsim spec)
   // The model's context (vLLM's max_model_len): no draft takes a sequence
   // past it.
   int64_t max_model_len = INT64_MAX;
@@ -89,6 +92,7 @@ struct SpeculativeOption {
 };
 const ParamTable<SpeculativeOption>& SpeculativeOptionParams();
 const SpeculativeOption& SpeculativeSettings(const OptionStore& options);
+SpeculativeOption& MutableSpeculativeSettings(OptionStore& options);  // for runs built in code
 BoundParamTable<OptionStore> SpeculativeOptionTable();
 
 }  // namespace efimsim

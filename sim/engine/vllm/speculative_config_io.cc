@@ -44,11 +44,8 @@ SpecMethod MethodOf(const std::string& name) {
   if (name == "eagle") return SpecMethod::kEagle;
   if (name == "eagle3") return SpecMethod::kEagle3;
   if (name == "mtp") return SpecMethod::kMtp;
-  if (name == "draft_model") {
-    Refuse("method 'draft_model' is not modelled yet (a separate draft model's forwards); use "
-           "ngram, suffix, eagle, eagle3 or mtp");
-  }
-  Refuse("unknown method '" + name + "' (one of: ngram, suffix, eagle, eagle3, mtp)");
+  if (name == "draft_model") return SpecMethod::kDraftModel;
+  Refuse("unknown method '" + name + "' (one of: ngram, suffix, eagle, eagle3, mtp, draft_model)");
 }
 
 // The keys each method reads, besides method, num_speculative_tokens, model.
@@ -57,9 +54,8 @@ bool KeyApplies(SpecMethod method, const std::string& key) {
   if (key == "prompt_lookup_min" || key == "prompt_lookup_max") return method == SpecMethod::kNgram;
   if (key.rfind("suffix_decoding_", 0) == 0) return method == SpecMethod::kSuffix;
   if (key == "lookup_host_us") return DraftsComparedByToken(method);
-  if (key == "acceptance_rates" || key == "acceptance_counters" || key == "drafter_layers") {
-    return !DraftsComparedByToken(method);
-  }
+  if (key == "acceptance_rates" || key == "acceptance_counters") return !DraftsComparedByToken(method);
+  if (key == "drafter_layers") return !DraftsComparedByToken(method) && method != SpecMethod::kDraftModel;
   return false;
 }
 
@@ -163,6 +159,10 @@ SpeculativeConfig ParseSpeculativeConfig(const std::string& text, int64_t max_mo
   if (c.method == SpecMethod::kNgram) ReadNgram(j, c);
   if (c.method == SpecMethod::kSuffix) ReadSuffix(j, c);
   if (!DraftsComparedByToken(c.method)) ReadModelDrafter(j, c);
+  if (c.method == SpecMethod::kDraftModel && c.model.empty()) {
+    Refuse("method 'draft_model' needs \"model\": the draft model, a built-in spec name (efimsim "
+           "models) or a spec or config.json path, sharing the target's vocabulary");
+  }
   return c;
 }
 

@@ -131,6 +131,8 @@ void Speculator::PriceDrafting(StepPlan& plan) const {
   if (DraftsComparedByToken(config_.method)) {
     plan.draft_host = Duration{static_cast<int64_t>(config_.lookup_host_us * 1e3 *
                                                     static_cast<double>(sampling))};
+  } else if (config_.method == SpecMethod::kDraftModel) {
+    plan.draft_model_passes = config_.num_speculative_tokens;
   } else {
     plan.draft_head_passes = config_.num_speculative_tokens;
     plan.draft_head_layer_share =

@@ -358,7 +358,12 @@ EngineEntry VllmV1Engine() {
   };
   entry.draft_layers = [](const OptionStore& options, const ModelSpec& model) -> int64_t {
     const SpeculativeConfig c = RunSpeculativeConfig(options, model);
-    return c.enabled() && !DraftsComparedByToken(c.method) ? c.drafter_layers : 0;
+    const bool head = c.enabled() && !DraftsComparedByToken(c.method) && c.method != SpecMethod::kDraftModel;
+    return head ? c.drafter_layers : 0;
+  };
+  entry.draft_model = [](const OptionStore& options, const ModelSpec& model) -> std::string {
+    const SpeculativeConfig c = RunSpeculativeConfig(options, model);
+    return c.method == SpecMethod::kDraftModel ? c.model : std::string();
   };
   entry.make = MakeVllmV1Core;
   entry.memory_bytes = VllmV1MemoryBytes;
