@@ -560,12 +560,18 @@ void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, Ker
   if (!prefill_note.empty()) r.notes.push_back("prefill attention " + HeadsText(heads) + kv + " " + prefill_note);
   if (!decode_note.empty()) r.notes.push_back("decode attention " + HeadsText(heads) + kv + " " + decode_note);
   if (fp8_kv) {
+    // The head dims searched (MLA's differ between prefill and decode).
+    const std::string p_dim = std::to_string(prefill_heads.head_dim);
+    const std::string d_dim = std::to_string(decode_heads.head_dim);
+    const std::string missing =
+        prefill_fell_back && decode_fell_back
+            ? (p_dim == d_dim ? "head dim " + p_dim + " for prefill and decode"
+                              : "head dim " + p_dim + " for prefill and " + d_dim + " for decode")
+        : prefill_fell_back ? "head dim " + p_dim + " for prefill"
+                            : "head dim " + d_dim + " for decode";
     r.kv_cache = prefill_fell_back || decode_fell_back
-                     ? "attention over the FP8 KV cache from the bf16-KV tables (the source has no FP8-KV table of "
-                       "head dim " + std::to_string(shard.head_dim) + " for " +
-                           (prefill_fell_back && decode_fell_back ? "prefill and decode"
-                            : prefill_fell_back                    ? "prefill"
-                                                                   : "decode") + "; flagged)"
+                     ? "attention over the FP8 KV cache from the bf16-KV tables (the source has no FP8-KV table of " +
+                           missing + "; flagged)"
                      : "attention over the FP8 KV cache from the FP8-KV tables";
   }
   for (AttentionTable* t : {&out.prefill_attention, &out.decode_attention}) {

@@ -17,7 +17,7 @@ namespace efimsim {
 struct KvLinkSpec {
   double bytes_per_s = 0;       // the replica's whole link (every TP rank's NIC); 0: no link
   Duration latency{0};          // per transfer, before its first byte
-  int64_t bytes_per_token = 0;  // KV of one token over all layers (the replica's model and dtype)
+  int64_t bytes_per_token = 0;  // KV of one token over all layers, summed over the replica's GPUs
   bool enabled() const { return bytes_per_s > 0; }
 };
 

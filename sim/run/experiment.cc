@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "models/latency/latency_model_registry.h"
+#include "models/latency/operator_work.h"
 #include "models/formats/spec_catalog.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
@@ -101,7 +102,11 @@ KvLinkSpec DecodeKvLink(const ExperimentConfig& c, const ModelSpec& model) {
   KvLinkSpec link;
   link.bytes_per_s = c.kv_link_gbps * 1e9 * static_cast<double>(c.latency.tensor_parallel);
   link.latency = FromSeconds(c.kv_link_latency_us * 1e-6);
-  link.bytes_per_token = model.KvBytesPerToken();
+  // Every GPU of the decode replica pulls its own shard: the replica's KV
+  // bytes per token are one GPU's times the TP degree (an MLA latent,
+  // replicated on every GPU, is pulled TP times).
+  link.bytes_per_token = ShardKvBytesPerToken(ShardModel(model, c.latency.tensor_parallel)) *
+                         c.latency.tensor_parallel;
   return link;
 }
 
