@@ -28,6 +28,9 @@ inline void CheckRun(const ServingRun& run) {
   for (const ServingRunRequest& r : run.requests) {
     FUZZ_CHECK(r.prompt_tokens > 0 && r.output_tokens > 0,
                "a request with no prompt or output tokens was accepted");
+    // Token ids, when a run has (or rebuilds) them, are the prompt's.
+    FUZZ_CHECK(r.token_ids.empty() || static_cast<int64_t>(r.token_ids.size()) == r.prompt_tokens,
+               "token ids of another length than the prompt");
   }
 }
 
