@@ -235,12 +235,13 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
 
 // "capacity: 3 policies, <SLOs>, ..." on stderr: what the search is about to do.
 void AnnounceSearch(const CapacityCommand& c) {
+  const char* const policies = c.policies.size() == 1 ? " policy, " : " policies, ";
   if (c.open_loop) {
-    std::cerr << "capacity: " << c.policies.size() << (c.policies.size() == 1 ? " policy, " : " policies, ") << c.slo_text
+    std::cerr << "capacity: " << c.policies.size() << policies << c.slo_text
               << ", open loop: arrival rate, up to " << c.search.max_rate_steps
               << " steps per deployment ...\n";
   } else {
-    std::cerr << "capacity: " << c.policies.size() << (c.policies.size() == 1 ? " policy, " : " policies, ") << c.slo_text << ", up to "
+    std::cerr << "capacity: " << c.policies.size() << policies << c.slo_text << ", up to "
               << c.search.max_users << " users per deployment ...\n";
   }
 }
