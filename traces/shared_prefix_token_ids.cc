@@ -19,18 +19,25 @@ constexpr int64_t kMaxTokenId = std::numeric_limits<TokenId>::max();
 
 }  // namespace
 
-SharedPrefixTokenIds RebuildSharedPrefixTokenIds(const std::vector<PromptText>& prompts) {
+SharedPrefixTokenIds RebuildSharedPrefixTokenIds(const std::vector<PromptText>& prompts,
+                                                 int64_t max_held_tokens) {
   SharedPrefixTokenIds out;
   out.token_ids.resize(prompts.size());
   // Earlier prompts' text in sorted order: the earlier prompt sharing the
   // longest leading run with a new one is its neighbour in that order.
   std::set<std::pair<std::string_view, size_t>> earlier;
   TokenId next_id = 1;  // fresh ids: never reused, so never falsely shared
+  int64_t held = 0;     // ids allocated over all prompts
   for (size_t i = 0; i < prompts.size(); ++i) {
     const int64_t tokens = prompts[i].tokens;
-    // Fresh ids are int32: a run too long for them keeps its later prompts
-    // without ids (counted as without text) rather than reusing any.
-    if (!prompts[i].text || tokens < 1 || tokens > kMaxTokenId - next_id) continue;
+    // Fresh ids are int32, and the ids held are bounded: a run too
+    // long for either keeps its later prompts without ids (counted as
+    // without text) rather than reusing an id or exhausting memory.
+    if (!prompts[i].text || tokens < 1 || tokens > kMaxTokenId - next_id ||
+        tokens > max_held_tokens - held) {
+      continue;
+    }
+    held += tokens;
     ++out.with_text;
     const std::string_view text = *prompts[i].text;
     size_t best_chars = 0, best = 0;

@@ -35,7 +35,11 @@ struct SharedPrefixTokenIds {
   int64_t shared_tokens = 0;   // tokens given an earlier prompt's ids, summed
 };
 
-// `prompts` in arrival order. Deterministic; O(total text x log n).
-SharedPrefixTokenIds RebuildSharedPrefixTokenIds(const std::vector<PromptText>& prompts);
+// `prompts` in arrival order. Deterministic; O(total text x log n). At most
+// `max_held_tokens` ids are made over the run (2^28, 1 GiB, by default; and
+// ids stay below 2^31): a prompt past that keeps no ids and counts as
+// without text.
+SharedPrefixTokenIds RebuildSharedPrefixTokenIds(const std::vector<PromptText>& prompts,
+                                                 int64_t max_held_tokens = int64_t{1} << 28);
 
 }  // namespace efimsim

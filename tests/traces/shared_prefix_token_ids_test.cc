@@ -69,6 +69,16 @@ TEST(SharedPrefixTokenIds, PromptsWithoutTextKeepNoIdsAndShareNothing) {
   EXPECT_EQ(r.sharing, 0);
 }
 
+TEST(SharedPrefixTokenIds, PromptsPastTheHeldBoundKeepNoIds) {
+  const std::vector<PromptText> prompts = {
+      {std::string("aaaa"), 6}, {std::string("aabb"), 4}, {std::string("aacc"), 4}};
+  const SharedPrefixTokenIds r = RebuildSharedPrefixTokenIds(prompts, /*max_held_tokens=*/10);
+  EXPECT_EQ(r.token_ids[0].size(), 6u);
+  EXPECT_EQ(r.token_ids[1].size(), 4u);
+  EXPECT_TRUE(r.token_ids[2].empty());  // 6 + 4 + 4 > 10
+  EXPECT_EQ(r.with_text, 2);
+}
+
 TEST(SharedPrefixTokenIds, SameInputSameIds) {
   const std::vector<PromptText> prompts = {{std::string("x y z"), 3}, {std::string("x y w"), 3}};
   EXPECT_EQ(RebuildSharedPrefixTokenIds(prompts).token_ids, RebuildSharedPrefixTokenIds(prompts).token_ids);
