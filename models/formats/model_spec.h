@@ -81,6 +81,7 @@ struct SpecialTokens {
   TokenId fim_middle = -1;  // <MID>
   TokenId text_first = 0;   // synthetic text tokens are drawn from
   TokenId text_last = 0;    // [text_first, text_last]
+  friend bool operator==(const SpecialTokens&, const SpecialTokens&) = default;
 };
 
 struct ModelSpec {

@@ -84,6 +84,7 @@ struct BatchCounts {
   int64_t total_tokens = 0;
   int64_t emitting = 0;  // positions sampled (one per emitting sequence, 1 + drafts when verifying)
   int64_t decodes = 0;   // sequences attending as decodes (AttendsAsDecode)
+  int64_t prefill_context_tokens = 0;  // cached tokens the prefill chunks attend over
 };
 
 BatchCounts CountBatch(std::span<const SequenceWork> batch) {
@@ -92,7 +93,9 @@ BatchCounts CountBatch(std::span<const SequenceWork> batch) {
     EFIMSIM_CHECK(seq.new_tokens >= 1 && seq.context_tokens >= 0, "bad sequence work");
     counts.total_tokens += seq.new_tokens;
     counts.emitting += seq.emits_token ? seq.sampled_tokens : 0;
-    counts.decodes += AttendsAsDecode(seq) ? 1 : 0;
+    const bool decode = AttendsAsDecode(seq);
+    counts.decodes += decode ? 1 : 0;
+    counts.prefill_context_tokens += decode ? 0 : seq.context_tokens;
   }
   return counts;
 }
@@ -136,9 +139,7 @@ void PriceOperators(const OperatorTimer& timer, const ShardShapes& shapes,
   if (shapes.IsMla()) {
     // kv_b_proj expands the latent of every token, and of the cached
     // context each prefill chunk attends over (vLLM's MLA prefill).
-    int64_t rows = m;
-    for (const SequenceWork& seq : batch) rows += AttendsAsDecode(seq) ? 0 : seq.context_tokens;
-    set(StepOp::kKvBProj, timer.Gemm(GemmId::kKvBProj, rows));
+    set(StepOp::kKvBProj, timer.Gemm(GemmId::kKvBProj, m + counts.prefill_context_tokens));
   }
   set(StepOp::kRope, timer.Elementwise(ElementwiseId::kRope, m));
   set(StepOp::kKvCacheWrite, timer.Elementwise(ElementwiseId::kKvCacheWrite, m));

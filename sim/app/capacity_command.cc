@@ -144,16 +144,18 @@ struct CapacityCommand {
   std::string out_dir;      // checked, not created yet
 };
 
-// --slo as given, else p99 TTFT <= 500 ms and p99 TPOT <= 50 ms: the
-// client's (engine + frontend) when `client`, else the engine's.
-std::vector<Slo> SlosFromOptions(const CapacityOptions& options, bool client) {
-  if (options.slo.empty() && client) {
-    return {ParseSlo("client_ttft_p99_ms=500"), ParseSlo("client_tpot_p99_ms=50")};
-  }
-  if (options.slo.empty()) return {ParseSlo("ttft_p99_ms=500"), ParseSlo("tpot_p99_ms=50")};
+// --slo as given (parsed: its usage errors come before the run options').
+std::vector<Slo> GivenSlos(const CapacityOptions& options) {
   std::vector<Slo> slos;
   for (const std::string& text : options.slo) slos.push_back(ParseSlo(text));
   return slos;
+}
+
+// With no --slo: p99 TTFT <= 500 ms and p99 TPOT <= 50 ms, the client's
+// (engine + frontend) when `client`, else the engine's.
+std::vector<Slo> DefaultSlos(bool client) {
+  if (client) return {ParseSlo("client_ttft_p99_ms=500"), ParseSlo("client_tpot_p99_ms=50")};
+  return {ParseSlo("ttft_p99_ms=500"), ParseSlo("tpot_p99_ms=50")};
 }
 
 // --pd-splits, parsed, with every deployment's run checked before any search
@@ -186,14 +188,14 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   ApplyCommandRows(values, CapacityParams(), c.options);
   ApplyCommandRows(values, SearchParams(), c.search);
   c.policies = SplitPolicies(c.options.policies);
-  for (const std::string& text : c.options.slo) ParseSlo(text);  // usage errors first
+  c.slos = GivenSlos(c.options);
   c.base = ExperimentFromOptions(values);
   ExperimentConfig& base = c.base;
   // A capacity answer is judged as a benchmark client sees it: the API
   // server's time (the engine's fitted frontend) is on unless --frontend
   // says otherwise, and the default SLOs are the client's.
   if (values["frontend"].defaulted()) base.frontend = "default";
-  c.slos = SlosFromOptions(c.options, HasClientTimes(base));
+  if (c.slos.empty()) c.slos = DefaultSlos(HasClientTimes(base));
   c.gpus_per_replica =
       c.options.gpus_per_replica > 0 ? c.options.gpus_per_replica : base.latency.tensor_parallel;
   c.gpus_source = c.options.gpus_per_replica > 0

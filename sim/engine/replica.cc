@@ -160,6 +160,14 @@ Duration GpuTime(const StepCost& cost) {
 }
 }  // namespace
 
+const std::vector<SequenceWork>& Replica::DraftDecodeWork() {
+  draft_work_.clear();
+  for (const SequenceWork& seq : work_) {
+    if (seq.emits_token) draft_work_.push_back({1, seq.context_tokens + seq.new_tokens, true, 1});
+  }
+  return draft_work_;
+}
+
 Duration Replica::DraftingTime() {
   Duration time = plan_.draft_host;
   if (plan_.draft_model_passes > 0) {
@@ -169,12 +177,9 @@ Duration Replica::DraftingTime() {
     // decode pass per further draft token of the emitting sequences.
     time += GpuTime(config_.draft_latency->Predict(work_));
     if (plan_.draft_model_passes > 1) {
-      draft_work_.clear();
-      for (const SequenceWork& seq : work_) {
-        if (seq.emits_token) draft_work_.push_back({1, seq.context_tokens + seq.new_tokens, true, 1});
-      }
-      if (!draft_work_.empty()) {
-        time += GpuTime(config_.draft_latency->Predict(draft_work_)) * (plan_.draft_model_passes - 1);
+      const std::vector<SequenceWork>& decode = DraftDecodeWork();
+      if (!decode.empty()) {
+        time += GpuTime(config_.draft_latency->Predict(decode)) * (plan_.draft_model_passes - 1);
       }
     }
     return time;
@@ -184,12 +189,9 @@ Duration Replica::DraftingTime() {
   // context, through the head's share of the target's layers, and the
   // head's lm_head. An estimate from the target's own step (docs/
   // speculative-decoding.md).
-  draft_work_.clear();
-  for (const SequenceWork& seq : work_) {
-    if (seq.emits_token) draft_work_.push_back({1, seq.context_tokens + seq.new_tokens, true, 1});
-  }
-  if (draft_work_.empty()) return time;
-  const StepCost pass = latency_.Predict(draft_work_);
+  const std::vector<SequenceWork>& decode = DraftDecodeWork();
+  if (decode.empty()) return time;
+  const StepCost pass = latency_.Predict(decode);
   const double layers = static_cast<double>((pass.gemm + pass.attention + pass.elementwise +
                                              pass.communication).count()) *
                         plan_.draft_head_layer_share;

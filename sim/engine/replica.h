@@ -76,6 +76,9 @@ class Replica final : public EngineReplica {
   // The step's speculative drafting (StepPlan::draft_host, draft-head
   // passes priced from work_, draft-model passes by its latency model).
   Duration DraftingTime();
+  // One decode pass of a drafter: a one-token step over each emitting
+  // sequence of work_ at its new context; filled into draft_work_.
+  const std::vector<SequenceWork>& DraftDecodeWork();
 
   Simulator& simulator_;
   ReplicaConfig config_;
@@ -88,7 +91,7 @@ class Replica final : public EngineReplica {
   LiveRequests live_;
   StepPlan plan_;
   std::vector<SequenceWork> work_;
-  std::vector<SequenceWork> draft_work_;  // DraftingTime's decode batch
+  std::vector<SequenceWork> draft_work_;  // DraftDecodeWork's batch
   std::vector<Request*> finished_;         // CompleteStep's, in plan order
   std::vector<uint64_t> finished_ids_;     // CompleteStep's, sorted
   std::vector<uint64_t> pending_cancels_;  // requests of the step in flight

@@ -13,7 +13,6 @@
 #include <sstream>
 
 #include "models/latency/latency_model_registry.h"
-#include "models/latency/operator_work.h"
 #include "models/formats/spec_catalog.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
@@ -82,10 +81,7 @@ std::optional<ModelSpec> RunDraftModel(const ExperimentConfig& c, const EngineEn
   }
   // The same tokenizer: the same special and text token ids (embedding
   // tables may be padded differently, as Qwen2.5's 0.5B-3B and 7B+ are).
-  const SpecialTokens& a = draft.tokens;
-  const SpecialTokens& b = target.tokens;
-  if (a.bos != b.bos || a.fim_prefix != b.fim_prefix || a.fim_suffix != b.fim_suffix ||
-      a.fim_middle != b.fim_middle || a.text_first != b.text_first || a.text_last != b.text_last) {
+  if (draft.tokens != target.tokens) {
     throw UsageError("--speculative-config: draft model " + draft.name + "'s token ids (its spec's "
                      "\"tokens\") differ from " + target.name + "'s: vLLM's draft model must share "
                      "the target's tokenizer");
@@ -97,16 +93,15 @@ std::optional<ModelSpec> RunDraftModel(const ExperimentConfig& c, const EngineEn
 }
 
 // The decode replicas' KV link (disaggregated serving): the per-GPU rate
-// times the replica's GPUs, the KV bytes of the served model and dtype.
-KvLinkSpec DecodeKvLink(const ExperimentConfig& c, const ModelSpec& model) {
+// times the replica's GPUs, and the replica's KV bytes per token. Every GPU
+// of the decode replica pulls its own shard (`capacity`'s per-GPU bytes),
+// so those are one GPU's times the TP degree (an MLA latent, replicated on
+// every GPU, is pulled TP times).
+KvLinkSpec DecodeKvLink(const ExperimentConfig& c, const KvCapacity& capacity) {
   KvLinkSpec link;
   link.bytes_per_s = c.kv_link_gbps * 1e9 * static_cast<double>(c.latency.tensor_parallel);
   link.latency = FromSeconds(c.kv_link_latency_us * 1e-6);
-  // Every GPU of the decode replica pulls its own shard: the replica's KV
-  // bytes per token are one GPU's times the TP degree (an MLA latent,
-  // replicated on every GPU, is pulled TP times).
-  link.bytes_per_token = ShardKvBytesPerToken(ShardModel(model, c.latency.tensor_parallel)) *
-                         c.latency.tensor_parallel;
+  link.bytes_per_token = capacity.kv_bytes_per_token * capacity.tensor_parallel;
   return link;
 }
 
@@ -480,7 +475,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   std::optional<RunParts> own_decode_parts;
   if (DecodePoolDiffers(config)) own_decode_parts.emplace(decode_config, /*with_workload=*/false);
   const RunParts& decode_parts = own_decode_parts ? *own_decode_parts : parts;
-  const KvLinkSpec decode_link = DecodeKvLink(decode_config, decode_parts.model);
+  const KvLinkSpec decode_link = DecodeKvLink(decode_config, decode_parts.capacity);
   if (disaggregated) {
     EngineContext decode_context = decode_parts.engine_context;
     decode_context.kv_link = decode_link;
