@@ -1,5 +1,7 @@
 #include "models/formats/model_spec.h"
 
+#include <string>
+
 #include "sim/base/errors.h"
 
 namespace efimsim {
@@ -90,10 +92,14 @@ ModelSpec ServedAs(ModelSpec model, const ServingFormat& format) {
   if (format.expert_parallel && !model.moe.IsMoe()) {
     throw UsageError("--enable-expert-parallel: model " + model.name + " has no experts");
   }
+  if (format.data_parallel < 1) {
+    throw UsageError("--data-parallel-size: must be at least 1, got " + std::to_string(format.data_parallel));
+  }
   model.quantization = format.quantization;
   model.kv_cache_dtype = format.kv_cache_dtype;
   model.expert_parallel = format.expert_parallel;
   model.moe_routing = format.moe_routing;
+  model.data_parallel = format.data_parallel;
   return model;
 }
 

@@ -108,6 +108,10 @@ struct ModelSpec {
   KvCacheDtype kv_cache_dtype = KvCacheDtype::kAuto;
   bool expert_parallel = false;  // experts spread over the TP group (--enable-expert-parallel)
   MoeRouting moe_routing = MoeRouting::kUniform;  // the routing MoE steps are priced for
+  // Data-parallel ranks whose MoE layers run together (vLLM's
+  // --data-parallel-size): each rank has its own TP group, attention and
+  // KV; an MoE layer's experts span all data_parallel x TP GPUs. 1: none.
+  int64_t data_parallel = 1;
 
   // Derived figures.
   // q, k, v, o projections (MLA: q_proj, kv_a_proj_with_mqa, kv_b_proj,
@@ -148,15 +152,16 @@ struct ModelSpec {
 };
 
 // How a run serves a model (vLLM's --quantization, --kv-cache-dtype,
-// --enable-expert-parallel).
+// --enable-expert-parallel, --data-parallel-size).
 struct ServingFormat {
   WeightQuantization quantization = WeightQuantization::kNone;
   KvCacheDtype kv_cache_dtype = KvCacheDtype::kAuto;
   bool expert_parallel = false;
   MoeRouting moe_routing = MoeRouting::kUniform;
+  int64_t data_parallel = 1;
 };
-// `model` served so. Throws UsageError when FP8 is asked of a float32 model
-// or expert parallelism of a dense one.
+// `model` served so. Throws UsageError when FP8 is asked of a float32 model,
+// expert parallelism of a dense one, or data_parallel < 1.
 ModelSpec ServedAs(ModelSpec model, const ServingFormat& format);
 
 struct GpuSpec {

@@ -111,6 +111,10 @@ CalibratedFallbackOperatorTimer::CalibratedFallbackOperatorTimer(ShardShapes sha
     throw UsageError("--tp " + std::to_string(shapes_.tensor_parallel) + ": GPU spec " + gpu.name +
                      " has no interconnect_gbps figure for the all-reduce cost");
   }
+  if (shapes_.moe_layers > 0 && shapes_.data_parallel > 1 && !(link_bytes_per_second_ > 0)) {
+    throw UsageError("--data-parallel-size " + std::to_string(shapes_.data_parallel) + ": GPU spec " +
+                     gpu.name + " has no interconnect_gbps figure for the MoE dispatch and combine");
+  }
 }
 
 double CalibratedFallbackOperatorTimer::Seconds(const EfficiencyCurve& curve,
@@ -180,6 +184,15 @@ OperatorTime CalibratedFallbackOperatorTimer::AllReduce(int64_t tokens) const {
       2.0 * (tp - 1.0) / tp * AllReduceBytes(shapes_, static_cast<double>(tokens));
   return {calibration_.all_reduce.Seconds(0.0, ring_bytes, flops_per_second_,
                                           link_bytes_per_second_),
+          true, kSource};
+}
+
+OperatorTime CalibratedFallbackOperatorTimer::MoeDispatchCombine(int64_t rank_tokens) const {
+  if (shapes_.data_parallel <= 1) return {0.0, true, kSource};
+  // The ring all-reduce's calibration: the same bytes per GPU as an
+  // all-gather plus a reduce-scatter.
+  const double bytes = MoeDispatchCombineBytes(shapes_, static_cast<double>(rank_tokens));
+  return {calibration_.all_reduce.Seconds(0.0, bytes, flops_per_second_, link_bytes_per_second_),
           true, kSource};
 }
 

@@ -105,6 +105,7 @@ class CalibratedFallbackOperatorTimer : public OperatorTimer {
   OperatorTime AllReduce(int64_t tokens) const override;
   // The GEMM curve over the fused experts' work (uniform routing).
   OperatorTime MoeExperts(int64_t tokens) const override;
+  OperatorTime MoeDispatchCombine(int64_t rank_tokens) const override;
 
  private:
   double Seconds(const EfficiencyCurve& curve, const OperatorWork& work) const;

@@ -31,4 +31,8 @@ StepBreakdown LatencyModel::Explain(std::span<const SequenceWork> batch) const {
   return out;
 }
 
+StepCost LatencyModel::PredictInGroup(std::span<const SequenceWork> batch, int64_t /*group_rows*/) const {
+  return Predict(batch);
+}
+
 }  // namespace efimsim

@@ -114,6 +114,13 @@ class LatencyModel {
   // Predict() with its per-operator breakdown (same cost). The default has
   // one row per StepCost part, for models without an operator graph.
   virtual StepBreakdown Explain(std::span<const SequenceWork> batch) const;
+  // One rank's step in a data-parallel MoE group (ModelSpec::data_parallel
+  // > 1) whose largest rank runs `group_rows` tokens: vLLM pads every rank's
+  // batch to the group's largest and its MoE layers run over all ranks'
+  // rows. Predict(batch) is this with group_rows = the batch's own tokens
+  // (every rank alike). The default, for models without an operator graph,
+  // is Predict(batch).
+  virtual StepCost PredictInGroup(std::span<const SequenceWork> batch, int64_t group_rows) const;
 };
 
 }  // namespace efimsim

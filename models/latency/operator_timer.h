@@ -46,6 +46,11 @@ class OperatorTimer {
   virtual OperatorTime MoeExperts(int64_t tokens) const = 0;
   // One all-reduce of the hidden state of `tokens` rows across the TP group.
   virtual OperatorTime AllReduce(int64_t tokens) const = 0;
+  // An MoE layer's dispatch and combine across a data-parallel group whose
+  // ranks each run `rank_tokens` rows (MoeDispatchCombineBytes). Asked only
+  // of MoE models with data_parallel > 1; no source here times it, so every
+  // timer prices it at the interconnect's bound.
+  virtual OperatorTime MoeDispatchCombine(int64_t rank_tokens) const = 0;
 };
 
 }  // namespace efimsim

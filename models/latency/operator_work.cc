@@ -11,8 +11,8 @@ namespace efimsim {
 
 namespace {
 
-// The MoE figures of `s` for `model` at TP `tp` (experts spread over the TP
-// group when model.expert_parallel).
+// The MoE figures of `s` for `model` at TP `tp`: experts over the MoE group
+// of model.data_parallel x tp GPUs, whole when model.expert_parallel.
 void ShardExperts(const ModelSpec& model, int64_t tp, ShardShapes& s) {
   const bool expert_parallel = model.expert_parallel;
   if (!model.moe.IsMoe()) {
@@ -21,26 +21,36 @@ void ShardExperts(const ModelSpec& model, int64_t tp, ShardShapes& s) {
     }
     return;
   }
-  auto require_divides = [&](int64_t value, const char* what) {
-    if (value % tp != 0) {
-      throw UsageError("--tp " + std::to_string(tp) + ": does not divide " + what + " (" +
-                       std::to_string(value) + ") of " + model.name);
+  const int64_t group = tp * model.data_parallel;
+  if (group > 8) {
+    throw UsageError("--data-parallel-size " + std::to_string(model.data_parallel) + " x --tp " +
+                     std::to_string(tp) + ": an MoE group of more than 8 GPUs spans nodes; its "
+                     "all-to-all over the network is not modelled");
+  }
+  auto require_divides = [&](int64_t value, int64_t by, const char* what) {
+    if (value % by != 0) {
+      const std::string option = model.data_parallel > 1
+                                     ? "--data-parallel-size " + std::to_string(model.data_parallel) + " x --tp " + std::to_string(tp)
+                                     : "--tp " + std::to_string(tp);
+      throw UsageError(option + ": does not divide " + what + " (" + std::to_string(value) + ") of " + model.name);
     }
   };
+  s.data_parallel = model.data_parallel;
   s.moe_layers = model.MoeLayers();
   s.experts = model.moe.experts;
   s.experts_per_token = model.moe.experts_per_token;
-  require_divides(model.moe.shared_expert_ffn_size, "the shared expert's FFN size");
+  // The shared expert is an ordinary MLP of each rank's TP group.
+  require_divides(model.moe.shared_expert_ffn_size, tp, "the shared expert's FFN size");
   s.shared_expert_ffn = model.moe.shared_expert_ffn_size / tp;
   if (expert_parallel) {
-    require_divides(model.moe.experts, "the experts (--enable-expert-parallel)");
-    s.expert_parallel = tp;
-    s.experts_per_gpu = model.moe.experts / tp;
+    require_divides(model.moe.experts, group, "the experts (--enable-expert-parallel)");
+    s.expert_parallel = group;
+    s.experts_per_gpu = model.moe.experts / group;
     s.expert_ffn = model.moe.expert_ffn_size;
   } else {
-    require_divides(model.moe.expert_ffn_size, "the expert FFN size");
+    require_divides(model.moe.expert_ffn_size, group, "the expert FFN size");
     s.experts_per_gpu = model.moe.experts;
-    s.expert_ffn = model.moe.expert_ffn_size / tp;
+    s.expert_ffn = model.moe.expert_ffn_size / group;
   }
 }
 
@@ -246,6 +256,11 @@ OperatorWork ElementwiseWork(const ShardShapes& s, ElementwiseId id, double toke
 
 double AllReduceBytes(const ShardShapes& s, double tokens) {
   return tokens * static_cast<double>(s.hidden * s.dtype_bytes);
+}
+
+double MoeDispatchCombineBytes(const ShardShapes& s, double rank_tokens) {
+  const double others = static_cast<double>(s.data_parallel - 1);
+  return 2.0 * others * rank_tokens * static_cast<double>(s.hidden * s.dtype_bytes);
 }
 
 }  // namespace efimsim

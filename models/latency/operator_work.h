@@ -48,6 +48,10 @@ struct ShardShapes {
   int64_t shared_expert_ffn = 0;   // per GPU; 0: no shared expert
   int64_t expert_parallel = 1;     // GPUs the experts are spread over (1: TP-sharded experts)
   MoeRouting moe_routing = MoeRouting::kUniform;
+  // Data-parallel ranks of the MoE group (ModelSpec::data_parallel): the
+  // experts span data_parallel x tensor_parallel GPUs, and an MoE layer runs
+  // over every rank's tokens, gathered to each GPU and scattered back.
+  int64_t data_parallel = 1;
   // Multi-head latent attention (mla_latent == 0: none; models/formats/
   // model_spec.h MlaSpec). q_heads are this GPU's heads, kv_heads equal
   // them and head_dim is the query-key width (nope + rope); the latent and
@@ -68,14 +72,19 @@ struct ShardShapes {
   int64_t RopeWidth() const { return IsMla() ? q_heads * mla_rope + mla_rope : QWidth() + KvWidth(); }
   int64_t UpWidth() const { return gated_mlp ? 2 * ffn : ffn; }  // gate_up_proj's N
   int64_t DenseLayers() const { return layers - moe_layers; }
+  // GPUs one expert's intermediate size is split over: 1 under expert
+  // parallelism, else the whole MoE group (vLLM flattens TP over DP ranks
+  // for its MoE layers).
+  int64_t MoeTensorParallel() const { return expert_parallel > 1 ? 1 : tensor_parallel * data_parallel; }
 };
 
 // Throws UsageError unless tensor_parallel is 1, 2, 4 or 8 and divides the
 // q heads, the FFN size and the vocabulary (and kv heads, or is a multiple of
 // them); for an MoE model, the expert FFN (or, with model.expert_parallel,
-// the experts). Expert parallelism is over the TP group (expert_parallel is
-// 1 or tensor_parallel), as vLLM's --enable-expert-parallel without data
-// parallelism.
+// the experts) by the MoE group, model.data_parallel x tensor_parallel GPUs
+// (at most 8: one node's NVLink; expert_parallel is 1 or the group), as
+// vLLM's --enable-expert-parallel and --data-parallel-size. A dense model's
+// data-parallel ranks are independent replicas: nothing here changes.
 ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel);
 
 // Bytes of weights one GPU holds: its shard of every layer's projections
@@ -170,6 +179,13 @@ inline OperatorWork DecodeAttentionWork(const ShardShapes& s, double batch, doub
 OperatorWork ElementwiseWork(const ShardShapes& shapes, ElementwiseId id, double tokens);
 // Bytes one GPU contributes to a layer's all-reduce of the hidden state.
 double AllReduceBytes(const ShardShapes& shapes, double tokens);
+// Bytes one GPU moves in one MoE layer of a data-parallel group whose ranks
+// each run `rank_tokens` rows (padded to the group's largest, as vLLM pads
+// them): the dispatch all-gathers every rank's hidden states and the
+// combine reduce-scatters the outputs back (vLLM's allgather_reducescatter
+// all2all backend), each (D - 1) x rank_tokens x hidden x dtype bytes.
+// 0 when data_parallel is 1.
+double MoeDispatchCombineBytes(const ShardShapes& shapes, double rank_tokens);
 
 // Routed experts one GPU's fused MoE kernel runs over `tokens` tokens; the
 // kernel reads only their weights. Uniform routing (each token picks top-k

@@ -243,6 +243,11 @@ class ProfileOperatorTimer : public OperatorTimer {
                   moe_transferred_);
   }
 
+  // No table: the link bound, flagged.
+  OperatorTime MoeDispatchCombine(int64_t rank_tokens) const override {
+    return Fallback(roofline_.MoeDispatchCombine(rank_tokens));
+  }
+
   OperatorTime AllReduce(int64_t tokens) const override {
     if (!all_reduce_) {
       OperatorTime time = roofline_.AllReduce(tokens);

@@ -125,6 +125,10 @@ class CarriedOperatorTimer : public OperatorTimer {
   OperatorTime MoeExperts(int64_t tokens) const override {
     return Carried(measured_->MoeExperts(tokens), from_.MoeExperts(tokens), to_.MoeExperts(tokens));
   }
+  OperatorTime MoeDispatchCombine(int64_t rank_tokens) const override {
+    return Carried(measured_->MoeDispatchCombine(rank_tokens), from_.MoeDispatchCombine(rank_tokens),
+                   to_.MoeDispatchCombine(rank_tokens));
+  }
 
  private:
   OperatorTime Carried(OperatorTime time, const OperatorTime& from, const OperatorTime& to) const {
@@ -179,10 +183,11 @@ ShapeProfile ShapeProfileFromKernelProfile(const KernelProfile& profile, const M
   std::sort(out.all_reduce.begin(), out.all_reduce.end(),
             [](const ShapeAllReduceTable& a, const ShapeAllReduceTable& b) { return a.gpus < b.gpus; });
   if (profile.moe && shapes.moe_layers > 0) {
-    // Keyed as the shape rule looks it up: the full expert, the profile's TP.
+    // Keyed as the shape rule looks it up: the full expert, the profile's
+    // MoE TP and EP.
     ShapeMoeTable moe;
-    moe.key = {profile.moe->weight_dtype, shapes.hidden, shapes.expert_ffn * shapes.tensor_parallel,
-               shapes.experts_per_token, shapes.experts, shapes.tensor_parallel, 1,
+    moe.key = {profile.moe->weight_dtype, shapes.hidden, shapes.expert_ffn * shapes.MoeTensorParallel(),
+               shapes.experts_per_token, shapes.experts, shapes.MoeTensorParallel(), shapes.expert_parallel,
                profile.moe->distribution};
     moe.kernel = profile.moe->kernel;
     moe.includes_router = profile.moe->includes_router;

@@ -19,6 +19,10 @@ RooflineOperatorTimer::RooflineOperatorTimer(ShardShapes shapes, const GpuSpec& 
     throw UsageError("--tp " + std::to_string(shapes_.tensor_parallel) + ": GPU spec " + gpu.name +
                      " has no interconnect_gbps figure for the all-reduce cost");
   }
+  if (shapes_.moe_layers > 0 && shapes_.data_parallel > 1 && !(link_bytes_per_second_ > 0)) {
+    throw UsageError("--data-parallel-size " + std::to_string(shapes_.data_parallel) + ": GPU spec " +
+                     gpu.name + " has no interconnect_gbps figure for the MoE dispatch and combine");
+  }
 }
 
 double RooflineOperatorTimer::Seconds(const OperatorWork& work) const {
@@ -76,6 +80,14 @@ OperatorTime RooflineOperatorTimer::DecodeAttentionShares(std::span<const Sequen
 
 OperatorTime RooflineOperatorTimer::Elementwise(ElementwiseId id, int64_t tokens) const {
   return {Seconds(ElementwiseWork(shapes_, id, static_cast<double>(tokens))), false, "roofline"};
+}
+
+OperatorTime RooflineOperatorTimer::MoeDispatchCombine(int64_t rank_tokens) const {
+  if (shapes_.data_parallel <= 1) return {0.0, false, "none"};
+  // Two collectives (all-gather, reduce-scatter), each paying the latency.
+  const double bytes = MoeDispatchCombineBytes(shapes_, static_cast<double>(rank_tokens));
+  return {bytes / link_bytes_per_second_ + 2.0 * link_latency_seconds_, false,
+          "roofline (all-gather + reduce-scatter over interconnect_gbps)"};
 }
 
 OperatorTime RooflineOperatorTimer::AllReduce(int64_t tokens) const {

@@ -30,6 +30,7 @@ class RooflineOperatorTimer : public OperatorTimer {
   OperatorTime Elementwise(ElementwiseId id, int64_t tokens) const override;
   OperatorTime AllReduce(int64_t tokens) const override;
   OperatorTime MoeExperts(int64_t tokens) const override;
+  OperatorTime MoeDispatchCombine(int64_t rank_tokens) const override;
 
   double Seconds(const OperatorWork& work) const;
   // The same at the FP8 compute ceiling (FP8-quantized linear layers).

@@ -596,7 +596,7 @@ ShapeMoeKey MoeKeyOf(const ShardShapes& shard) {
   key.dtype = shard.quantization == WeightQuantization::kNone ? "bfloat16"
                                                               : WeightQuantizationName(shard.quantization);
   key.hidden = shard.hidden;
-  key.tp = shard.expert_parallel > 1 ? 1 : shard.tensor_parallel;
+  key.tp = shard.MoeTensorParallel();
   key.ep = shard.expert_parallel;
   key.inter = shard.expert_ffn * key.tp;  // the full size, as the source keys it
   key.topk = shard.experts_per_token;

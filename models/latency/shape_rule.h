@@ -40,8 +40,9 @@
 //     bf16-KV tables, said and flagged.
 //   MoE experts (ShardShapes::moe_layers > 0): the table keyed (weights'
 //     dtype, hidden, full expert inter, top-k, experts, tp, ep, "balanced")
-//     with tp = expert_parallel > 1 ? 1 : tensor_parallel and ep =
-//     expert_parallel; measured as measured, otherwise utilisation transfer
+//     with tp = ShardShapes::MoeTensorParallel() (1 under expert
+//     parallelism, else the MoE group's GPUs) and ep = expert_parallel;
+//     measured as measured, otherwise utilisation transfer
 //     from the (up to) 4 nearest measured shapes of the same dtype, tp, ep
 //     and routing (distance in log2 hidden, inter, experts, top-k; weight
 //     1/d^2; no octave window), utilisation = SOL(MoeExpertsWork) / time at

@@ -29,6 +29,7 @@ std::string_view StepOpName(StepOp op) {
     case StepOp::kDownProj: return "down_proj";
     case StepOp::kMoeRouter: return "moe_router";
     case StepOp::kMoeExperts: return "moe_experts";
+    case StepOp::kMoeDispatchCombine: return "moe_dispatch_combine";
     case StepOp::kSharedExpertGateUp: return "shared_expert_gate_up_proj";
     case StepOp::kSharedExpertActivation: return "shared_expert_activation";
     case StepOp::kSharedExpertDown: return "shared_expert_down_proj";
@@ -55,6 +56,7 @@ StepPart StepOpPart(StepOp op) {
     case StepOp::kPrefillAttention:
     case StepOp::kDecodeAttention: return StepPart::kAttention;
     case StepOp::kAttentionAllReduce:
+    case StepOp::kMoeDispatchCombine:
     case StepOp::kMlpAllReduce: return StepPart::kCommunication;
     case StepOp::kLmHead: return StepPart::kLmHead;
     default: return StepPart::kElementwise;
@@ -77,7 +79,7 @@ std::vector<LayerMlp> LayerMlps(const ModelSpec& model) {
 namespace {
 
 // One layer's operators in execution order.
-std::vector<StepOp> LayerOperators(LayerMlp mlp, bool tensor_parallel, bool mla) {
+std::vector<StepOp> LayerOperators(LayerMlp mlp, bool tensor_parallel, bool mla, bool moe_exchange) {
   std::vector<StepOp> ops = {StepOp::kInputNorm, StepOp::kQkvProj};
   if (mla) ops.push_back(StepOp::kKvBProj);
   ops.insert(ops.end(), {StepOp::kRope, StepOp::kKvCacheWrite, StepOp::kPrefillAttention,
@@ -88,6 +90,7 @@ std::vector<StepOp> LayerOperators(LayerMlp mlp, bool tensor_parallel, bool mla)
     ops.insert(ops.end(), {StepOp::kGateUpProj, StepOp::kActivation, StepOp::kDownProj});
   } else {
     ops.insert(ops.end(), {StepOp::kMoeRouter, StepOp::kMoeExperts});
+    if (moe_exchange) ops.push_back(StepOp::kMoeDispatchCombine);
     if (mlp == LayerMlp::kMoeWithSharedExpert) {
       ops.insert(ops.end(), {StepOp::kSharedExpertGateUp, StepOp::kSharedExpertActivation,
                              StepOp::kSharedExpertDown});
@@ -108,12 +111,13 @@ std::vector<LayerMlp> DenseLayers(int64_t layers) {
 StepGraph::StepGraph(int64_t layers, bool tensor_parallel)
     : StepGraph(DenseLayers(layers), tensor_parallel) {}
 
-StepGraph::StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel, bool mla) {
+StepGraph::StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel, bool mla,
+                     bool moe_exchange) {
   EFIMSIM_CHECK(!layers.empty(), "a model has at least one layer");
   // Every layer's operators, then the head; each depends on the one before (a chain).
   std::vector<StepOp> op_of;
   for (const LayerMlp mlp : layers) {
-    for (const StepOp op : LayerOperators(mlp, tensor_parallel, mla)) op_of.push_back(op);
+    for (const StepOp op : LayerOperators(mlp, tensor_parallel, mla, moe_exchange)) op_of.push_back(op);
   }
   op_of.insert(op_of.end(), {StepOp::kFinalNorm, StepOp::kLmHead, StepOp::kSampling});
   std::array<bool, kStepOpCount> present{};

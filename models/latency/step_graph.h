@@ -21,15 +21,17 @@ namespace efimsim {
 // Operators of a step. A layer's operators run once per layer; the head's once.
 // A dense layer's MLP is gate_up, activation, down; an MoE layer's is the
 // router, the fused experts and, where the model has one, the shared expert.
-// An MLA layer expands its latent with kv_b_proj after qkv_proj.
+// An MLA layer expands its latent with kv_b_proj after qkv_proj. In a
+// data-parallel MoE group an MoE layer also dispatches its tokens to the
+// group's experts and combines their outputs (moe_dispatch_combine).
 enum class StepOp : uint8_t {
   kInputNorm, kQkvProj, kKvBProj, kRope, kKvCacheWrite, kPrefillAttention, kDecodeAttention, kOProj,
   kAttentionAllReduce, kAttentionResidual, kPostAttentionNorm, kGateUpProj, kActivation,
-  kDownProj, kMoeRouter, kMoeExperts, kSharedExpertGateUp, kSharedExpertActivation,
-  kSharedExpertDown, kMlpAllReduce, kMlpResidual,
+  kDownProj, kMoeRouter, kMoeExperts, kMoeDispatchCombine, kSharedExpertGateUp,
+  kSharedExpertActivation, kSharedExpertDown, kMlpAllReduce, kMlpResidual,
   kFinalNorm, kLmHead, kSampling,
 };
-inline constexpr int kStepOpCount = 24;
+inline constexpr int kStepOpCount = 25;
 
 // The MLP of one transformer layer.
 enum class LayerMlp : uint8_t { kDense, kMoe, kMoeWithSharedExpert };
@@ -50,7 +52,9 @@ class StepGraph {
   // `tensor_parallel`: with false the all-reduce operators are left out.
   // `layers`: each layer's MLP, in order (non-empty). `mla`: the layers'
   // attention is multi-head latent attention (adds kv_b_proj).
-  StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel, bool mla = false);
+  // `moe_exchange`: MoE layers exchange tokens across data-parallel ranks.
+  StepGraph(const std::vector<LayerMlp>& layers, bool tensor_parallel, bool mla = false,
+            bool moe_exchange = false);
   // `layers` dense layers.
   StepGraph(int64_t layers, bool tensor_parallel);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <string>
 
 #include "sim/base/check.h"
 
@@ -36,7 +37,13 @@ std::string ServingText(const ModelSpec& model) {
     add(std::string(WeightQuantizationName(model.quantization)) + " weights");
   }
   if (model.kv_cache_dtype == KvCacheDtype::kFp8) add("fp8 KV cache");
-  if (model.expert_parallel) add("experts spread over the TP group");
+  const bool data_parallel_moe = model.moe.IsMoe() && model.data_parallel > 1;
+  if (model.expert_parallel) add(data_parallel_moe ? "experts spread over the data-parallel group's GPUs" : "experts spread over the TP group");
+  if (data_parallel_moe) {
+    add("MoE layers over " + std::to_string(model.data_parallel) +
+        " data-parallel ranks (each rank padded to the largest batch; dispatch and combine priced at "
+        "the interconnect's bound, not measured)");
+  }
   if (model.moe.IsMoe()) add(std::string("MoE experts priced for ") + MoeRoutingName(model.moe_routing) + " routing");
   return text.empty() ? text : "served with " + text + "; ";
 }
@@ -61,7 +68,8 @@ StepLatencyModel::StepLatencyModel(const ModelSpec& model, int64_t tensor_parall
                                    std::unique_ptr<OperatorTimer> timer)
     : shapes_(ShardModel(model, tensor_parallel)), overhead_(overhead),
       capture_sizes_(std::move(capture_sizes)), overhead_source_(std::move(overhead_source)),
-      timer_(std::move(timer)), graph_(LayerMlps(model), tensor_parallel > 1, model.mla.IsMla()),
+      timer_(std::move(timer)),
+      graph_(LayerMlps(model), tensor_parallel > 1, model.mla.IsMla(), model.moe.IsMoe() && model.data_parallel > 1),
       serving_text_(ServingText(model)) {
   EFIMSIM_CHECK(timer_ != nullptr, "a step model needs an operator timer");
   EFIMSIM_CHECK(!capture_sizes_.empty() && std::is_sorted(capture_sizes_.begin(), capture_sizes_.end()),
@@ -115,7 +123,10 @@ void PriceMlps(const OperatorTimer& timer, const ShardShapes& shapes, int64_t m,
   }
   if (shapes.moe_layers == 0) return;
   set(StepOp::kMoeRouter, timer.Gemm(GemmId::kMoeRouter, m));
-  set(StepOp::kMoeExperts, timer.MoeExperts(m));
+  // Every rank of a data-parallel group runs m rows (padded to the
+  // largest); the experts see them all.
+  set(StepOp::kMoeExperts, timer.MoeExperts(m * shapes.data_parallel));
+  if (shapes.data_parallel > 1) set(StepOp::kMoeDispatchCombine, timer.MoeDispatchCombine(m));
   if (shapes.shared_expert_ffn > 0) {
     set(StepOp::kSharedExpertGateUp, timer.Gemm(GemmId::kSharedExpertGateUp, m));
     // The activation's work is linear in tokens x width: the shared
@@ -175,13 +186,16 @@ void PriceOperators(const OperatorTimer& timer, const ShardShapes& shapes,
 
 }  // namespace
 
-StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const SequenceWork> batch) const {
+StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const SequenceWork> batch,
+                                                        int64_t group_rows) const {
   EFIMSIM_CHECK(!batch.empty(), "Predict on an empty batch");
   const BatchCounts counts = CountBatch(batch);
   const bool decode_only = counts.decodes == static_cast<int64_t>(batch.size());
+  // A data-parallel rank runs the group's largest batch (padding rows).
+  const int64_t rows = std::max(counts.total_tokens, group_rows);
   Evaluation e;
-  e.graph_step = overhead_.cuda_graphs && decode_only && counts.total_tokens <= capture_sizes_.back();
-  e.gemm_tokens = e.graph_step ? PadToCaptureSize(counts.total_tokens, capture_sizes_) : counts.total_tokens;
+  e.graph_step = overhead_.cuda_graphs && decode_only && rows <= capture_sizes_.back();
+  e.gemm_tokens = e.graph_step ? PadToCaptureSize(rows, capture_sizes_) : rows;
   PriceOperators(*timer_, shapes_, batch, counts, e.gemm_tokens, e.per_launch);
 
   std::array<double, kStepOpCount> seconds{};
@@ -249,7 +263,14 @@ StepBreakdown StepLatencyModel::Explain(std::span<const SequenceWork> batch) con
 StepCost StepLatencyModel::Predict(std::span<const SequenceWork> batch) const {
   // Explain() without the strings, rounding each operator the same way, so
   // Predict(b) == Explain(b).cost exactly.
-  const Evaluation e = Evaluate(batch);
+  return CostOf(Evaluate(batch));
+}
+
+StepCost StepLatencyModel::PredictInGroup(std::span<const SequenceWork> batch, int64_t group_rows) const {
+  return CostOf(Evaluate(batch, group_rows));
+}
+
+StepCost StepLatencyModel::CostOf(const Evaluation& e) const {
   StepCost cost;
   for (const StepOp op : graph_.Operators()) {
     const size_t i = static_cast<size_t>(op);

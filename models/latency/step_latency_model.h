@@ -14,6 +14,10 @@
 //     lm_head and sampling only over sequences that emit a token;
 //     MoE layers: the router GEMM, the fused experts over M (uniform
 //       routing) and the shared expert's GEMMs where the model has one;
+//       in a data-parallel group of D ranks (ModelSpec::data_parallel) M is
+//       the group's largest rank batch (vLLM pads every rank to it), the
+//       fused experts run over D x M rows, and each MoE layer adds its
+//       dispatch and combine (OperatorTimer::MoeDispatchCombine);
 //     two all-reduces per layer under tensor parallelism.
 //   CPU time = step_us + per_sequence_us x sequences + max(0, launch - GPU time)
 //     launch = layers x eager_launch_per_layer_us (eager steps), or
@@ -41,6 +45,7 @@ class StepLatencyModel : public LatencyModel {
  public:
   StepCost Predict(std::span<const SequenceWork> batch) const override;
   StepBreakdown Explain(std::span<const SequenceWork> batch) const override;
+  StepCost PredictInGroup(std::span<const SequenceWork> batch, int64_t group_rows) const override;
 
   int64_t TensorParallel() const { return shapes_.tensor_parallel; }
   const CpuOverheadConfig& Overhead() const { return overhead_; }
@@ -58,7 +63,9 @@ class StepLatencyModel : public LatencyModel {
 
  private:
   struct Evaluation;
-  Evaluation Evaluate(std::span<const SequenceWork> batch) const;
+  // `group_rows`: the data-parallel group's largest rank batch (0: this one's).
+  Evaluation Evaluate(std::span<const SequenceWork> batch, int64_t group_rows = 0) const;
+  StepCost CostOf(const Evaluation& e) const;
 
   ShardShapes shapes_;
   CpuOverheadConfig overhead_;

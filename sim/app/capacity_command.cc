@@ -196,11 +196,12 @@ CapacityCommand CapacityCommandFromOptions(const po::variables_map& values) {
   // says otherwise, and the default SLOs are the client's.
   if (values["frontend"].defaulted()) base.frontend = "default";
   if (c.slos.empty()) c.slos = DefaultSlos(HasClientTimes(base));
-  c.gpus_per_replica =
-      c.options.gpus_per_replica > 0 ? c.options.gpus_per_replica : base.latency.tensor_parallel;
-  c.gpus_source = c.options.gpus_per_replica > 0
-                      ? std::string("--gpus-per-replica")
-                      : "TP " + std::to_string(base.latency.tensor_parallel);
+  const int64_t ranks = base.engine.data_parallel_size;
+  c.gpus_per_replica = c.options.gpus_per_replica > 0 ? c.options.gpus_per_replica
+                                                      : ranks * base.latency.tensor_parallel;
+  c.gpus_source = c.options.gpus_per_replica > 0 ? std::string("--gpus-per-replica")
+                  : ranks > 1 ? "DP " + std::to_string(ranks) + " x TP " + std::to_string(base.latency.tensor_parallel)
+                              : "TP " + std::to_string(base.latency.tensor_parallel);
   if (c.options.gpus_per_replica == 0 && DecodeTp(base) != base.latency.tensor_parallel) {
     c.gpus_source += "; decode replicas x their --decode-tp " + std::to_string(DecodeTp(base));
   }

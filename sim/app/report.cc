@@ -72,9 +72,12 @@ std::string RenderRunHeader(const ExperimentResult& result) {
   out += "workload:      " + SettingText(info, "workload", "description") + "\n";
   // "tp" is in the run info only when not 1 (a quiet option).
   const std::string tp = SettingText(info, "latency_model", "tp");
+  // "ranks_per_replica" only with --data-parallel-size > 1.
+  const std::string ranks = SettingText(info, "data_parallel", "ranks_per_replica");
   out += "model, GPU:    " + SettingText(info, "model", "name") + " on " +
-         (tp.empty() ? "1" : tp) + " x " + SettingText(info, "gpu", "description") +
-         (tp.empty() ? "" : " (tensor parallel)") + ", KV cache " +
+         (ranks.empty() ? "" : ranks + " data-parallel ranks of ") + (tp.empty() ? "1" : tp) + " x " +
+         SettingText(info, "gpu", "description") + (tp.empty() ? "" : " (tensor parallel)") +
+         ", KV cache " + (ranks.empty() ? "" : "per rank ") +
          SettingText(info, "engine", "kv_tokens_effective") + " tokens (" +
          SettingText(info, "engine", "kv_blocks_effective") + " blocks of " +
          SettingText(info, "engine", "block-tokens") + ", vLLM's '# GPU blocks')\n";

@@ -51,6 +51,12 @@ const ParamTable<EngineConfig>& EngineParams() {
         "whole over the TP group instead of each split across it", -kParamNoLimit, kParamNoLimit,
         {}, /*quiet_default=*/true},
        &C::enable_expert_parallel},
+      {{"data-parallel-size", "ranks",
+        "vLLM's --data-parallel-size: engine cores per replica, each with its own scheduler, KV "
+        "cache and --tp GPUs, requests routed to the least loaded (4 x waiting + running); an MoE "
+        "model's ranks step together, its experts spread over all their GPUs (at most 8)", 1, 64,
+        {}, /*quiet_default=*/true},
+       &C::data_parallel_size},
       {Quiet(Choice("moe-routing",
                     "how MoE steps are priced: uniform (each token picks its top-k experts at "
                     "random, so small batches touch fewer experts) or balanced (tokens spread "
@@ -73,6 +79,7 @@ ServingFormat ServingFormatOf(const EngineConfig& engine) {
   if (engine.quantization == "fp8_block") format.quantization = WeightQuantization::kFp8Block;
   if (engine.kv_cache_dtype == "fp8") format.kv_cache_dtype = KvCacheDtype::kFp8;
   format.expert_parallel = engine.enable_expert_parallel;
+  format.data_parallel = engine.data_parallel_size;
   if (engine.moe_routing == "balanced") format.moe_routing = MoeRouting::kBalanced;
   return format;
 }

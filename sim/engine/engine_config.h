@@ -39,6 +39,10 @@ struct EngineConfig {
   std::string quantization = "none";
   std::string kv_cache_dtype = "auto";
   bool enable_expert_parallel = false;
+  // vLLM's --data-parallel-size: engine cores ("ranks") per replica, each
+  // on its own --tp GPUs (data_parallel_group.h); an MoE model's ranks step
+  // together and its experts span all ranks' GPUs.
+  int64_t data_parallel_size = 1;
   std::string moe_routing = "uniform";  // MoeRouting: how tokens spread over experts
   bool cuda_graphs = false;      // false: --enforce-eager, the paper's setup
   bool check_invariants = false; // verify block/request invariants after every step

@@ -165,6 +165,8 @@ class EngineCore {
   virtual void Release(Request& request) = 0;
   // True when the scheduler holds any request (waiting, running, chunked).
   virtual bool has_work() const = 0;
+  // Requests in the scheduler's waiting queue (for data-parallel routing).
+  virtual int64_t waiting_requests() const = 0;
   virtual KvUsage kv_usage() const = 0;
   // True when no request holds KV (end-of-run check).
   virtual bool kv_all_free() const = 0;

@@ -74,6 +74,10 @@ void Replica::CancelNow(Request& request) {
 
 void Replica::RequestSchedule() {
   if (step_in_flight_ || schedule_pending_) return;
+  if (gate_ != nullptr) {
+    gate_->RequestGroupStep();
+    return;
+  }
   schedule_pending_ = true;
   simulator_.Schedule(simulator_.Now(), EventClass::kSchedule, this, kPayloadSchedule);
 }
@@ -93,6 +97,12 @@ void Replica::HandleEvent(const Event& event) {
 }
 
 void Replica::StartStep() {
+  if (!PlanStep()) return;
+  const StepCost cost = PriceStep(0);
+  LaunchStep(cost, cost.Total());
+}
+
+bool Replica::PlanStep() {
   EFIMSIM_CHECK(!step_in_flight_, "a step started while another is in flight");
   core_->Schedule(plan_, simulator_.Now());
   ReportRemoteKvReads();
@@ -108,7 +118,7 @@ void Replica::StartStep() {
       EFIMSIM_CHECK(!core_->has_work() || core_->held_kv_requests() > 0,
                     "no step could be scheduled although requests are pending");
     }
-    return;
+    return false;
   }
   // Locals, not members, inside the loop: its stores through request
   // pointers would otherwise make the compiler reload every member.
@@ -137,19 +147,28 @@ void Replica::StartStep() {
   }
   decode_tokens_ += decode_tokens;
   prefill_tokens_ += prefill_tokens;
-  const KvUsage kv = core_->kv_usage();
-  peak_used_blocks_ = std::max<int64_t>(peak_used_blocks_, kv.used_blocks);
-  StepCost cost = latency_.Predict(work_);
+  step_kv_ = core_->kv_usage();
+  peak_used_blocks_ = std::max<int64_t>(peak_used_blocks_, step_kv_.used_blocks);
+  return true;
+}
+
+StepCost Replica::PriceStep(int64_t group_rows) {
+  StepCost cost = group_rows > 0 ? latency_.PredictInGroup(work_, group_rows) : latency_.Predict(work_);
   if (plan_.draft_host > Duration{0} || plan_.draft_head_passes > 0 || plan_.draft_model_passes > 0) {
     cost.speculation = DraftingTime();
   }
-  const Duration duration = cost.Total();
+  return cost;
+}
+
+void Replica::LaunchStep(StepCost cost, Duration duration) {
   EFIMSIM_CHECK(duration > Duration{0}, "a step must take time");
+  EFIMSIM_CHECK(duration >= cost.Total(), "a step cannot end before its own work");
+  cost.communication += duration - cost.Total();  // waiting for the group's other ranks
   step_in_flight_ = true;
   ++steps_;
   busy_ += duration;
-  if (step_observer_ != nullptr) RecordStep(cost, duration, kv);
-  simulator_.ScheduleAfter(duration, EventClass::kStepComplete, this, kPayloadStepComplete);
+  if (step_observer_ != nullptr) RecordStep(cost, duration, step_kv_);
+  if (gate_ == nullptr) simulator_.ScheduleAfter(duration, EventClass::kStepComplete, this, kPayloadStepComplete);
 }
 
 namespace {

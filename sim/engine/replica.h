@@ -34,6 +34,16 @@
 
 namespace efimsim {
 
+// What a replica that is one rank of a lockstep group (data_parallel_group.h)
+// asks of the group instead of scheduling its own steps.
+class StepGate {
+ public:
+  virtual ~StepGate() = default;
+  // A rank has work: the group should start a step (now, or when the one
+  // in flight completes).
+  virtual void RequestGroupStep() = 0;
+};
+
 struct ReplicaConfig {
   int32_t replica_index = 0;       // names the replica in step records
   bool check_invariants = false;   // the core's invariants after every step
@@ -62,6 +72,31 @@ class Replica final : public EngineReplica {
   bool kv_all_free() const override { return core_->kv_all_free(); }
   void set_remote_kv_read_observer(RemoteKvReadObserver* observer) override { remote_reads_observer_ = observer; }
   void ReleaseHeldKv(uint64_t request_id, TimePoint at) override;
+
+  // Requests in the core's waiting queue, and all it holds (data-parallel
+  // routing: vLLM scores a rank 4 x waiting + running).
+  int64_t waiting_requests() const { return core_->waiting_requests(); }
+  bool has_work() const { return core_->has_work(); }
+
+  // Lockstep (data_parallel_group.h). With a gate, the replica never starts
+  // or completes a step by itself: it asks the gate, and the group calls
+  // PlanStep on every rank, PriceStep with the group's largest batch,
+  // LaunchStep with the group's duration, and FinishStep at its end.
+  // Precondition of set_step_gate: no step planned or in flight.
+  void set_step_gate(StepGate* gate) { gate_ = gate; }
+  // The core builds the next step; false when there is none (a wake-up or
+  // retry is arranged as for a replica of its own).
+  bool PlanStep();
+  int64_t planned_tokens() const { return plan_.total_tokens; }
+  // The planned step's cost, its MoE layers in a group whose largest rank
+  // runs `group_rows` tokens (0: this rank's own).
+  StepCost PriceStep(int64_t group_rows);
+  // Starts the planned step for `duration` (>= cost.Total(); the difference
+  // is time spent waiting for the group's other ranks at the MoE layers'
+  // collectives, counted as communication).
+  void LaunchStep(StepCost cost, Duration duration);
+  // The step in flight completed.
+  void FinishStep() { CompleteStep(); }
 
  private:
   void RequestSchedule();
@@ -96,6 +131,8 @@ class Replica final : public EngineReplica {
   std::vector<uint64_t> finished_ids_;     // CompleteStep's, sorted
   std::vector<uint64_t> pending_cancels_;  // requests of the step in flight
   StepObserver* step_observer_ = nullptr;
+  StepGate* gate_ = nullptr;  // set: one rank of a lockstep group
+  KvUsage step_kv_;           // after the planned step's allocations
   RemoteKvReadObserver* remote_reads_observer_ = nullptr;
   std::vector<RemoteKvRead> remote_reads_;  // ReportRemoteKvReads' buffer
   // Held KV to free later: (release time, request id), earliest first.

@@ -16,6 +16,7 @@
 #include "models/formats/spec_catalog.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
+#include "sim/engine/data_parallel_group.h"
 #include "sim/engine/engines.h"
 #include "sim/engine/kv_capacity.h"
 #include "sim/engine/replica.h"
@@ -89,6 +90,7 @@ std::optional<ModelSpec> RunDraftModel(const ExperimentConfig& c, const EngineEn
   ServingFormat format = ServingFormatOf(c.engine);
   format.quantization = WeightQuantization::kNone;
   format.expert_parallel = false;
+  format.data_parallel = 1;  // a dense drafter inside each rank
   return ServedAs(draft, format);
 }
 
@@ -191,6 +193,15 @@ void CheckSettings(const ExperimentConfig& config) {
   }
   if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
   if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
+  if (config.engine.data_parallel_size > 1) {
+    if (config.prefill_replicas > 0) {
+      throw UsageError("--data-parallel-size: not modelled with disaggregated serving (--prefill-replicas)");
+    }
+    if (config.engine.name != "vllm_v1") {
+      throw UsageError("--data-parallel-size: vLLM's data parallelism is modelled for --engine vllm_v1 "
+                       "only; SGLang's --dp-size with --enable-dp-attention is not modelled");
+    }
+  }
   if (config.prefill_replicas > 0) {
     if (config.replicas != 1) {
       throw UsageError("--replicas: with --prefill-replicas the pools are --prefill-replicas and "
@@ -221,19 +232,36 @@ void CheckSettings(const ExperimentConfig& config) {
 // Appends `count` replicas of the run's engine to `replicas`, each with its
 // own core made from `context`, indexed by their position there in step
 // records.
+// With --data-parallel-size D > 1 each replica is a DataParallelGroup of D
+// ranks, indexed in step records by their position among all ranks.
 void AddReplicas(const RunParts& parts, const EngineContext& context, int64_t count,
                  Simulator& simulator, RequestObserver& observer, StepObserver* steps,
-                 std::vector<std::unique_ptr<EngineReplica>>& replicas) {
+                 std::vector<std::unique_ptr<EngineReplica>>& replicas,
+                 std::vector<DataParallelGroup*>* groups = nullptr) {
   ReplicaConfig replica_config;
   replica_config.check_invariants = parts.config.engine.check_invariants;
   replica_config.output_token_first = parts.model.tokens.text_first;
   replica_config.output_token_last = parts.model.tokens.text_last;
   replica_config.draft_latency = parts.draft_latency.get();
+  const int64_t ranks = parts.config.engine.data_parallel_size;
   for (int64_t i = 0; i < count; ++i) {
-    replica_config.replica_index = static_cast<int32_t>(replicas.size());
-    replicas.push_back(std::make_unique<Replica>(simulator, replica_config,
-                                                 parts.engine.make(context), *parts.latency,
-                                                 observer));
+    if (ranks == 1) {
+      replica_config.replica_index = static_cast<int32_t>(replicas.size());
+      replicas.push_back(std::make_unique<Replica>(simulator, replica_config,
+                                                   parts.engine.make(context), *parts.latency,
+                                                   observer));
+    } else {
+      std::vector<std::unique_ptr<Replica>> group;
+      for (int64_t r = 0; r < ranks; ++r) {
+        replica_config.replica_index = static_cast<int32_t>(static_cast<int64_t>(replicas.size()) * ranks + r);
+        group.push_back(std::make_unique<Replica>(simulator, replica_config, parts.engine.make(context),
+                                                  *parts.latency, observer));
+      }
+      auto dp = std::make_unique<DataParallelGroup>(simulator, std::move(group),
+                                                    /*lockstep=*/parts.model.moe.IsMoe(), *parts.latency);
+      if (groups != nullptr) groups->push_back(dp.get());
+      replicas.push_back(std::move(dp));
+    }
     if (steps != nullptr) replicas.back()->set_step_observer(steps);
   }
 }
@@ -436,7 +464,7 @@ ExperimentConfig DecodePoolConfig(const ExperimentConfig& c) {
 }
 
 int64_t DeploymentGpus(const ExperimentConfig& c) {
-  if (c.prefill_replicas == 0) return c.replicas * c.latency.tensor_parallel;
+  if (c.prefill_replicas == 0) return c.replicas * c.engine.data_parallel_size * c.latency.tensor_parallel;
   return c.prefill_replicas * c.latency.tensor_parallel + c.decode_replicas * DecodeTp(c);
 }
 
@@ -451,8 +479,8 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   simulator.set_interrupt_flag(config.interrupt);
   std::unique_ptr<TimelineWriter> timeline;
   if (!config.timeline_path.empty()) {
-    timeline = std::make_unique<TimelineWriter>(config.timeline_path,
-                                                static_cast<int32_t>(TotalReplicas(config)));
+    timeline = std::make_unique<TimelineWriter>(
+        config.timeline_path, static_cast<int32_t>(TotalReplicas(config) * config.engine.data_parallel_size));
   }
   TimelineStepObserver timeline_steps(timeline.get());
   std::vector<int64_t> output_tokens;  // of completed requests, with an output-length model
@@ -463,6 +491,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   observer.timeline = timeline.get();
   StepObserver* steps = timeline ? &timeline_steps : nullptr;
   std::vector<std::unique_ptr<EngineReplica>> replicas;
+  std::vector<DataParallelGroup*> data_parallel_groups;  // in replicas, when --data-parallel-size > 1
   // Co-located: one router over `replicas`. Disaggregated: a router per pool
   // (prefill replicas first), the client talking to the pair.
   const bool disaggregated = config.prefill_replicas > 0;
@@ -488,7 +517,8 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     for (size_t i = prefill_count; i < replicas.size(); ++i) replicas[i]->set_remote_kv_read_observer(&pair);
     prefill_router.emplace(Pointers(replicas, 0, prefill_count), MakeRoutingPolicy(config.router));
   } else {
-    AddReplicas(parts, parts.engine_context, config.replicas, simulator, observer, steps, replicas);
+    AddReplicas(parts, parts.engine_context, config.replicas, simulator, observer, steps, replicas,
+                &data_parallel_groups);
   }
   Router router(Pointers(replicas, prefill_count, replicas.size() - prefill_count),
                 MakeRoutingPolicy(DecodeRouter(config)));
@@ -541,6 +571,11 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
                            result.info);
   } else {
     DescribeCluster(config, per_replica, router.routed(), router.note(), result.info);
+  }
+  if (!data_parallel_groups.empty()) {
+    int64_t dummy_steps = 0;
+    for (const DataParallelGroup* group : data_parallel_groups) dummy_steps += group->dummy_steps();
+    DescribeDataParallel(config, parts.model, dummy_steps, result.info);
   }
   DescribeWarnings(config, *parts.workload, observer.rejected, observer.first_rejection,
                    result.summary, result.info);

@@ -163,6 +163,30 @@ void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCou
   }
 }
 
+void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model, int64_t dummy_steps,
+                          RunInfo& info) {
+  auto& c = info.Section("data_parallel").settings;
+  const int64_t ranks = config.engine.data_parallel_size;
+  c.push_back({"ranks_per_replica", ranks});
+  c.push_back({"gpus_per_replica", ranks * config.latency.tensor_parallel});
+  c.push_back({"routing", std::string("vLLM's DP load balancer: the rank with the lowest 4 x waiting + "
+                                      "running, from the ranks' counts at the instant (vLLM's are up to "
+                                      "100 ms old)")});
+  if (model.moe.IsMoe()) {
+    c.push_back({"stepping", std::string("lockstep: every rank steps while any has work (an idle rank "
+                                         "runs a one-token dummy batch), each padded to the largest "
+                                         "rank batch; a step ends when the slowest rank's does")});
+    c.push_back({"moe_layers", std::string("over all ranks' rows, experts ") +
+                                   (model.expert_parallel ? "whole, spread over " : "split over ") +
+                                   std::to_string(ranks * config.latency.tensor_parallel) +
+                                   " GPUs; dispatch and combine priced at the interconnect's bound "
+                                   "(all-gather + reduce-scatter), not measured"});
+    c.push_back({"dummy_batch_steps", dummy_steps});
+  } else {
+    c.push_back({"stepping", std::string("independent: a dense model's ranks share no layer")});
+  }
+}
+
 void DescribeDisaggregation(const ExperimentConfig& config,
                             const std::vector<EngineCounters>& replicas,
                             const std::vector<int64_t>& prefill_routed,

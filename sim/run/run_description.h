@@ -41,6 +41,12 @@ void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCou
                      const std::vector<int64_t>& routed, const std::string& router_note,
                      RunInfo& info);
 
+// Data parallelism (--data-parallel-size > 1): the "data_parallel" section:
+// ranks per replica, GPUs, how ranks step (together for an MoE model) and
+// are routed to, and the group steps in which a rank ran a dummy batch.
+void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model, int64_t dummy_steps,
+                          RunInfo& info);
+
 // Disaggregated serving (prefill_replicas > 0): the "disaggregation"
 // section: both pools (per replica: requests routed, steps, prefix-cache
 // hit rate, peak KV usage, busy fraction = step time / makespan; replicas

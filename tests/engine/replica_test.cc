@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/engine/fixed_latency_model.h"
+#include "tests/engine/replica_test_support.h"
 
 #include <functional>
 #include <numeric>
@@ -23,18 +24,7 @@ class FixedLatency : public testing_support::FixedLatencyModel {
   FixedLatency() : FixedLatencyModel(kStep) {}
 };
 
-class Recorder : public RequestObserver {
- public:
-  void OnRequestFinished(const RequestRecord& r) override { finished.push_back(r); }
-  void OnRequestCancelled(const RequestRecord& r) override { cancelled.push_back(r); }
-  void OnRequestRejected(const ClientRequest& r, const std::string& reason) override {
-    rejected.push_back(r.request_id);
-    last_reason = reason;
-  }
-  std::vector<RequestRecord> finished, cancelled;
-  std::vector<uint64_t> rejected;
-  std::string last_reason;
-};
+using testing_support::Recorder;
 
 // Runs a callback at a given simulated time.
 class At : public EventHandler {
@@ -67,13 +57,8 @@ class ReplicaTest : public ::testing::Test {
                                          recorder_);
   }
 
-  ClientRequest Tokens(uint64_t id, int64_t length, TokenId first, int64_t output = 4) {
-    ClientRequest r;
-    r.request_id = id;
-    r.prompt.resize(static_cast<size_t>(length));
-    std::iota(r.prompt.begin(), r.prompt.end(), first);
-    r.max_tokens = output;
-    return r;
+  static ClientRequest Tokens(uint64_t id, int64_t length, TokenId first, int64_t output = 4) {
+    return testing_support::TokenRequest(id, length, first, output);
   }
 
   Simulator simulator_;

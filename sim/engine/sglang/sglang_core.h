@@ -60,6 +60,7 @@ class SglangCore final : public EngineCore {
     return !scheduler_.waiting().empty() || !scheduler_.running().empty() ||
            scheduler_.chunked() != nullptr || scheduler_.has_remote();
   }
+  int64_t waiting_requests() const override { return static_cast<int64_t>(scheduler_.waiting().size()); }
   KvUsage kv_usage() const override;
   bool kv_all_free() const override;
   EngineCounters Counters() const override;

@@ -64,6 +64,7 @@ class VllmV1Core final : public EngineCore {
   bool has_work() const override {
     return !scheduler_.waiting().empty() || !scheduler_.running().empty();
   }
+  int64_t waiting_requests() const override { return static_cast<int64_t>(scheduler_.waiting().size()); }
   KvUsage kv_usage() const override {
     return {cache_.pool().num_used_blocks(), cache_.pool().num_blocks()};
   }
