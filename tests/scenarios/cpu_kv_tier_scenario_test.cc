@@ -45,6 +45,22 @@ TEST(CpuKvTierScenario, HostTierRestoresReuseThatGpuEvictionLost) {
   EXPECT_EQ(on.requests_completed, off.requests_completed);
 }
 
+TEST(CpuKvTierScenario, ABlockHoldsEveryGpusShardOfAReplicatedLatent) {
+  // DeepSeek-Coder-V2-Lite at TP 2: every GPU keeps the whole MLA latent
+  // (576 values x 27 layers x 2 bytes a token) and offloads it: a block of
+  // 16 tokens is twice that in the host tier.
+  ExperimentConfig config = Config(1);
+  config.engine.model = "deepseek-coder-v2-lite";
+  config.latency.tensor_parallel = 2;
+  config.users = 2;
+  PaperSettings(config).rounds = 1;
+  const RunSummary run = RunExperiment(config).summary;
+  const int64_t block_bytes = 16 * 2 * 576 * 27 * 2;
+  EXPECT_EQ(run.engine.part("cpu_kv_blocks_total"), (int64_t{1} << 30) / block_bytes);
+  EXPECT_GT(run.engine.part("cpu_kv_stored_bytes"), 0);
+  EXPECT_EQ(run.engine.part("cpu_kv_stored_bytes") % block_bytes, 0);
+}
+
 TEST(CpuKvTierScenario, LoadTimeIsPaidInTtft) {
   ExperimentConfig slow = Config(64);
   SetOption(slow, "offload-gbps", 0.5);  // 2 MiB blocks at 0.5 GB/s: ~4 ms each

@@ -246,7 +246,11 @@ CpuKvTierSetup SetUpCpuKvTier(const EngineContext& context) {
   }
   setup.offload_gbps = config.offload_gbps > 0 ? config.offload_gbps : link.gbps;
   setup.offload_source = config.offload_gbps > 0 ? std::string("--offload-gbps") : link.source;
-  setup.kv_bytes_per_block = context.engine.block_tokens * context.model.KvBytesPerToken();
+  // Every GPU's worker offloads its own shard of a block: the target's KV
+  // and a draft's in it, replicated KV heads or MLA latents once per GPU.
+  const KvCapacity& capacity = context.capacity;
+  setup.kv_bytes_per_block = context.engine.block_tokens * capacity.tensor_parallel *
+                             (capacity.kv_bytes_per_token + capacity.draft_kv_bytes_per_token);
   setup.blocks = CpuKvTierBlocks(config, setup.kv_bytes_per_block);
   if (config.cpu_kv_gib > 0 && setup.blocks < 1) {
     throw UsageError("--cpu-kv-gib: " + std::to_string(config.cpu_kv_gib) +
