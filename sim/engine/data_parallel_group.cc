@@ -14,8 +14,9 @@ constexpr uint64_t kPayloadStepComplete = 1;
 }  // namespace
 
 DataParallelGroup::DataParallelGroup(Simulator& simulator, std::vector<std::unique_ptr<Replica>> ranks,
-                                     bool lockstep, const LatencyModel& latency)
-    : simulator_(simulator), ranks_(std::move(ranks)), lockstep_(lockstep), latency_(latency) {
+                                     bool lockstep, const LatencyModel& latency, DataParallelRouting routing)
+    : simulator_(simulator), ranks_(std::move(ranks)), lockstep_(lockstep), latency_(latency),
+      routing_(routing) {
   EFIMSIM_CHECK(!ranks_.empty(), "a data-parallel group needs at least one rank");
   for (const auto& rank : ranks_) {
     EFIMSIM_CHECK(rank != nullptr && rank->idle(), "a data-parallel group starts with idle ranks");
@@ -26,6 +27,7 @@ DataParallelGroup::DataParallelGroup(Simulator& simulator, std::vector<std::uniq
 DataParallelGroup::~DataParallelGroup() = default;
 
 size_t DataParallelGroup::PickRank() const {
+  if (routing_ == DataParallelRouting::kRoundRobin) return next_round_robin_;
   size_t best = 0;
   int64_t best_score = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < ranks_.size(); ++i) {
@@ -40,7 +42,11 @@ size_t DataParallelGroup::PickRank() const {
   return best;
 }
 
-void DataParallelGroup::Submit(ClientRequest request) { ranks_[PickRank()]->Submit(std::move(request)); }
+void DataParallelGroup::Submit(ClientRequest request) {
+  const size_t rank = PickRank();
+  next_round_robin_ = (next_round_robin_ + 1) % ranks_.size();
+  ranks_[rank]->Submit(std::move(request));
+}
 
 void DataParallelGroup::Cancel(uint64_t request_id) {
   // Unknown ids are a no-op on a rank, so the rank that holds it acts.

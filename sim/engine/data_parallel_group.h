@@ -1,15 +1,20 @@
 #pragma once
-// vLLM's data parallelism (--data-parallel-size D): D engine cores, the
-// group's "ranks", each with its own scheduler and KV cache on its own TP
-// group of GPUs, behind one front door.
+// Data parallelism (--data-parallel-size D): D engine cores, the group's
+// "ranks", each with its own scheduler and KV cache on its own TP group of
+// GPUs, behind one front door. vLLM's --data-parallel-size, and SGLang's
+// DP attention (--dp-size D --enable-dp-attention, whose --tp is the whole
+// group's: D x the ranks' TP).
 //
-// Routing (vllm/v1/engine/core_client.py, DPLBAsyncMPClient.
-// get_core_engine_for_request): a new request goes to the rank with the
-// lowest score 4 x waiting + running, ties to the first in scan order; the
-// scan starts at rank 0 (one API server). vLLM scores from counts its
-// coordinator publishes every 100 ms plus the front end's own increments;
-// here the counts are the ranks' own at the instant (an approximation:
-// vLLM's are up to 100 ms stale).
+// Routing, by engine:
+//   vLLM (vllm/v1/engine/core_client.py, DPLBAsyncMPClient.
+//   get_core_engine_for_request): a new request goes to the rank with the
+//   lowest score 4 x waiting + running, ties to the first in scan order;
+//   the scan starts at rank 0 (one API server). vLLM scores from counts its
+//   coordinator publishes every 100 ms plus the front end's own increments;
+//   here the counts are the ranks' own at the instant (an approximation:
+//   vLLM's are up to 100 ms stale).
+//   SGLang (python/sglang/srt/managers/data_parallel_controller.py,
+//   round_robin_scheduler, the default load_balance_method): ranks in turn.
 //
 // Lockstep (MoE models; vllm/v1/engine/core.py, DPEngineCoreProc): an MoE
 // layer's experts span every rank's GPUs, so all ranks run every forward
@@ -32,12 +37,15 @@
 
 namespace efimsim {
 
+enum class DataParallelRouting : uint8_t { kVllmLoadScore, kRoundRobin };
+
 class DataParallelGroup final : public EngineReplica, private StepGate {
  public:
   // Precondition: ranks non-empty, none holding requests. `latency` prices
   // the dummy batch of an idle rank; it outlives the group.
   DataParallelGroup(Simulator& simulator, std::vector<std::unique_ptr<Replica>> ranks, bool lockstep,
-                    const LatencyModel& latency);
+                    const LatencyModel& latency,
+                    DataParallelRouting routing = DataParallelRouting::kVllmLoadScore);
   ~DataParallelGroup() override;
 
   void Submit(ClientRequest request) override;
@@ -52,7 +60,8 @@ class DataParallelGroup final : public EngineReplica, private StepGate {
   int64_t outstanding_requests() const override;
   bool kv_all_free() const override;
 
-  // The rank that new requests go to now (vLLM's score; tests).
+  // The rank the next request goes to (tests; round-robin advances only
+  // on Submit).
   size_t PickRank() const;
   // Group steps in which at least one rank ran a dummy batch.
   int64_t dummy_steps() const { return dummy_steps_; }
@@ -66,6 +75,8 @@ class DataParallelGroup final : public EngineReplica, private StepGate {
   std::vector<std::unique_ptr<Replica>> ranks_;
   const bool lockstep_;
   const LatencyModel& latency_;
+  const DataParallelRouting routing_;
+  size_t next_round_robin_ = 0;
   std::vector<size_t> stepping_;  // ranks in the step in flight
   bool step_in_flight_ = false;
   bool schedule_pending_ = false;

@@ -54,7 +54,8 @@ const ParamTable<EngineConfig>& EngineParams() {
       {{"data-parallel-size", "ranks",
         "vLLM's --data-parallel-size: engine cores per replica, each with its own scheduler, KV "
         "cache and --tp GPUs, requests routed to the least loaded (4 x waiting + running); an MoE "
-        "model's ranks step together, its experts spread over all their GPUs (at most 8)", 1, 64,
+        "model's ranks step together, its experts spread over all their GPUs (at most 8). SGLang: "
+        "--dp-size D --enable-dp-attention with --tp D x this --tp, ranks in turn", 1, 64,
         {}, /*quiet_default=*/true},
        &C::data_parallel_size},
       {Quiet(Choice("moe-routing",

@@ -197,10 +197,6 @@ void CheckSettings(const ExperimentConfig& config) {
     if (config.prefill_replicas > 0) {
       throw UsageError("--data-parallel-size: not modelled with disaggregated serving (--prefill-replicas)");
     }
-    if (config.engine.name != "vllm_v1") {
-      throw UsageError("--data-parallel-size: vLLM's data parallelism is modelled for --engine vllm_v1 "
-                       "only; SGLang's --dp-size with --enable-dp-attention is not modelled");
-    }
   }
   if (config.prefill_replicas > 0) {
     if (config.replicas != 1) {
@@ -257,8 +253,13 @@ void AddReplicas(const RunParts& parts, const EngineContext& context, int64_t co
         group.push_back(std::make_unique<Replica>(simulator, replica_config, parts.engine.make(context),
                                                   *parts.latency, observer));
       }
+      // SGLang's DP attention routes round-robin; vLLM by load.
+      const DataParallelRouting routing = parts.config.engine.name == "sglang"
+                                              ? DataParallelRouting::kRoundRobin
+                                              : DataParallelRouting::kVllmLoadScore;
       auto dp = std::make_unique<DataParallelGroup>(simulator, std::move(group),
-                                                    /*lockstep=*/parts.model.moe.IsMoe(), *parts.latency);
+                                                    /*lockstep=*/parts.model.moe.IsMoe(), *parts.latency,
+                                                    routing);
       if (groups != nullptr) groups->push_back(dp.get());
       replicas.push_back(std::move(dp));
     }

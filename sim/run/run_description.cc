@@ -169,9 +169,15 @@ void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model
   const int64_t ranks = config.engine.data_parallel_size;
   c.push_back({"ranks_per_replica", ranks});
   c.push_back({"gpus_per_replica", ranks * config.latency.tensor_parallel});
-  c.push_back({"routing", std::string("vLLM's DP load balancer: the rank with the lowest 4 x waiting + "
-                                      "running, from the ranks' counts at the instant (vLLM's are up to "
-                                      "100 ms old)")});
+  if (config.engine.name == "sglang") {
+    c.push_back({"sglang_flags", "--tp " + std::to_string(ranks * config.latency.tensor_parallel) + " --dp-size " +
+                                     std::to_string(ranks) + " --enable-dp-attention"});
+    c.push_back({"routing", std::string("SGLang's data-parallel controller: round-robin over the ranks")});
+  } else {
+    c.push_back({"routing", std::string("vLLM's DP load balancer: the rank with the lowest 4 x waiting + "
+                                        "running, from the ranks' counts at the instant (vLLM's are up to "
+                                        "100 ms old)")});
+  }
   if (model.moe.IsMoe()) {
     c.push_back({"stepping", std::string("lockstep: every rank steps while any has work (an idle rank "
                                          "runs a one-token dummy batch), each padded to the largest "

@@ -37,7 +37,8 @@ using testing_support::TokenRequest;
 class DataParallelGroupTest : public ::testing::Test {
  protected:
   // `latency`: the ranks' (null: latency_).
-  std::unique_ptr<DataParallelGroup> MakeGroup(int ranks, bool lockstep, const LatencyModel* latency = nullptr) {
+  std::unique_ptr<DataParallelGroup> MakeGroup(int ranks, bool lockstep, const LatencyModel* latency = nullptr,
+                                               DataParallelRouting routing = DataParallelRouting::kVllmLoadScore) {
     const LatencyModel& model = latency != nullptr ? *latency : latency_;
     std::vector<std::unique_ptr<Replica>> group;
     for (int r = 0; r < ranks; ++r) {
@@ -56,7 +57,7 @@ class DataParallelGroupTest : public ::testing::Test {
       group.push_back(std::make_unique<Replica>(simulator_, config, std::make_unique<VllmV1Core>(core),
                                                 model, recorder_));
     }
-    auto dp = std::make_unique<DataParallelGroup>(simulator_, std::move(group), lockstep, model);
+    auto dp = std::make_unique<DataParallelGroup>(simulator_, std::move(group), lockstep, model, routing);
     dp->set_step_observer(&recorder_);
     return dp;
   }
@@ -86,6 +87,19 @@ TEST_F(DataParallelGroupTest, RequestsGoToTheRankWithTheLowestScore) {
   for (int32_t r : {0, 1, 2}) EXPECT_NE(std::find(ranks.begin(), ranks.end(), r), ranks.end()) << r;
   EXPECT_TRUE(group->idle());
   EXPECT_TRUE(group->kv_all_free());
+}
+
+TEST_F(DataParallelGroupTest, SglangRoutesRoundRobinWhateverTheLoad) {
+  auto group = MakeGroup(3, /*lockstep=*/true, nullptr, DataParallelRouting::kRoundRobin);
+  std::vector<size_t> picked;
+  for (uint64_t id = 1; id <= 4; ++id) {
+    picked.push_back(group->PickRank());
+    group->Submit(Tokens(id, 100, static_cast<TokenId>(1000 * id), 2));
+  }
+  // Rank 0 already holds a waiting request when the fourth comes: still its turn.
+  EXPECT_EQ(picked, (std::vector<size_t>{0, 1, 2, 0}));
+  simulator_.Run();
+  EXPECT_EQ(recorder_.finished.size(), 4u);
 }
 
 TEST_F(DataParallelGroupTest, LockstepRanksEndEveryStepWithTheSlowest) {
