@@ -22,6 +22,11 @@
 //   moe                one MoE layer's routed experts (fused kernel) on one
 //                      GPU, by (dtype, hidden, inter, top-k, experts, tp, ep,
 //                      routing) over tokens
+//   mla                multi-head latent attention kernels of one latent
+//                      geometry and KV-cache dtype: prefill (every head over
+//                      the expanded K and V, nothing cached) by heads over
+//                      tokens, and absorbed decode over the cached latent by
+//                      heads: rows per batch over context (ShapeMlaAttention)
 // Elementwise operators have no table in the source: they are priced by the
 // source's own analytic rule (ElementwiseRule), and flagged modelled.
 
@@ -97,6 +102,21 @@ struct ShapeMoeTable {
   std::vector<ProfilePoint> points;  // key: tokens entering the layer (whole batch); sorted, unique
 };
 
+// MLA attention kernels (AIConfigurator's SGLang context_mla and
+// generation_mla) of one latent geometry and KV-cache dtype. Tables are
+// keyed by ShapeHeads{heads, heads, qk_nope + qk_rope} (prefill) and
+// ShapeHeads{heads, 1, kv_lora_rank} (decode), heads on this GPU.
+struct ShapeMlaAttention {
+  std::string kv_cache_dtype;  // "bfloat16" | "fp8"
+  int64_t kv_lora_rank = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t v_head_dim = 0;
+  std::string kernel;                      // the source's kernel_source
+  std::vector<ShapePrefillTable> prefill;  // sorted by heads, unique
+  std::vector<ShapeDecodeTable> decode;    // sorted by heads, unique
+};
+
 // The source's analytic price of an elementwise kernel moving `bytes`:
 // bytes / (memory_bytes_per_second x bandwidth_fraction) + constant_us.
 struct ElementwiseRule {
@@ -134,6 +154,7 @@ struct ShapeProfile {
   std::vector<ShapePrefillTable> prefill_attention_fp8kv;  // sorted by heads, unique
   std::vector<ShapeDecodeTable> decode_attention_fp8kv;    // sorted by heads, unique
   std::vector<ShapeMoeTable> moe;                          // sorted by key, unique
+  std::vector<ShapeMlaAttention> mla;  // sorted by (kv_cache_dtype, geometry), unique
 };
 
 // Parser and writer (shape_profile_io.cc). Bad content: InputError naming

@@ -166,6 +166,17 @@ void Fields(Io& io, ShapeMoeTable& t) {
   io.Items(t.points);
 }
 template <typename Io>
+void Fields(Io& io, ShapeMlaAttention& m) {
+  io.Value(m.kv_cache_dtype);
+  io.Value(m.kv_lora_rank);
+  io.Value(m.qk_rope_head_dim);
+  io.Value(m.qk_nope_head_dim);
+  io.Value(m.v_head_dim);
+  io.Value(m.kernel);
+  io.Items(m.prefill);
+  io.Items(m.decode);
+}
+template <typename Io>
 void Fields(Io& io, ShapeProfile& p) {
   io.Value(p.gpu);
   io.Value(p.engine);
@@ -190,6 +201,7 @@ void Fields(Io& io, ShapeProfile& p) {
   io.Items(p.prefill_attention_fp8kv);
   io.Items(p.decode_attention_fp8kv);
   io.Items(p.moe);
+  io.Items(p.mla);
 }
 
 }  // namespace

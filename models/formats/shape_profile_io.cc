@@ -132,12 +132,12 @@ void ReadGemmFp8(StrictObject& root, ShapeProfile& profile) {
 
 // The prefill attention tables under `key` ("prefill_attention" or its fp8kv twin).
 std::vector<ShapePrefillTable> ReadPrefill(StrictObject& root, const std::string& key, const std::string& origin) {
-  StrictObject prefill(root.Field(key), origin, key);
+  StrictObject prefill(root.Field(key), origin, root.Path(key));
   const std::vector<int64_t> tokens = ReadKeys(prefill, "tokens", 1);
   const json& list = prefill.Array("tables");
   std::vector<ShapePrefillTable> tables;
   for (size_t i = 0; i < list.size(); ++i) {
-    StrictObject t(list[i], origin, Indexed(key + ".tables", i));
+    StrictObject t(list[i], origin, Indexed(prefill.Path("tables"), i));
     ShapePrefillTable table;
     table.heads = ReadHeads(t);
     table.points = ReadTimes(t.Field("us"), tokens, origin, t.Path("us"));
@@ -145,19 +145,19 @@ std::vector<ShapePrefillTable> ReadPrefill(StrictObject& root, const std::string
     tables.push_back(std::move(table));
   }
   prefill.RejectUnknownKeys();
-  RequireSortedUnique(tables, [](const ShapePrefillTable& p) { return p.heads; }, origin, key + ".tables");
+  RequireSortedUnique(tables, [](const ShapePrefillTable& p) { return p.heads; }, origin, prefill.Path("tables"));
   return tables;
 }
 
 // The decode attention tables under `key` ("decode_attention" or its fp8kv twin).
 std::vector<ShapeDecodeTable> ReadDecode(StrictObject& root, const std::string& key, const std::string& origin) {
-  StrictObject decode(root.Field(key), origin, key);
+  StrictObject decode(root.Field(key), origin, root.Path(key));
   const std::vector<int64_t> batch = ReadKeys(decode, "batch", 1);
   const std::vector<int64_t> context = ReadKeys(decode, "context", 0);
   const json& list = decode.Array("tables");
   std::vector<ShapeDecodeTable> tables;
   for (size_t i = 0; i < list.size(); ++i) {
-    StrictObject t(list[i], origin, Indexed(key + ".tables", i));
+    StrictObject t(list[i], origin, Indexed(decode.Path("tables"), i));
     ShapeDecodeTable table;
     table.heads = ReadHeads(t);
     const json& rows = t.Array("us");
@@ -176,7 +176,7 @@ std::vector<ShapeDecodeTable> ReadDecode(StrictObject& root, const std::string& 
     tables.push_back(std::move(table));
   }
   decode.RejectUnknownKeys();
-  RequireSortedUnique(tables, [](const ShapeDecodeTable& d) { return d.heads; }, origin, key + ".tables");
+  RequireSortedUnique(tables, [](const ShapeDecodeTable& d) { return d.heads; }, origin, decode.Path("tables"));
   return tables;
 }
 
@@ -218,6 +218,33 @@ void ReadMoe(StrictObject& root, ShapeProfile& profile) {
   }
   moe.RejectUnknownKeys();
   RequireSortedUnique(profile.moe, [](const ShapeMoeTable& m) { return m.key; }, profile.origin, "moe.tables");
+}
+
+// Optional "mla": a list of {"kv_cache_dtype", the latent geometry,
+// "kernel", "prefill_attention", "decode_attention"}.
+void ReadMla(StrictObject& root, ShapeProfile& profile) {
+  if (!root.Has("mla")) return;
+  const json& list = root.Array("mla");
+  for (size_t i = 0; i < list.size(); ++i) {
+    StrictObject group(list[i], profile.origin, Indexed("mla", i));
+    ShapeMlaAttention mla;
+    mla.kv_cache_dtype = group.String("kv_cache_dtype");
+    if (mla.kv_cache_dtype != "bfloat16" && mla.kv_cache_dtype != "fp8") {
+      throw InputError(profile.origin, 0, group.Path("kv_cache_dtype"), "expected \"bfloat16\" or \"fp8\"");
+    }
+    mla.kv_lora_rank = group.Int("kv_lora_rank", 1);
+    mla.qk_rope_head_dim = group.Int("qk_rope_head_dim", 1);
+    mla.qk_nope_head_dim = group.Int("qk_nope_head_dim", 1);
+    mla.v_head_dim = group.Int("v_head_dim", 1);
+    mla.kernel = group.String("kernel");
+    mla.prefill = ReadPrefill(group, "prefill_attention", profile.origin);
+    mla.decode = ReadDecode(group, "decode_attention", profile.origin);
+    group.RejectUnknownKeys();
+    profile.mla.push_back(std::move(mla));
+  }
+  RequireSortedUnique(profile.mla, [](const ShapeMlaAttention& m) {
+    return std::tuple(m.kv_cache_dtype, m.kv_lora_rank, m.qk_rope_head_dim, m.qk_nope_head_dim, m.v_head_dim);
+  }, profile.origin, "mla");
 }
 
 void ReadAllReduce(StrictObject& root, ShapeProfile& profile) {
@@ -377,6 +404,21 @@ std::string MoeText(const ShapeProfile& profile) {
          TablesText(tables, "    ") + "\n  }";
 }
 
+std::string MlaText(const ShapeProfile& profile) {
+  std::string text = "[";
+  for (size_t i = 0; i < profile.mla.size(); ++i) {
+    const ShapeMlaAttention& m = profile.mla[i];
+    ordered head = {{"kv_cache_dtype", m.kv_cache_dtype}, {"kv_lora_rank", m.kv_lora_rank},
+                    {"qk_rope_head_dim", m.qk_rope_head_dim}, {"qk_nope_head_dim", m.qk_nope_head_dim},
+                    {"v_head_dim", m.v_head_dim}, {"kernel", m.kernel}};
+    std::string fields;
+    for (const auto& [key, value] : head.items()) fields += "    \"" + key + "\": " + value.dump() + ",\n";
+    text += (i == 0 ? "\n  {\n" : ",\n  {\n") + fields + "    \"prefill_attention\": " + PrefillText(m.prefill) +
+            ",\n    \"decode_attention\": " + DecodeText(m.decode) + "\n  }";
+  }
+  return text + (profile.mla.empty() ? "]" : "\n]");
+}
+
 std::string AllReduceText(const ShapeProfile& profile) {
   std::vector<ordered> tables;
   for (const ShapeAllReduceTable& t : profile.all_reduce) {
@@ -434,6 +476,7 @@ ShapeProfile ParseShapeProfile(const std::string& json_text, const std::string& 
     profile.decode_attention_fp8kv = ReadDecode(root, "decode_attention_fp8kv", origin);
   }
   ReadMoe(root, profile);
+  ReadMla(root, profile);
   root.RejectUnknownKeys();
   return profile;
 }
@@ -471,6 +514,7 @@ std::string ShapeProfileJson(const ShapeProfile& profile) {
     text += ",\n  \"decode_attention_fp8kv\": " + DecodeText(profile.decode_attention_fp8kv);
   }
   if (!profile.moe.empty()) text += ",\n  \"moe\": " + MoeText(profile);
+  if (!profile.mla.empty()) text += ",\n  \"mla\": " + MlaText(profile);
   return text + "\n}\n";
 }
 

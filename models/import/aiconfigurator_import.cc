@@ -297,6 +297,77 @@ std::vector<ShapeDecodeTable> ReadDecode(const SourceCsv& file, const std::strin
   return out;
 }
 
+// SGLang's MLA attention kernels (context_mla.csv: prefill, no cached
+// prefix, batch-1 rows; generation_mla.csv: absorbed decode, context =
+// step), one ShapeMlaAttention per KV-cache dtype. The collector times
+// DeepSeek-V3's latent geometry (kv_lora_rank 512, qk_rope 64, qk_nope
+// 128, v 128; ../shared/data/gpu/aiconfigurator/README.md, "MLA"), which
+// the files do not record. Repeated keys: the first row is kept.
+void ReadMla(const SourceCsv& context, const SourceCsv& generation, const std::string& device,
+             ShapeProfile& profile, std::vector<std::string>& notes) {
+  constexpr int64_t kLatent = 512, kRope = 64, kNope = 128, kV = 128;
+  const auto require = [](const CsvColumns& csv) {
+    RequireColumns(csv, {"device", "kernel_source", "mla_dtype", "kv_cache_dtype", "num_heads", "batch_size", "isl",
+                         "step", "latency"});
+  };
+  std::map<std::string, ShapeMlaAttention> by_dtype;
+  auto group = [&](const CsvColumns& csv, size_t r) -> ShapeMlaAttention& {
+    ShapeMlaAttention& m = by_dtype[csv.Text(r, "kv_cache_dtype")];
+    if (m.kernel.empty()) {
+      m = {csv.Text(r, "kv_cache_dtype"), kLatent, kRope, kNope, kV, csv.Text(r, "kernel_source"), {}, {}};
+    }
+    return m;
+  };
+  std::map<std::string, std::map<int64_t, std::map<int64_t, double>>> prefill;  // dtype -> heads -> isl
+  std::map<std::string, std::map<int64_t, std::map<std::pair<int64_t, int64_t>, double>>> decode;
+  int64_t repeats = 0;
+  const CsvColumns c(context.text, context.path, kWhat);
+  require(c);
+  for (size_t r = 0; r < c.Rows(); ++r) {
+    CheckDevice(c, r, device);
+    const std::string kv = c.Text(r, "kv_cache_dtype");
+    if (c.Text(r, "mla_dtype") != "bfloat16" || (kv != "bfloat16" && kv != "fp8") || c.Int(r, "batch_size", 1) != 1) {
+      continue;
+    }
+    if (c.Int(r, "step", 0) != 0) throw InputError(context.path, c.Line(r), "step", "expected 0 (no cached prefix)");
+    group(c, r);
+    repeats += prefill[kv][c.Int(r, "num_heads", 1)].emplace(c.Int(r, "isl", 1), c.Milliseconds(r, "latency") * 1000.0).second ? 0 : 1;
+  }
+  const CsvColumns g(generation.text, generation.path, kWhat);
+  require(g);
+  for (size_t r = 0; r < g.Rows(); ++r) {
+    CheckDevice(g, r, device);
+    const std::string kv = g.Text(r, "kv_cache_dtype");
+    if (g.Text(r, "mla_dtype") != "bfloat16" || (kv != "bfloat16" && kv != "fp8")) continue;
+    if (g.Int(r, "isl", 1) != 1) throw InputError(generation.path, g.Line(r), "isl", "expected 1 (one new token)");
+    group(g, r);
+    const auto key = std::pair(g.Int(r, "batch_size", 1), g.Int(r, "step", 0));
+    repeats += decode[kv][g.Int(r, "num_heads", 1)].emplace(key, g.Milliseconds(r, "latency") * 1000.0).second ? 0 : 1;
+  }
+  for (auto& [kv, m] : by_dtype) {
+    for (const auto& [heads, points] : prefill[kv]) {
+      ShapePrefillTable t{{heads, heads, kNope + kRope}, {}};
+      for (const auto& [tokens, us] : points) t.points.push_back({tokens, us});
+      m.prefill.push_back(std::move(t));
+    }
+    for (const auto& [heads, points] : decode[kv]) {
+      ShapeDecodeTable t{{heads, 1, kLatent}, {}};
+      for (const auto& [key, us] : points) t.points.push_back({key.first, key.second, us});
+      m.decode.push_back(std::move(t));
+    }
+    if (m.prefill.empty() || m.decode.empty()) {
+      throw InputError(m.prefill.empty() ? context.path : generation.path, 0, "kv_cache_dtype",
+                       "MLA rows of KV dtype " + kv + " in one file but not the other");
+    }
+    notes.push_back("MLA attention, " + kv + " KV cache (" + m.kernel + ", latent 512 + rope 64, qk_nope 128, v 128 "
+                    "as the collector times DeepSeek-V3): " + std::to_string(m.prefill.size()) + " prefill and " +
+                    std::to_string(m.decode.size()) + " decode head counts from " + context.path + " and " +
+                    generation.path);
+    profile.mla.push_back(std::move(m));
+  }
+  notes.push_back("MLA attention: " + std::to_string(repeats) + " repeated keys (first row kept)");
+}
+
 void ReadAllReduce(const SourceCsv& file, const std::string& device, ShapeProfile& profile,
                    std::set<std::string>& kernels, std::vector<std::string>& notes) {
   const CsvColumns csv(file.text, file.path, kWhat);
@@ -450,7 +521,8 @@ AiConfiguratorSystem LoadAiConfiguratorSystem(const std::string& path, const std
 namespace {
 
 // The optional tables of the folder, each read when its file is there:
-// moe.csv, gemm_fp8.csv, {context,generation}_attention_fp8kv.csv. Their
+// moe.csv, gemm_fp8.csv, {context,generation}_attention_fp8kv.csv,
+// {context,generation}_mla.csv (both or neither). Their
 // files join `files` (for the provenance); their kernels are named in the
 // notes, not in the profile's stack (which names the bf16 tables' kernels).
 void ReadOptionalTables(const std::filesystem::path& dir, const std::string& device, ShapeProfile& profile,
@@ -477,6 +549,11 @@ void ReadOptionalTables(const std::filesystem::path& dir, const std::string& dev
   if (present("moe.csv")) {
     files.push_back(ReadCsv((dir / "moe.csv").string()));
     ReadMoe(files.back(), device, profile, notes);
+  }
+  if (present("context_mla.csv") && present("generation_mla.csv")) {
+    files.push_back(ReadCsv((dir / "context_mla.csv").string()));
+    files.push_back(ReadCsv((dir / "generation_mla.csv").string()));
+    ReadMla(files[files.size() - 2], files.back(), device, profile, notes);
   }
 }
 

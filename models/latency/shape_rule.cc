@@ -501,11 +501,77 @@ int64_t NearestHeadDim(const std::vector<Table>& tables, int64_t want) {
   return best;
 }
 
+// The model's attention tables from no-cache prefill and decode points.
+void FillAttention(const ShardShapes& shard, const std::vector<ProfilePoint>& no_cache,
+                   const std::vector<AttentionPoint>& decode, KernelProfile& out) {
+  for (AttentionTable* t : {&out.prefill_attention, &out.decode_attention}) {
+    t->q_heads = shard.q_heads;
+    t->kv_heads = shard.kv_heads;
+    t->head_dim = shard.head_dim;
+    t->block_tokens = 16;
+  }
+  out.prefill_attention.points = PrefillWithContext(no_cache, decode, shard);
+  out.decode_attention.points = decode;
+}
+
+// The profile's MLA tables of KV dtype `kv` at the model's latent geometry
+// and its heads on this GPU; nulls when there are none.
+struct MeasuredMla {
+  const ShapeMlaAttention* group = nullptr;
+  const ShapePrefillTable* prefill = nullptr;
+  const ShapeDecodeTable* decode = nullptr;
+};
+MeasuredMla FindMeasuredMla(const ShapeProfile& profile, const ShardShapes& shard, const std::string& kv) {
+  for (const ShapeMlaAttention& g : profile.mla) {
+    if (g.kv_cache_dtype != kv || g.kv_lora_rank != shard.mla_latent || g.qk_rope_head_dim != shard.mla_rope ||
+        g.qk_nope_head_dim != shard.mla_nope || g.v_head_dim != shard.mla_v) {
+      continue;
+    }
+    MeasuredMla m{&g, nullptr, nullptr};
+    for (const ShapePrefillTable& t : g.prefill) {
+      if (t.heads.q_heads == shard.q_heads) m.prefill = &t;
+    }
+    for (const ShapeDecodeTable& t : g.decode) {
+      if (t.heads.q_heads == shard.q_heads) m.decode = &t;
+    }
+    if (m.prefill != nullptr && m.decode != nullptr) return m;
+  }
+  return {};
+}
+
+// MLA attention from the profile's own MLA tables; false when it has none
+// for this model (the GQA carry then applies).
+bool ResolveMeasuredMla(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out,
+                        ShapeResolution& r) {
+  const bool fp8_kv = shard.kv_bytes == 1;
+  MeasuredMla m = FindMeasuredMla(profile, shard, fp8_kv ? "fp8" : "bfloat16");
+  const bool fell_back = m.group == nullptr && fp8_kv;
+  if (fell_back) m = FindMeasuredMla(profile, shard, "bfloat16");
+  if (m.group == nullptr) return false;
+  FillAttention(shard, m.prefill->points, m.decode->points, out);
+  out.prefill_attention.transferred = fell_back;
+  out.decode_attention.transferred = fell_back;
+  out.prefill_attention.kv_cache_dtype = m.group->kv_cache_dtype;
+  out.decode_attention.kv_cache_dtype = m.group->kv_cache_dtype;
+  r.prefill_heads_measured = true;
+  r.decode_heads_measured = true;
+  r.mla = "MLA attention measured at " + std::to_string(shard.q_heads) + " heads, latent " +
+          std::to_string(shard.mla_latent) + " + rope " + std::to_string(shard.mla_rope) + " (" + m.group->kernel +
+          ", " + m.group->kv_cache_dtype + " KV)";
+  if (fp8_kv) {
+    r.kv_cache = fell_back ? "attention over the FP8 KV cache from the bf16-KV MLA tables (the source has no FP8-KV "
+                             "MLA table; flagged)"
+                           : "attention over the FP8 KV cache from the FP8-KV MLA tables";
+  }
+  return true;
+}
+
 void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out,
                       ShapeResolution& r) {
+  if (shard.IsMla() && ResolveMeasuredMla(profile, shard, out, r)) return;
   const ShapeHeads heads{shard.q_heads, shard.kv_heads, shard.head_dim};
   const bool fp8_kv = shard.kv_bytes == 1;
-  // MLA has no table of its own here: prefill (every head's attention over
+  // MLA without a table of its own: prefill (every head's attention over
   // the expanded K and V) is carried from the tables of the nearest head dim
   // to its query-key width, decode (one latent read by every head) from the
   // single-KV-head tables of the head dim nearest the latent's, each by the
@@ -574,14 +640,7 @@ void ResolveAttention(const ShapeProfile& profile, const ShardShapes& shard, Ker
                            missing + "; flagged)"
                      : "attention over the FP8 KV cache from the FP8-KV tables";
   }
-  for (AttentionTable* t : {&out.prefill_attention, &out.decode_attention}) {
-    t->q_heads = shard.q_heads;
-    t->kv_heads = shard.kv_heads;
-    t->head_dim = shard.head_dim;
-    t->block_tokens = 16;
-  }
-  out.prefill_attention.points = PrefillWithContext(no_cache, decode, shard);
-  out.decode_attention.points = decode;
+  FillAttention(shard, no_cache, decode, out);
   out.prefill_attention.transferred = !prefill_note.empty() || prefill_fell_back;
   out.decode_attention.transferred = !decode_note.empty() || decode_fell_back;
   // The cache format the times were measured with (bf16 tables pricing an
@@ -656,7 +715,7 @@ std::string ShapeResolution::Summary() const {
                      std::to_string(gemm_measured + gemm_transferred) + " at measured (n, k)";
   text += prefill_heads_measured && decode_heads_measured ? "; attention heads measured"
                                                           : "; attention heads transferred";
-  for (const std::string* phrase : {&quantized_gemms, &kv_cache, &moe}) {
+  for (const std::string* phrase : {&quantized_gemms, &kv_cache, &mla, &moe}) {
     if (!phrase->empty()) text += "; " + *phrase;
   }
   if (!notes.empty()) {

@@ -38,6 +38,10 @@
 //     tables (bf16 compute over an e4m3 cache), transferred with the
 //     cache's 1-byte K and V; without a table of the head dim there, the
 //     bf16-KV tables, said and flagged.
+//   MLA attention (ShardShapes::IsMla()): the profile's MLA tables
+//     (ShapeProfile::mla) where one has the model's latent geometry and
+//     its heads on this GPU, of the KV cache's dtype (else, flagged, the
+//     bf16-KV one); otherwise carried from the GQA tables as below.
 //   MoE experts (ShardShapes::moe_layers > 0): the table keyed (weights'
 //     dtype, hidden, full expert inter, top-k, experts, tp, ep, "balanced")
 //     with tp = ShardShapes::MoeTensorParallel() (1 under expert
@@ -72,6 +76,7 @@ struct ShapeResolution {
   std::string quantized_gemms;  // which tables the FP8 GEMMs came from
   std::string kv_cache;         // which tables attention over an FP8 KV cache came from
   std::string moe;              // the MoE table used, measured or transferred, or none
+  std::string mla;              // MLA attention from the profile's own MLA tables, or empty
   std::vector<std::string> notes;  // one line per transferred table
   // One phrase: "GEMMs 4 of 5 at measured (n, k); heads measured".
   std::string Summary() const;

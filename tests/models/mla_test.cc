@@ -149,5 +149,42 @@ TEST(MlaShapeRule, AttentionIsCarriedByItsSpeedOfLightAndSaidSo) {
   EXPECT_GT(compared, 10);
 }
 
+TEST(MlaShapeRule, SglangsOwnMlaTablesPriceItAsMeasured) {
+  const ShapeProfile* found = FindBuiltinShapeProfile("h100-sxm", "aiconfigurator", "sglang");
+  ASSERT_NE(found, nullptr);
+  const ShapeProfile& p = *found;
+  ASSERT_FALSE(p.mla.empty());
+  for (const int64_t tp : {1, 2}) {
+    ShapeResolution r;
+    const KernelProfile k = ResolveShapeProfile(p, Lite(), tp, &r);
+    EXPECT_FALSE(k.prefill_attention.transferred) << tp;
+    EXPECT_FALSE(k.decode_attention.transferred) << tp;
+    EXPECT_NE(r.Summary().find("MLA attention measured at " + std::to_string(16 / tp) + " heads"), std::string::npos)
+        << r.Summary();
+    // Decode points are the measured table's, as measured.
+    const ShapeDecodeTable* table = nullptr;
+    for (const ShapeDecodeTable& t : p.mla[0].decode) {
+      if (t.heads.q_heads == 16 / tp) table = &t;
+    }
+    ASSERT_NE(table, nullptr);
+    ASSERT_EQ(k.decode_attention.points.size(), table->points.size());
+    EXPECT_DOUBLE_EQ(k.decode_attention.points[3].time_us, table->points[3].time_us);
+  }
+  // An FP8 KV cache takes the FP8-KV MLA tables.
+  ServingFormat fp8;
+  fp8.kv_cache_dtype = KvCacheDtype::kFp8;
+  ShapeResolution r;
+  const KernelProfile k = ResolveShapeProfile(p, ServedAs(Lite(), fp8), 1, &r);
+  EXPECT_EQ(k.decode_attention.kv_cache_dtype, "fp8");
+  EXPECT_NE(r.Summary().find("from the FP8-KV MLA tables"), std::string::npos) << r.Summary();
+  // Another latent geometry has no table: carried from GQA, as on vLLM.
+  ModelSpec other = Lite();
+  other.mla.kv_lora_rank = 256;
+  ShapeResolution carried;
+  ResolveShapeProfile(p, other, 1, &carried);
+  EXPECT_TRUE(carried.mla.empty());
+  EXPECT_NE(carried.Summary().find("by speed of light"), std::string::npos) << carried.Summary();
+}
+
 }  // namespace
 }  // namespace efimsim

@@ -182,6 +182,57 @@ TEST(AiConfiguratorImportFp8Moe, VllmFp8BlockRowsLoseTheirEagerLaunchFloor) {
   EXPECT_TRUE(said);
 }
 
+TEST(AiConfiguratorImportMla, SglangMlaFilesBecomeOneGroupPerKvDtype) {
+  const std::filesystem::path dir = BaseFixtureCopy("efimsim-import-mla");
+  const std::string head = "framework,version,device,op_name,kernel_source,mla_dtype,kv_cache_dtype,num_heads,"
+                           "batch_size,isl,tp_size,step,latency\n";
+  const std::string row = "SGLang,0.5.14,NVIDIA H100 80GB HBM3,";
+  {
+    std::ofstream context(dir / "context_mla.csv");
+    context << head << row << "mla_context,flash_attention,bfloat16,bfloat16,16,1,128,1,0,0.02\n"
+            << row << "mla_context,flash_attention,bfloat16,bfloat16,16,1,128,8,0,0.9\n"  // repeat: first wins
+            << row << "mla_context,flash_attention,bfloat16,bfloat16,16,4,128,1,0,0.05\n"  // batch 4: not kept
+            << row << "mla_context,flash_attention,bfloat16,fp8,16,1,128,1,0,0.018\n";
+    std::ofstream generation(dir / "generation_mla.csv");
+    generation << head << row << "mla_generation,flash_attention,bfloat16,bfloat16,16,8,1,1,1023,0.011\n"
+               << row << "mla_generation,flash_attention,bfloat16,fp8,16,8,1,1,1023,0.010\n";
+  }
+  AiConfiguratorImport import;
+  import.dir = dir.string();
+  std::vector<std::string> notes;
+  const ShapeProfile p = ImportAiConfigurator(import, LoadGpuSpec("h100-sxm"), notes);
+  ASSERT_EQ(p.mla.size(), 2u);
+  EXPECT_EQ(p.mla[0].kv_cache_dtype, "bfloat16");
+  EXPECT_EQ(p.mla[1].kv_cache_dtype, "fp8");
+  EXPECT_EQ(p.mla[0].kv_lora_rank, 512);  // DeepSeek-V3's latent, as the collector times it
+  ASSERT_EQ(p.mla[0].prefill.size(), 1u);
+  EXPECT_EQ(p.mla[0].prefill[0].heads, (ShapeHeads{16, 16, 192}));
+  ASSERT_EQ(p.mla[0].prefill[0].points.size(), 1u);
+  EXPECT_DOUBLE_EQ(p.mla[0].prefill[0].points[0].time_us, 20.0);
+  EXPECT_EQ(p.mla[0].decode[0].heads, (ShapeHeads{16, 1, 512}));
+  EXPECT_EQ(p.mla[0].decode[0].points[0].rows, 8);
+  EXPECT_EQ(p.mla[0].decode[0].points[0].context_tokens, 1023);
+  // Round trip, and a bad field named by its path.
+  const std::string text = ShapeProfileJson(p);
+  EXPECT_EQ(ShapeProfileJson(ParseShapeProfile(text, "round trip")), text);
+  nlohmann::json doc = nlohmann::json::parse(text);
+  doc["mla"][1]["kv_cache_dtype"] = "int8";
+  try {
+    ParseShapeProfile(doc.dump(), "edited.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "mla[1].kv_cache_dtype");
+  }
+  doc = nlohmann::json::parse(text);
+  doc["mla"][0]["decode_attention"]["tables"][0]["us"][0].erase(0);
+  try {
+    ParseShapeProfile(doc.dump(), "edited.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "mla[0].decode_attention.tables[0].us[0]");
+  }
+}
+
 TEST(ShapeProfileIoFp8Moe, NewTablesRoundTripAndOlderFilesStillParse) {
   const ShapeProfile p = ImportFixture();
   const std::string text = ShapeProfileJson(p);
