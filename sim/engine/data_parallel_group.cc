@@ -11,12 +11,15 @@ namespace {
 // Event payloads of this handler.
 constexpr uint64_t kPayloadSchedule = 0;
 constexpr uint64_t kPayloadStepComplete = 1;
+// vLLM's DP coordinator publishes the ranks' counts this often while they
+// change (coordinator.py, stats_update_interval_ms).
+constexpr Duration kPublishInterval = Milliseconds(100);
 }  // namespace
 
 DataParallelGroup::DataParallelGroup(Simulator& simulator, std::vector<std::unique_ptr<Replica>> ranks,
                                      bool lockstep, const LatencyModel& latency, DataParallelRouting routing)
     : simulator_(simulator), ranks_(std::move(ranks)), lockstep_(lockstep), latency_(latency),
-      routing_(routing) {
+      routing_(routing), published_(ranks_.size(), {0, 0}) {
   EFIMSIM_CHECK(!ranks_.empty(), "a data-parallel group needs at least one rank");
   for (const auto& rank : ranks_) {
     EFIMSIM_CHECK(rank != nullptr && rank->idle(), "a data-parallel group starts with idle ranks");
@@ -30,9 +33,8 @@ size_t DataParallelGroup::PickRank() const {
   if (routing_ == DataParallelRouting::kRoundRobin) return next_round_robin_;
   size_t best = 0;
   int64_t best_score = std::numeric_limits<int64_t>::max();
-  for (size_t i = 0; i < ranks_.size(); ++i) {
-    const int64_t waiting = ranks_[i]->waiting_requests();
-    const int64_t running = ranks_[i]->outstanding_requests() - waiting;
+  for (size_t i = 0; i < published_.size(); ++i) {
+    const auto [waiting, running] = published_[i];
     const int64_t score = 4 * waiting + running;
     if (score < best_score) {
       best_score = score;
@@ -43,8 +45,16 @@ size_t DataParallelGroup::PickRank() const {
 }
 
 void DataParallelGroup::Submit(ClientRequest request) {
+  if (routing_ == DataParallelRouting::kVllmLoadScore && simulator_.Now() >= next_publish_) {
+    for (size_t i = 0; i < ranks_.size(); ++i) {
+      const int64_t waiting = ranks_[i]->waiting_requests();
+      published_[i] = {waiting, ranks_[i]->outstanding_requests() - waiting};
+    }
+    next_publish_ = simulator_.Now() + kPublishInterval;
+  }
   const size_t rank = PickRank();
   next_round_robin_ = (next_round_robin_ + 1) % ranks_.size();
+  ++published_[rank].first;  // the front end counts what it sent as waiting
   ranks_[rank]->Submit(std::move(request));
 }
 

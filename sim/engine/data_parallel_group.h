@@ -9,10 +9,13 @@
 //   vLLM (vllm/v1/engine/core_client.py, DPLBAsyncMPClient.
 //   get_core_engine_for_request): a new request goes to the rank with the
 //   lowest score 4 x waiting + running, ties to the first in scan order;
-//   the scan starts at rank 0 (one API server). vLLM scores from counts its
-//   coordinator publishes every 100 ms plus the front end's own increments;
-//   here the counts are the ranks' own at the instant (an approximation:
-//   vLLM's are up to 100 ms stale).
+//   the scan starts at rank 0 (one API server). The counts are the ones
+//   the DP coordinator last published (vllm/v1/engine/coordinator.py:
+//   every 100 ms while they change) plus one waiting request for each
+//   request the front end sent a rank since. Here a publication is taken
+//   lazily: the first request 100 ms or more after the last one reads the
+//   ranks' counts at that instant (vLLM's coordinator publishes on its own
+//   clock, so its counts can be up to 100 ms older).
 //   SGLang (python/sglang/srt/managers/data_parallel_controller.py,
 //   round_robin_scheduler, the default load_balance_method): ranks in turn.
 //
@@ -77,6 +80,10 @@ class DataParallelGroup final : public EngineReplica, private StepGate {
   const LatencyModel& latency_;
   const DataParallelRouting routing_;
   size_t next_round_robin_ = 0;
+  // vLLM's routing counts: (waiting, running) per rank as last published,
+  // plus the front end's increments; republished from `next_publish_` on.
+  std::vector<std::pair<int64_t, int64_t>> published_;
+  TimePoint next_publish_ = TimePoint::min();
   std::vector<size_t> stepping_;  // ranks in the step in flight
   bool step_in_flight_ = false;
   bool schedule_pending_ = false;

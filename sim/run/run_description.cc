@@ -175,8 +175,9 @@ void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model
     c.push_back({"routing", std::string("SGLang's data-parallel controller: round-robin over the ranks")});
   } else {
     c.push_back({"routing", std::string("vLLM's DP load balancer: the rank with the lowest 4 x waiting + "
-                                        "running, from the ranks' counts at the instant (vLLM's are up to "
-                                        "100 ms old)")});
+                                        "running, from counts published at most every 100 ms (taken at the "
+                                        "first request 100 ms after the last publication) plus one waiting "
+                                        "request for each request sent to a rank since")});
   }
   if (model.moe.IsMoe()) {
     c.push_back({"stepping", std::string("lockstep: every rank steps while any has work (an idle rank "

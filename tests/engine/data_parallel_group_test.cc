@@ -31,6 +31,7 @@ class RowsLatency : public LatencyModel {
   std::string Description() const override { return "1 ms + 10 us a row (test)"; }
 };
 
+using testing_support::At;
 using testing_support::Recorder;
 using testing_support::TokenRequest;
 
@@ -87,6 +88,30 @@ TEST_F(DataParallelGroupTest, RequestsGoToTheRankWithTheLowestScore) {
   for (int32_t r : {0, 1, 2}) EXPECT_NE(std::find(ranks.begin(), ranks.end(), r), ranks.end()) << r;
   EXPECT_TRUE(group->idle());
   EXPECT_TRUE(group->kv_all_free());
+}
+
+TEST_F(DataParallelGroupTest, VllmRoutesByCountsUpTo100MsOld) {
+  auto group = MakeGroup(2, /*lockstep=*/true);
+  const TimePoint start = simulator_.Now();
+  auto send = [&](uint64_t id) { group->Submit(Tokens(id, 100, static_cast<TokenId>(1000 * id), 2)); };
+  // Request 1 finishes within a few ms; at 50 ms the front end still counts
+  // it waiting on rank 0 (its own increment), so request 2 goes to rank 1.
+  // At 150 ms fresh counts show both ranks idle: rank 0 again.
+  At first(simulator_, start, [&] { send(1); });
+  At second(simulator_, start + Milliseconds(50), [&] { send(2); });
+  At third(simulator_, start + Milliseconds(150), [&] { send(3); });
+  simulator_.Run();
+  ASSERT_EQ(recorder_.finished.size(), 3u);
+  EXPECT_LT(recorder_.Finished(1).finish, start + Milliseconds(50));
+  // The rank each request went to, from its steps (one request at a time).
+  std::vector<int32_t> rank_of(4, -1);
+  for (const StepRecord& step : recorder_.steps) {
+    const int64_t ms = ToNanoseconds(step.start - start) / 1000000;
+    rank_of[ms < 50 ? 1 : ms < 150 ? 2 : 3] = step.replica;
+  }
+  EXPECT_EQ(rank_of[1], 0);
+  EXPECT_EQ(rank_of[2], 1);
+  EXPECT_EQ(rank_of[3], 0);
 }
 
 TEST_F(DataParallelGroupTest, SglangRoutesRoundRobinWhateverTheLoad) {

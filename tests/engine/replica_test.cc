@@ -26,17 +26,7 @@ class FixedLatency : public testing_support::FixedLatencyModel {
 
 using testing_support::Recorder;
 
-// Runs a callback at a given simulated time.
-class At : public EventHandler {
- public:
-  At(Simulator& simulator, TimePoint time, std::function<void()> action) : action_(std::move(action)) {
-    simulator.Schedule(time, EventClass::kClientTimer, this);
-  }
-  void HandleEvent(const Event&) override { action_(); }
-
- private:
-  std::function<void()> action_;
-};
+using testing_support::At;
 
 class ReplicaTest : public ::testing::Test {
  protected:

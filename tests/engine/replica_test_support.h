@@ -1,14 +1,16 @@
 #pragma once
 // Shared by the replica and data-parallel group tests: an observer that
-// keeps every record, and a request whose prompt is `length` consecutive
-// token ids from `first`.
+// keeps every record, a callback at a simulated time, and a request whose
+// prompt is `length` consecutive token ids from `first`.
 
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "sim/core/simulator.h"
 #include "sim/engine/engine_replica.h"
 
 namespace efimsim::testing_support {
@@ -32,6 +34,18 @@ class Recorder : public RequestObserver, public StepObserver {
   std::vector<uint64_t> rejected;
   std::string last_reason;
   std::vector<StepRecord> steps;
+};
+
+// Runs a callback at a given simulated time.
+class At : public EventHandler {
+ public:
+  At(Simulator& simulator, TimePoint time, std::function<void()> action) : action_(std::move(action)) {
+    simulator.Schedule(time, EventClass::kClientTimer, this);
+  }
+  void HandleEvent(const Event&) override { action_(); }
+
+ private:
+  std::function<void()> action_;
 };
 
 inline ClientRequest TokenRequest(uint64_t id, int64_t length, TokenId first, int64_t output) {
