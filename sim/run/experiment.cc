@@ -127,8 +127,11 @@ bool CheckEngineAndMemory(const ExperimentConfig& c, const EngineEntry& engine,
     } else if (c.replicas > 1) {
       options += " x --replicas " + std::to_string(c.replicas);
     }
+    if (c.engine.data_parallel_size > 1) options += " x --data-parallel-size " + std::to_string(c.engine.data_parallel_size);
+    // Every data-parallel rank has its own engine core.
+    const double cores = static_cast<double>(TotalReplicas(c) * c.engine.data_parallel_size);
     items.push_back({"the KV cache structures (and the engine's optional tiers)", options,
-                     static_cast<double>(TotalReplicas(c)) * engine.memory_bytes(context)});
+                     cores * engine.memory_bytes(context)});
   }
   items.push_back(WorkloadMemory(c));
   CheckMemoryBudget(items, MemoryBudgetBytes(c.max_memory_gib), c.max_memory_gib);
