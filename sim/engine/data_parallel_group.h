@@ -63,8 +63,9 @@ class DataParallelGroup final : public EngineReplica, private StepGate {
   int64_t outstanding_requests() const override;
   bool kv_all_free() const override;
 
-  // The rank the next request goes to (tests; round-robin advances only
-  // on Submit).
+  // The rank the next request would go to on the counts as they stand
+  // (tests): Submit may first take a new publication (vLLM), and only
+  // Submit advances the round-robin turn (SGLang).
   size_t PickRank() const;
   // Group steps in which at least one rank ran a dummy batch.
   int64_t dummy_steps() const { return dummy_steps_; }

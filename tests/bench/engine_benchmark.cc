@@ -217,6 +217,12 @@ BENCHMARK_CAPTURE(WorkloadRun, inference_perf_vllm, {{"workload", "inference-per
 BENCHMARK_CAPTURE(WorkloadRun, inference_perf_sglang,
                   {{"workload", "inference-perf"}, {"engine", "sglang"}})
     ->Unit(benchmark::kMillisecond);
+// An MoE model's data-parallel group in lockstep against the same GPUs as
+// TP: the paper workload, 256 users, synthetic documents.
+BENCHMARK_CAPTURE(WorkloadRun, paper_moe_tp2, {{"model", "qwen3-coder-30b-a3b"}, {"tp", "2"}, {"users", "256"},
+                  {"documents", "synthetic"}})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(WorkloadRun, paper_moe_dp2, {{"model", "qwen3-coder-30b-a3b"}, {"data-parallel-size", "2"},
+                  {"users", "256"}, {"documents", "synthetic"}})->Unit(benchmark::kMillisecond);
 
 // SGLang's radix cache on paper-workload-shaped prompts: 16 users, a
 // 3,072-token prompt each growing by 256 tokens a round for 5 rounds (EFIM:
