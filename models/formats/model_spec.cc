@@ -27,6 +27,7 @@ const char* MoeRoutingName(MoeRouting r) {
   switch (r) {
     case MoeRouting::kUniform: return "uniform";
     case MoeRouting::kBalanced: return "balanced";
+    case MoeRouting::kPowerLaw: return "power-law";
   }
   return "?";
 }

@@ -70,8 +70,12 @@ enum class MoeRouting : uint8_t {
   kUniform,   // each token picks top-k experts uniformly at random (the default)
   kBalanced,  // tokens spread as evenly as possible: min(experts, tokens x k) touched,
               // as AIConfigurator's "balanced" MoE tables were timed
+  kPowerLaw,  // skewed: expert popularity falls as a power law (exponent 1.2), as
+              // AIConfigurator's "power_law_1.2" tables were timed (with expert
+              // parallelism the most loaded GPU sets the time). Only those tables
+              // carry the skew: the work formulas count its experts as uniform's
 };
-const char* MoeRoutingName(MoeRouting r);  // "uniform", "balanced"
+const char* MoeRoutingName(MoeRouting r);  // "uniform", "balanced", "power-law"
 
 // Token ids a prompt builder needs. Sentinels are single tokens.
 struct SpecialTokens {

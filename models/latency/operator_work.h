@@ -192,6 +192,8 @@ double MoeDispatchCombineBytes(const ShardShapes& shapes, double rank_tokens);
 // of the model's E experts at random): the expected number of the GPU's
 // E_gpu experts that receive a token, E_gpu (1 - (1 - k/E)^tokens).
 // Balanced: min(E_gpu, tokens x k x E_gpu / E), every touched expert full.
+// Power-law: counted as uniform (MoeRouting::kPowerLaw: only the measured
+// power-law tables carry the skew).
 double ExpectedActiveExperts(const ShardShapes& shapes, double tokens);
 // The fused MoE kernel of one layer on one GPU (vLLM's fused_moe: gate_up
 // GEMM, SiLU-and-mul, down GEMM over the tokens routed to its experts, the

@@ -156,6 +156,7 @@ class ProfileOperatorTimer : public OperatorTimer {
       // A table timed with tokens spread evenly over the experts is carried
       // to the run's routing by its fit (fewer experts touched: less to read).
       if (profile.moe->distribution == "balanced") moe_measured_.moe_routing = MoeRouting::kBalanced;
+      if (profile.moe->distribution == "power_law_1.2") moe_measured_.moe_routing = MoeRouting::kPowerLaw;
       moe_.emplace(OneKeyPoints(profile.moe->points), 0.0, 0.0,
                    [m = moe_measured_](double, double tokens) { return MoeExpertsWork(m, tokens); },
                    initial, interpolation);

@@ -667,13 +667,19 @@ ShapeMoeKey MoeKeyOf(const ShardShapes& shard) {
 // KernelProfile::moe for an MoE model: the table of the weights' dtype and
 // the run's (tp, ep) with balanced routing, measured or transferred; failing
 // that (said, flagged transferred) skewed routing, then the bf16 tables.
-// With none, the profile latency model prices the experts by the roofline.
+// Under power-law routing the skewed tables come first and even routing
+// stands in (flagged). With none, the profile latency model prices the
+// experts by the roofline.
 void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out, ShapeResolution& r) {
   if (shard.moe_layers == 0) return;
   const ShapeMoeKey want = MoeKeyOf(shard);
+  const bool skewed = shard.moe_routing == MoeRouting::kPowerLaw;
+  const std::vector<std::string> distributions =
+      skewed ? std::vector<std::string>{"power_law_1.2", "balanced", "uniform"}
+             : std::vector<std::string>{"balanced", "uniform", "power_law_1.2"};
   std::vector<ShapeMoeKey> tries;
   for (const std::string& dtype : {want.dtype, std::string("bfloat16")}) {
-    for (const std::string distribution : {"balanced", "uniform", "power_law_1.2"}) {
+    for (const std::string& distribution : distributions) {
       ShapeMoeKey key = want;
       key.dtype = dtype;
       key.distribution = distribution;
@@ -687,7 +693,7 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelPro
     const ShapeMoeKey& key = tries[i];
     // The run's dtype with even or random routing is what the source
     // measured for it; another dtype or skewed routing stands in (flagged).
-    const bool stand_in = key.dtype != want.dtype || key.distribution == "power_law_1.2";
+    const bool stand_in = key.dtype != want.dtype || (key.distribution == "power_law_1.2") != skewed;
     MoeTable table;
     table.kernel = kernel;
     table.distribution = key.distribution;
@@ -699,7 +705,9 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelPro
     table.transferred = stand_in || !note.empty();
     r.moe = std::string("MoE experts ") + (note.empty() ? "measured" : "transferred") + " at " +
             MoeKeyText(key) +
-            (stand_in ? " (no " + want.dtype + " table of even or random routing at this tp and ep; flagged)" : "");
+            (stand_in ? " (no " + want.dtype + (skewed ? " power-law table" : " table of even or random routing") +
+                            " at this tp and ep; flagged)"
+                      : "");
     if (!note.empty()) r.notes.push_back("moe_experts " + MoeKeyText(tries[i]) + " " + note);
     out.moe = std::move(table);
     return;

@@ -44,7 +44,12 @@ std::string ServingText(const ModelSpec& model) {
         " data-parallel ranks (each rank padded to the largest batch; dispatch and combine priced at "
         "the interconnect's bound, not measured)");
   }
-  if (model.moe.IsMoe()) add(std::string("MoE experts priced for ") + MoeRoutingName(model.moe_routing) + " routing");
+  if (model.moe.IsMoe()) {
+    add(std::string("MoE experts priced for ") + MoeRoutingName(model.moe_routing) + " routing" +
+        (model.moe_routing == MoeRouting::kPowerLaw
+             ? " (AIConfigurator's power_law_1.2 tables carry the skew; without one it is priced as uniform)"
+             : ""));
+  }
   return text.empty() ? text : "served with " + text + "; ";
 }
 

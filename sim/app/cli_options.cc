@@ -78,7 +78,7 @@ namespace {
 
 // The rows of AllParamTables() that predict and validate-latency take.
 const char* const kLatencyRows[] = {"model", "gpu", "engine", "latency-model", "quantization",
-                                     "kv-cache-dtype", "enable-expert-parallel", "data-parallel-size"};
+                                     "kv-cache-dtype", "enable-expert-parallel", "data-parallel-size", "moe-routing"};
 
 ParamInfo ModeInfo(const std::string& help) { return Choice("mode", help, {"eager", "graph"}); }
 

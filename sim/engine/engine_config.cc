@@ -60,9 +60,11 @@ const ParamTable<EngineConfig>& EngineParams() {
        &C::data_parallel_size},
       {Quiet(Choice("moe-routing",
                     "how MoE steps are priced: uniform (each token picks its top-k experts at "
-                    "random, so small batches touch fewer experts) or balanced (tokens spread "
-                    "evenly, touching the most experts, as AIConfigurator timed its MoE tables)",
-                    {"uniform", "balanced"})),
+                    "random, so small batches touch fewer experts), balanced (tokens spread "
+                    "evenly, touching the most experts, as AIConfigurator timed its MoE tables) or "
+                    "power-law (skewed expert popularity, from AIConfigurator's power_law_1.2 "
+                    "tables; without one, priced as uniform and flagged)",
+                    {"uniform", "balanced", "power-law"})),
        &C::moe_routing},
       {{"cuda-graphs", "", "use CUDA graphs for decode-only steps (false = enforce-eager)"},
        &C::cuda_graphs},
@@ -82,6 +84,7 @@ ServingFormat ServingFormatOf(const EngineConfig& engine) {
   format.expert_parallel = engine.enable_expert_parallel;
   format.data_parallel = engine.data_parallel_size;
   if (engine.moe_routing == "balanced") format.moe_routing = MoeRouting::kBalanced;
+  if (engine.moe_routing == "power-law") format.moe_routing = MoeRouting::kPowerLaw;
   return format;
 }
 

@@ -474,6 +474,31 @@ TEST(ShapeRuleMoe, CommittedH100VllmProfileReadsQwen3MoeAsTheReadmeSays) {
   EXPECT_NEAR(PointAt(k.moe->points, 1), 49.0, 1.0);
 }
 
+TEST(ShapeRuleMoe, PowerLawRoutingTakesTheSkewedTablesAndSaysWhenNoneIsThere) {
+  ModelSpec skewed = QwenMoe();
+  skewed.moe_routing = MoeRouting::kPowerLaw;
+  ShapeResolution r;
+  const KernelProfile k = ResolveShapeProfile(Builtin("h100-sxm"), skewed, 1, &r);
+  ASSERT_TRUE(k.moe.has_value());
+  EXPECT_EQ(k.moe->distribution, "power_law_1.2");
+  EXPECT_FALSE(k.moe->transferred);
+  EXPECT_NE(r.moe.find("measured at"), std::string::npos) << r.moe;
+  // The skewed table differs from the balanced one the default takes.
+  const KernelProfile even = ResolveShapeProfile(Builtin("h100-sxm"), QwenMoe(), 1);
+  EXPECT_NE(PointAt(k.moe->points, 4096), PointAt(even.moe->points, 4096));
+  // LLMServingSim's RTX PRO 6000 profile has only its uniform block: it
+  // stands in, flagged.
+  const ShapeProfile* pro = FindBuiltinShapeProfile("rtx-pro-6000", "llmservingsim", "vllm_v1");
+  ASSERT_NE(pro, nullptr);
+  ShapeResolution stand_in;
+  ModelSpec qwen = LoadModelSpec("qwen3-30b-a3b");
+  qwen.moe_routing = MoeRouting::kPowerLaw;
+  const KernelProfile on_pro = ResolveShapeProfile(*pro, qwen, 1, &stand_in);
+  ASSERT_TRUE(on_pro.moe.has_value());
+  EXPECT_TRUE(on_pro.moe->transferred);
+  EXPECT_NE(stand_in.moe.find("no bfloat16 power-law table"), std::string::npos) << stand_in.moe;
+}
+
 // Leave-one-out on the committed H100 vLLM bf16 MoE tables: the bound is
 // what was measured when the tables were imported (median 8.8%), rounded up.
 TEST(ShapeRuleMoe, LeaveOneOutOnTheH100VllmBf16TablesStaysWithinItsMeasuredError) {
