@@ -107,14 +107,7 @@ CalibratedFallbackOperatorTimer::CalibratedFallbackOperatorTimer(ShardShapes sha
       link_bytes_per_second_(gpu.interconnect_gbps * 1e9), calibration_(std::move(calibration)) {
   EFIMSIM_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0,
                 "GPU datasheet ceilings must be positive");
-  if (shapes_.tensor_parallel > 1 && !(link_bytes_per_second_ > 0)) {
-    throw UsageError("--tp " + std::to_string(shapes_.tensor_parallel) + ": GPU spec " + gpu.name +
-                     " has no interconnect_gbps figure for the all-reduce cost");
-  }
-  if (shapes_.moe_layers > 0 && shapes_.data_parallel > 1 && !(link_bytes_per_second_ > 0)) {
-    throw UsageError("--data-parallel-size " + std::to_string(shapes_.data_parallel) + ": GPU spec " +
-                     gpu.name + " has no interconnect_gbps figure for the MoE dispatch and combine");
-  }
+  RequireInterconnect(shapes_, gpu);
 }
 
 double CalibratedFallbackOperatorTimer::Seconds(const EfficiencyCurve& curve,

@@ -1,6 +1,22 @@
 #include "models/latency/operator_timer.h"
 
+#include <string>
+
+#include "sim/base/errors.h"
+
 namespace efimsim {
+
+void RequireInterconnect(const ShardShapes& shapes, const GpuSpec& gpu) {
+  if (gpu.interconnect_gbps > 0) return;
+  if (shapes.tensor_parallel > 1) {
+    throw UsageError("--tp " + std::to_string(shapes.tensor_parallel) + ": GPU spec " + gpu.name +
+                     " has no interconnect_gbps figure for the all-reduce cost");
+  }
+  if (shapes.moe_layers > 0 && shapes.data_parallel > 1) {
+    throw UsageError("--data-parallel-size " + std::to_string(shapes.data_parallel) + ": GPU spec " + gpu.name +
+                     " has no interconnect_gbps figure for the MoE dispatch and combine");
+  }
+}
 
 void AccumulateLaunch(OperatorTime& into, const OperatorTime& part, double weight) {
   if (into.source.empty() || (part.extrapolated && !into.extrapolated)) into.source = part.source;

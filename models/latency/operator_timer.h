@@ -24,6 +24,11 @@ struct OperatorTime {
 // source, or the first extrapolated one's.
 void AccumulateLaunch(OperatorTime& into, const OperatorTime& part, double weight);
 
+// Throws UsageError when `shapes` communicate between GPUs (TP > 1, or MoE
+// layers across data-parallel ranks) and `gpu` states no interconnect_gbps
+// to price it with.
+void RequireInterconnect(const ShardShapes& shapes, const GpuSpec& gpu);
+
 class OperatorTimer {
  public:
   virtual ~OperatorTimer() = default;

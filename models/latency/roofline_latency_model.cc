@@ -15,14 +15,7 @@ RooflineOperatorTimer::RooflineOperatorTimer(ShardShapes shapes, const GpuSpec& 
       link_bytes_per_second_(gpu.interconnect_gbps * 1e9),
       link_latency_seconds_(gpu.interconnect_latency_us * 1e-6) {
   EFIMSIM_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0, "GPU ceilings must be positive");
-  if (shapes_.tensor_parallel > 1 && !(link_bytes_per_second_ > 0)) {
-    throw UsageError("--tp " + std::to_string(shapes_.tensor_parallel) + ": GPU spec " + gpu.name +
-                     " has no interconnect_gbps figure for the all-reduce cost");
-  }
-  if (shapes_.moe_layers > 0 && shapes_.data_parallel > 1 && !(link_bytes_per_second_ > 0)) {
-    throw UsageError("--data-parallel-size " + std::to_string(shapes_.data_parallel) + ": GPU spec " +
-                     gpu.name + " has no interconnect_gbps figure for the MoE dispatch and combine");
-  }
+  RequireInterconnect(shapes_, gpu);
 }
 
 double RooflineOperatorTimer::Seconds(const OperatorWork& work) const {

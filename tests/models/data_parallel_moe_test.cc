@@ -72,6 +72,25 @@ TEST(DataParallelShards, GroupsBeyondOneNodeAndUndividedExpertsAreRefused) {
   EXPECT_EQ(ShardWeightBytes(llama, ShardModel(llama, 1)), LoadModelSpec("llama-3.1-8b").WeightBytes());
 }
 
+TEST(DataParallelRoofline, AGpuWithoutAnInterconnectFigureIsRefusedWhereGpusTalk) {
+  GpuSpec gpu = LoadGpuSpec("h100-sxm");
+  gpu.interconnect_gbps = 0;
+  auto message = [&](const ShardShapes& shapes) {
+    try {
+      RooflineOperatorTimer timer(shapes, gpu);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message(ShardModel(Qwen3Moe(2, true), 1)).find("--data-parallel-size 2"), std::string::npos);
+  EXPECT_NE(message(ShardModel(Qwen3Moe(1, false), 2)).find("--tp 2"), std::string::npos);
+  EXPECT_EQ(message(ShardModel(Qwen3Moe(1, false), 1)), "");  // one GPU: nothing to price
+  ServingFormat dense;
+  dense.data_parallel = 2;
+  EXPECT_EQ(message(ShardModel(ServedAs(LoadModelSpec("llama-3.1-8b"), dense), 1)), "");  // independent ranks
+}
+
 TEST(DataParallelWork, DispatchAndCombineMoveEveryOtherRanksRowsTwice) {
   const ShardShapes s = ShardModel(Qwen3Moe(4, true), 2);
   // 3 other ranks x 10 rows x 2048 x 2 bytes, gathered and scattered.
