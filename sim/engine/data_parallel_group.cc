@@ -30,7 +30,7 @@ DataParallelGroup::DataParallelGroup(Simulator& simulator, std::vector<std::uniq
 DataParallelGroup::~DataParallelGroup() = default;
 
 size_t DataParallelGroup::PickRank() const {
-  if (routing_ == DataParallelRouting::kRoundRobin) return next_round_robin_;
+  if (routing_ == DataParallelRouting::kSglangRoundRobin) return next_round_robin_;
   size_t best = 0;
   int64_t best_score = std::numeric_limits<int64_t>::max();
   for (size_t i = 0; i < published_.size(); ++i) {

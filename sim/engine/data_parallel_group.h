@@ -36,11 +36,10 @@
 #include <memory>
 #include <vector>
 
+#include "sim/engine/engine_entry.h"
 #include "sim/engine/replica.h"
 
 namespace efimsim {
-
-enum class DataParallelRouting : uint8_t { kVllmLoadScore, kRoundRobin };
 
 class DataParallelGroup final : public EngineReplica, private StepGate {
  public:

@@ -53,6 +53,13 @@ struct EngineContext {
   KvLinkSpec kv_link{};
 };
 
+// The rule a data-parallel group routes new requests to its ranks by
+// (data_parallel_group.h says where each comes from).
+enum class DataParallelRouting : uint8_t {
+  kVllmLoadScore,    // vLLM: lowest 4 x waiting + running, from published counts
+  kSglangRoundRobin,  // SGLang's data-parallel controller: ranks in turn
+};
+
 struct EngineEntry {
   // The engine's batch limits (vLLM: --max-num-batched-tokens,
   // --max-num-seqs), listed right after the shared model and GPU rows in
@@ -81,6 +88,9 @@ struct EngineEntry {
   // Disaggregated serving: whether a decode replica keeps a prefix cache
   // (vLLM's does; SGLang's PD decode runs a ChunkCache).
   bool pd_decode_prefix_caching = true;
+  // How a data-parallel group routes requests to its ranks
+  // (data_parallel_group.h).
+  DataParallelRouting data_parallel_routing = DataParallelRouting::kVllmLoadScore;
   // One replica's core.
   std::unique_ptr<EngineCore> (*make)(const EngineContext& context) = nullptr;
   // Bytes one replica's KV structures will take (block pool, key index,

@@ -243,26 +243,22 @@ void AddReplicas(const RunParts& parts, const EngineContext& context, int64_t co
   replica_config.output_token_last = parts.model.tokens.text_last;
   replica_config.draft_latency = parts.draft_latency.get();
   const int64_t ranks = parts.config.engine.data_parallel_size;
+  // Replica `index` among all of the run's (ranks count one each).
+  auto make_replica = [&](int64_t index) {
+    replica_config.replica_index = static_cast<int32_t>(index);
+    return std::make_unique<Replica>(simulator, replica_config, parts.engine.make(context), *parts.latency,
+                                     observer);
+  };
   for (int64_t i = 0; i < count; ++i) {
+    const int64_t first = static_cast<int64_t>(replicas.size()) * ranks;
     if (ranks == 1) {
-      replica_config.replica_index = static_cast<int32_t>(replicas.size());
-      replicas.push_back(std::make_unique<Replica>(simulator, replica_config,
-                                                   parts.engine.make(context), *parts.latency,
-                                                   observer));
+      replicas.push_back(make_replica(first));
     } else {
       std::vector<std::unique_ptr<Replica>> group;
-      for (int64_t r = 0; r < ranks; ++r) {
-        replica_config.replica_index = static_cast<int32_t>(static_cast<int64_t>(replicas.size()) * ranks + r);
-        group.push_back(std::make_unique<Replica>(simulator, replica_config, parts.engine.make(context),
-                                                  *parts.latency, observer));
-      }
-      // SGLang's DP attention routes round-robin; vLLM by load.
-      const DataParallelRouting routing = parts.config.engine.name == "sglang"
-                                              ? DataParallelRouting::kRoundRobin
-                                              : DataParallelRouting::kVllmLoadScore;
+      for (int64_t r = 0; r < ranks; ++r) group.push_back(make_replica(first + r));
       auto dp = std::make_unique<DataParallelGroup>(simulator, std::move(group),
                                                     /*lockstep=*/parts.model.moe.IsMoe(), *parts.latency,
-                                                    routing);
+                                                    parts.engine.data_parallel_routing);
       if (groups != nullptr) groups->push_back(dp.get());
       replicas.push_back(std::move(dp));
     }
@@ -579,7 +575,7 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
   if (!data_parallel_groups.empty()) {
     int64_t dummy_steps = 0;
     for (const DataParallelGroup* group : data_parallel_groups) dummy_steps += group->dummy_steps();
-    DescribeDataParallel(config, parts.model, dummy_steps, result.info);
+    DescribeDataParallel(config, parts.model, parts.engine.data_parallel_routing, dummy_steps, result.info);
   }
   DescribeWarnings(config, *parts.workload, observer.rejected, observer.first_rejection,
                    result.summary, result.info);

@@ -163,13 +163,13 @@ void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCou
   }
 }
 
-void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model, int64_t dummy_steps,
-                          RunInfo& info) {
+void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model, DataParallelRouting routing,
+                          int64_t dummy_steps, RunInfo& info) {
   auto& c = info.Section("data_parallel").settings;
   const int64_t ranks = config.engine.data_parallel_size;
   c.push_back({"ranks_per_replica", ranks});
   c.push_back({"gpus_per_replica", ranks * config.latency.tensor_parallel});
-  if (config.engine.name == "sglang") {
+  if (routing == DataParallelRouting::kSglangRoundRobin) {
     c.push_back({"sglang_flags", "--tp " + std::to_string(ranks * config.latency.tensor_parallel) + " --dp-size " +
                                      std::to_string(ranks) + " --enable-dp-attention"});
     c.push_back({"routing", std::string("SGLang's data-parallel controller: round-robin over the ranks")});

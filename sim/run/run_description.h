@@ -44,8 +44,8 @@ void DescribeCluster(const ExperimentConfig& config, const std::vector<EngineCou
 // Data parallelism (--data-parallel-size > 1): the "data_parallel" section:
 // ranks per replica, GPUs, how ranks step (together for an MoE model) and
 // are routed to, and the group steps in which a rank ran a dummy batch.
-void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model, int64_t dummy_steps,
-                          RunInfo& info);
+void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model, DataParallelRouting routing,
+                          int64_t dummy_steps, RunInfo& info);
 
 // Disaggregated serving (prefill_replicas > 0): the "disaggregation"
 // section: both pools (per replica: requests routed, steps, prefix-cache

@@ -115,7 +115,7 @@ TEST_F(DataParallelGroupTest, VllmRoutesByCountsUpTo100MsOld) {
 }
 
 TEST_F(DataParallelGroupTest, SglangRoutesRoundRobinWhateverTheLoad) {
-  auto group = MakeGroup(3, /*lockstep=*/true, nullptr, DataParallelRouting::kRoundRobin);
+  auto group = MakeGroup(3, /*lockstep=*/true, nullptr, DataParallelRouting::kSglangRoundRobin);
   std::vector<size_t> picked;
   for (uint64_t id = 1; id <= 4; ++id) {
     picked.push_back(group->PickRank());

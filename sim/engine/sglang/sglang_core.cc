@@ -268,6 +268,7 @@ EngineEntry SglangEngine() {
                        StoredPart<SglangConfig>("sglang"), ParamScope{"engine", {"sglang"}})};
   };
   entry.pd_decode_prefix_caching = false;  // disaggregation/decode.py: ChunkCache
+  entry.data_parallel_routing = DataParallelRouting::kSglangRoundRobin;  // data_parallel_controller.py
   entry.make = MakeSglangCore;
   entry.memory_bytes = SglangMemoryBytes;
   entry.describe = DescribeSglang;
