@@ -248,21 +248,9 @@ void ReadGemmFp8(const SourceCsv& file, const std::string& device, ShapeProfile&
                   std::to_string(rows.clamped) + " times raised to the FP8 speed of light");
 }
 
-// Context attention rows of batch 1 over a KV cache of `kv_dtype`.
-std::vector<ShapePrefillTable> ReadPrefill(const SourceCsv& file, const std::string& device,
-                                           const std::string& kv_dtype, std::set<std::string>& kernels) {
-  const CsvColumns csv(file.text, file.path, kWhat);
-  RequireColumns(csv, {"device", "kernel_source", "attn_dtype", "kv_cache_dtype", "batch_size", "isl", "step",
-                       "num_heads", "num_key_value_heads", "head_dim", "latency"});
-  std::map<ShapeHeads, std::map<int64_t, double>> tables;
-  for (size_t r = 0; r < csv.Rows(); ++r) {
-    CheckDevice(csv, r, device);
-    if (!KeptAttentionRow(csv, r, kv_dtype) || csv.Int(r, "batch_size", 1) != 1) continue;
-    kernels.insert(csv.Text(r, "kernel_source"));
-    if (csv.Int(r, "step", 0) != 0) throw InputError(file.path, csv.Line(r), "step", "expected 0 (no cached prefix)");
-    const ShapeHeads heads{csv.Int(r, "num_heads", 1), csv.Int(r, "num_key_value_heads", 1), csv.Int(r, "head_dim", 1)};
-    tables[heads].emplace(csv.Int(r, "isl", 1), csv.Milliseconds(r, "latency") * 1000.0);
-  }
+// Prefill times by heads, then new tokens: one table per heads, sorted.
+using PrefillRows = std::map<ShapeHeads, std::map<int64_t, double>>;
+std::vector<ShapePrefillTable> PrefillTablesOf(const PrefillRows& tables) {
   std::vector<ShapePrefillTable> out;
   for (const auto& [heads, points] : tables) {
     ShapePrefillTable t{heads, {}};
@@ -272,13 +260,43 @@ std::vector<ShapePrefillTable> ReadPrefill(const SourceCsv& file, const std::str
   return out;
 }
 
+// Decode times by heads, then (batch, context): one table per heads, sorted.
+using DecodeRows = std::map<ShapeHeads, std::map<std::pair<int64_t, int64_t>, double>>;
+std::vector<ShapeDecodeTable> DecodeTablesOf(const DecodeRows& tables) {
+  std::vector<ShapeDecodeTable> out;
+  for (const auto& [heads, points] : tables) {
+    ShapeDecodeTable t{heads, {}};
+    for (const auto& [key, us] : points) t.points.push_back({key.first, key.second, us});
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Context attention rows of batch 1 over a KV cache of `kv_dtype`.
+std::vector<ShapePrefillTable> ReadPrefill(const SourceCsv& file, const std::string& device,
+                                           const std::string& kv_dtype, std::set<std::string>& kernels) {
+  const CsvColumns csv(file.text, file.path, kWhat);
+  RequireColumns(csv, {"device", "kernel_source", "attn_dtype", "kv_cache_dtype", "batch_size", "isl", "step",
+                       "num_heads", "num_key_value_heads", "head_dim", "latency"});
+  PrefillRows tables;
+  for (size_t r = 0; r < csv.Rows(); ++r) {
+    CheckDevice(csv, r, device);
+    if (!KeptAttentionRow(csv, r, kv_dtype) || csv.Int(r, "batch_size", 1) != 1) continue;
+    kernels.insert(csv.Text(r, "kernel_source"));
+    if (csv.Int(r, "step", 0) != 0) throw InputError(file.path, csv.Line(r), "step", "expected 0 (no cached prefix)");
+    const ShapeHeads heads{csv.Int(r, "num_heads", 1), csv.Int(r, "num_key_value_heads", 1), csv.Int(r, "head_dim", 1)};
+    tables[heads].emplace(csv.Int(r, "isl", 1), csv.Milliseconds(r, "latency") * 1000.0);
+  }
+  return PrefillTablesOf(tables);
+}
+
 // Generation attention rows over a KV cache of `kv_dtype` (context = step).
 std::vector<ShapeDecodeTable> ReadDecode(const SourceCsv& file, const std::string& device,
                                          const std::string& kv_dtype, std::set<std::string>& kernels) {
   const CsvColumns csv(file.text, file.path, kWhat);
   RequireColumns(csv, {"device", "kernel_source", "attn_dtype", "kv_cache_dtype", "batch_size", "isl", "step",
                        "num_heads", "num_key_value_heads", "head_dim", "latency"});
-  std::map<ShapeHeads, std::map<std::pair<int64_t, int64_t>, double>> tables;
+  DecodeRows tables;
   for (size_t r = 0; r < csv.Rows(); ++r) {
     CheckDevice(csv, r, device);
     if (!KeptAttentionRow(csv, r, kv_dtype)) continue;
@@ -288,13 +306,7 @@ std::vector<ShapeDecodeTable> ReadDecode(const SourceCsv& file, const std::strin
     tables[heads].emplace(std::pair(csv.Int(r, "batch_size", 1), csv.Int(r, "step", 0)),
                           csv.Milliseconds(r, "latency") * 1000.0);
   }
-  std::vector<ShapeDecodeTable> out;
-  for (const auto& [heads, points] : tables) {
-    ShapeDecodeTable t{heads, {}};
-    for (const auto& [key, us] : points) t.points.push_back({key.first, key.second, us});
-    out.push_back(std::move(t));
-  }
-  return out;
+  return DecodeTablesOf(tables);
 }
 
 // SGLang's MLA attention kernels (context_mla.csv: prefill, no cached
@@ -310,16 +322,14 @@ void ReadMla(const SourceCsv& context, const SourceCsv& generation, const std::s
     RequireColumns(csv, {"device", "kernel_source", "mla_dtype", "kv_cache_dtype", "num_heads", "batch_size", "isl",
                          "step", "latency"});
   };
+  // Per KV dtype: the group (its kernel from the first row), then its rows.
   std::map<std::string, ShapeMlaAttention> by_dtype;
-  auto group = [&](const CsvColumns& csv, size_t r) -> ShapeMlaAttention& {
-    ShapeMlaAttention& m = by_dtype[csv.Text(r, "kv_cache_dtype")];
-    if (m.kernel.empty()) {
-      m = {csv.Text(r, "kv_cache_dtype"), kLatent, kRope, kNope, kV, csv.Text(r, "kernel_source"), {}, {}};
-    }
-    return m;
+  auto group = [&](const CsvColumns& csv, size_t r) {
+    const std::string kv = csv.Text(r, "kv_cache_dtype");
+    by_dtype.try_emplace(kv, ShapeMlaAttention{kv, kLatent, kRope, kNope, kV, csv.Text(r, "kernel_source"), {}, {}});
   };
-  std::map<std::string, std::map<int64_t, std::map<int64_t, double>>> prefill;  // dtype -> heads -> isl
-  std::map<std::string, std::map<int64_t, std::map<std::pair<int64_t, int64_t>, double>>> decode;
+  std::map<std::string, PrefillRows> prefill;
+  std::map<std::string, DecodeRows> decode;
   int64_t repeats = 0;
   const CsvColumns c(context.text, context.path, kWhat);
   require(c);
@@ -331,7 +341,9 @@ void ReadMla(const SourceCsv& context, const SourceCsv& generation, const std::s
     }
     if (c.Int(r, "step", 0) != 0) throw InputError(context.path, c.Line(r), "step", "expected 0 (no cached prefix)");
     group(c, r);
-    repeats += prefill[kv][c.Int(r, "num_heads", 1)].emplace(c.Int(r, "isl", 1), c.Milliseconds(r, "latency") * 1000.0).second ? 0 : 1;
+    const int64_t heads = c.Int(r, "num_heads", 1);
+    const ShapeHeads key{heads, heads, kNope + kRope};
+    repeats += prefill[kv][key].emplace(c.Int(r, "isl", 1), c.Milliseconds(r, "latency") * 1000.0).second ? 0 : 1;
   }
   const CsvColumns g(generation.text, generation.path, kWhat);
   require(g);
@@ -341,20 +353,13 @@ void ReadMla(const SourceCsv& context, const SourceCsv& generation, const std::s
     if (g.Text(r, "mla_dtype") != "bfloat16" || (kv != "bfloat16" && kv != "fp8")) continue;
     if (g.Int(r, "isl", 1) != 1) throw InputError(generation.path, g.Line(r), "isl", "expected 1 (one new token)");
     group(g, r);
+    const ShapeHeads heads{g.Int(r, "num_heads", 1), 1, kLatent};
     const auto key = std::pair(g.Int(r, "batch_size", 1), g.Int(r, "step", 0));
-    repeats += decode[kv][g.Int(r, "num_heads", 1)].emplace(key, g.Milliseconds(r, "latency") * 1000.0).second ? 0 : 1;
+    repeats += decode[kv][heads].emplace(key, g.Milliseconds(r, "latency") * 1000.0).second ? 0 : 1;
   }
   for (auto& [kv, m] : by_dtype) {
-    for (const auto& [heads, points] : prefill[kv]) {
-      ShapePrefillTable t{{heads, heads, kNope + kRope}, {}};
-      for (const auto& [tokens, us] : points) t.points.push_back({tokens, us});
-      m.prefill.push_back(std::move(t));
-    }
-    for (const auto& [heads, points] : decode[kv]) {
-      ShapeDecodeTable t{{heads, 1, kLatent}, {}};
-      for (const auto& [key, us] : points) t.points.push_back({key.first, key.second, us});
-      m.decode.push_back(std::move(t));
-    }
+    m.prefill = PrefillTablesOf(prefill[kv]);
+    m.decode = DecodeTablesOf(decode[kv]);
     if (m.prefill.empty() || m.decode.empty()) {
       throw InputError(m.prefill.empty() ? context.path : generation.path, 0, "kv_cache_dtype",
                        "MLA rows of KV dtype " + kv + " in one file but not the other");
