@@ -282,6 +282,30 @@ std::string MoeKeyText(const ShapeMoeKey& k) {
          std::to_string(k.ep) + " " + k.distribution;
 }
 
+namespace {
+
+// Tokens routed to each expert per token of the batch: top-k / experts.
+double ExpertDensity(const ShapeMoeKey& key) {
+  return static_cast<double>(key.topk) / static_cast<double>(key.experts);
+}
+
+// The time of `points` (sorted, non-empty) at `tokens`, log-log between
+// the measured points around it; clamped to the measured range.
+double MoeTimeAt(const std::vector<ProfilePoint>& points, double tokens) {
+  const double t = std::clamp(tokens, static_cast<double>(points.front().key),
+                              static_cast<double>(points.back().key));
+  const auto hi = std::lower_bound(points.begin(), points.end(), t, [](const ProfilePoint& p, double v) {
+    return static_cast<double>(p.key) < v;
+  });
+  if (hi == points.begin() || static_cast<double>(hi->key) == t) return hi->time_us;
+  const auto lo = hi - 1;
+  const double f = (std::log(t) - std::log(static_cast<double>(lo->key))) /
+                   (std::log(static_cast<double>(hi->key)) - std::log(static_cast<double>(lo->key)));
+  return std::exp(std::log(lo->time_us) + f * (std::log(hi->time_us) - std::log(lo->time_us)));
+}
+
+}  // namespace
+
 std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, const ShapeCeilings& ceilings,
                                       const ShapeMoeKey& key, std::string* note, std::string* kernel) {
   std::vector<size_t> kept;
@@ -291,9 +315,10 @@ std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, 
   for (size_t i = 0; i < tables.size(); ++i) {
     const ShapeMoeKey& k = tables[i].key;
     if (k.dtype != key.dtype || k.tp != key.tp || k.ep != key.ep || k.distribution != key.distribution) continue;
+    if (tables[i].points.empty()) continue;
     kept.push_back(i);
     coords.push_back({static_cast<double>(k.hidden), static_cast<double>(k.inter),
-                      static_cast<double>(k.experts), static_cast<double>(k.topk)});
+                      static_cast<double>(k.experts), ExpertDensity(k)});
     names.push_back(std::to_string(k.hidden) + "x" + std::to_string(k.inter) + " top-" +
                     std::to_string(k.topk) + "/" + std::to_string(k.experts));
     for (const ProfilePoint& p : tables[i].points) keys.push_back(p.key);
@@ -301,21 +326,30 @@ std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, 
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   const Coords target = {static_cast<double>(key.hidden), static_cast<double>(key.inter),
-                         static_cast<double>(key.experts), static_cast<double>(key.topk)};
+                         static_cast<double>(key.experts), ExpertDensity(key)};
   const std::vector<Site> sites = NearestSites(coords, target, false);
   if (sites.empty()) return {};
   const ShapeMoeTable& nearest = tables[kept[sites.front().index]];
   if (kernel) *kernel = nearest.kernel;
   if (sites.front().distance == 0) return nearest.points;
   if (note) *note = "from " + SitesText(names, sites);
-  const auto result = TransferUtilisation<int64_t>(
-      keys, sites, [&](size_t site, int64_t t) { return PointAt(tables[kept[site]].points, t); },
-      [&](int64_t site, int64_t t) {
-        const ShapeMoeKey& k = site < 0 ? key : tables[kept[static_cast<size_t>(site)]].key;
-        return MoeSolSeconds(ceilings, k, static_cast<double>(t)) * 1e6;
-      });
+  // Each site's utilisation is read where its experts see as many tokens
+  // each as the target's do at t: t x (target's top-k / experts) / (the
+  // site's), between its measured counts (clamped to them).
+  const std::vector<double> w = Weights(sites);
   std::vector<ProfilePoint> points;
-  for (const auto& [t, us] : result) points.push_back({t, us});
+  for (const int64_t t : keys) {
+    double weighted = 0, total = 0;
+    for (size_t i = 0; i < sites.size(); ++i) {
+      const ShapeMoeTable& site = tables[kept[sites[i].index]];
+      const double tokens = std::clamp(static_cast<double>(t) * ExpertDensity(key) / ExpertDensity(site.key),
+                                       static_cast<double>(site.points.front().key),
+                                       static_cast<double>(site.points.back().key));
+      weighted += w[i] * MoeSolSeconds(ceilings, site.key, tokens) * 1e6 / MoeTimeAt(site.points, tokens);
+      total += w[i];
+    }
+    points.push_back({t, MoeSolSeconds(ceilings, key, static_cast<double>(t)) * 1e6 / (weighted / total)});
+  }
   return points;
 }
 

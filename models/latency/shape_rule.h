@@ -48,9 +48,12 @@
 //     parallelism, else the MoE group's GPUs) and ep = expert_parallel;
 //     measured as measured, otherwise utilisation transfer
 //     from the (up to) 4 nearest measured shapes of the same dtype, tp, ep
-//     and routing (distance in log2 hidden, inter, experts, top-k; weight
-//     1/d^2; no octave window), utilisation = SOL(MoeExpertsWork) / time at
-//     the dtype's ceiling. No such table: skewed routing (power_law_1.2),
+//     and routing (distance in log2 hidden, inter, experts and the routed
+//     share top-k / experts; weight 1/d^2; no octave window), utilisation =
+//     SOL(MoeExpertsWork) / time at the dtype's ceiling, each neighbour's
+//     read at equal tokens per expert: at t x share(target) / share(site)
+//     tokens, log-log between its measured counts, clamped to them (the
+//     fused kernel's GEMMs run over the tokens each expert gets). No such table: skewed routing (power_law_1.2),
 //     then the bf16 tables, each said and flagged; none at all: no table
 //     (the profile latency model prices the experts by the roofline).
 

@@ -333,6 +333,41 @@ TEST(ShapeRuleMoe, MeasuredKeyAsMeasuredOtherKeysTransferredAndFlagged) {
   EXPECT_NE(r.moe.find("no fp8 table of even or random routing"), std::string::npos) << r.moe;
 }
 
+// The fused kernel's efficiency follows the tokens each expert sees (its
+// GEMMs' M): a neighbour's utilisation is read where its experts see as
+// many tokens each as the target's. Neighbours whose utilisation is one
+// function of tokens per expert give the target that function exactly at
+// counts they measured.
+TEST(ShapeRuleMoe, TransferReadsNeighboursAtEqualTokensPerExpert) {
+  const ShapeCeilings c{1e15, 3e12, 0};
+  const auto utilisation = [](double tokens_per_expert) { return tokens_per_expert / (tokens_per_expert + 4); };
+  const auto table = [&](const ShapeMoeKey& key) {
+    ShapeMoeTable t{key, "synthetic", false, {}};
+    for (int64_t tokens = 1; tokens <= 16384; tokens *= 2) {
+      const double per_expert = static_cast<double>(tokens * key.topk) / static_cast<double>(key.experts);
+      t.points.push_back({tokens, MoeSolSeconds(c, key, static_cast<double>(tokens)) * 1e6 / utilisation(per_expert)});
+    }
+    return t;
+  };
+  // Top-8 of 64 (1/8 of the experts a token) and top-4 of 128 (1/32)
+  // around a target of top-8 of 128 (1/16).
+  const std::vector<ShapeMoeTable> tables = {table({"bfloat16", 2048, 768, 8, 64, 1, 1, "balanced"}),
+                                             table({"bfloat16", 2048, 768, 4, 128, 1, 1, "balanced"})};
+  const ShapeMoeKey target{"bfloat16", 2048, 768, 8, 128, 1, 1, "balanced"};
+  std::string note;
+  const std::vector<ProfilePoint> points = TransferMoe(tables, c, target, &note);
+  EXPECT_NE(note.find("from 2048x768 top-"), std::string::npos) << note;
+  int checked = 0;
+  for (const ProfilePoint& p : points) {
+    if (p.key < 4 || p.key > 4096) continue;  // both neighbours measured the matching counts
+    const double per_expert = static_cast<double>(p.key) / 16;
+    EXPECT_NEAR(p.time_us, MoeSolSeconds(c, target, static_cast<double>(p.key)) * 1e6 / utilisation(per_expert),
+                1e-9 * p.time_us) << p.key;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 11);
+}
+
 TEST(ShapeRuleMoe, SpeedOfLightFollowsTheRoutingATableWasTimedWith) {
   // Top-2 of 8 experts, 2 tokens, memory bound on these ceilings: balanced
   // routing touches min(8, 2 x 2) = 4 experts, uniform 8 (1 - (6/8)^2) =
@@ -500,7 +535,8 @@ TEST(ShapeRuleMoe, PowerLawRoutingTakesTheSkewedTablesAndSaysWhenNoneIsThere) {
 }
 
 // Leave-one-out on the committed H100 vLLM bf16 MoE tables: the bound is
-// what was measured when the tables were imported (median 8.8%), rounded up.
+// the goal; measured 6.3% median, 36.4% p90 since neighbours are
+// read at equal tokens per expert (7.6% / 39.2% at equal tokens).
 TEST(ShapeRuleMoe, LeaveOneOutOnTheH100VllmBf16TablesStaysWithinItsMeasuredError) {
   const ShapeRuleStudy s = StudyMoeShapeRule(Builtin("h100-sxm"), "bfloat16");
   EXPECT_GE(s.shapes, 100);
