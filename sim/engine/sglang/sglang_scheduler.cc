@@ -102,11 +102,16 @@ bool SglangScheduler::SchedulePrefill(StepPlan& plan) {
   SglangRequest* new_chunked = ContinueChunked(budget, plan);
   AdmitWaiting(lpm, budget, plan, new_chunked);
   if (plan.sequences.empty()) return false;
-  // Remove the admitted requests (they are the first ones examined minus
-  // the one refused, if any; only admitted ones changed state).
-  std::erase_if(waiting_, [](const SglangRequest* r) {
-    return r->state == RequestState::kRunning;
-  });
+  // Remove the admitted requests: AdmitWaiting takes waiting_ in order and
+  // stops at the first it refuses, so they are its first entries (a scan
+  // of the whole queue for their state cost a cache miss a request).
+  const auto admitted = static_cast<std::ptrdiff_t>(order_scratch_.size());
+  for (std::ptrdiff_t i = 0; i < admitted; ++i) {
+    EFIMSIM_CHECK(waiting_[static_cast<size_t>(i)] == order_scratch_[static_cast<size_t>(i)] &&
+                      waiting_[static_cast<size_t>(i)]->state == RequestState::kRunning,
+                  "sglang admitted requests are the head of the waiting queue");
+  }
+  waiting_.erase(waiting_.begin(), waiting_.begin() + admitted);
   chunked_ = new_chunked;
   AllocatePrefill(plan);
   return true;
