@@ -48,6 +48,25 @@ TEST(RadixCache, MatchInsideANodeSplitsItAtTheBoundary) {
   CheckNoHolders(cache);
 }
 
+// Long keys are compared in runs (radix_cache.cc, MatchLength): a first
+// difference anywhere, inside or after a run, ends the match there (page
+// aligned).
+TEST(RadixCache, MatchFindsTheFirstDifferenceInLongKeys) {
+  for (const int32_t page : {1, 16}) {
+    for (const int64_t differ : {0, 1, 63, 64, 65, 150, 199}) {
+      RadixCache cache(1024, page, true);
+      TokenVector stored(208);
+      std::iota(stored.begin(), stored.end(), 1000);
+      InsertFresh(cache, stored);
+      TokenVector asked = stored;
+      asked[static_cast<size_t>(differ)] = 7;
+      EXPECT_EQ(cache.Match(asked, 208, nullptr).length, differ / page * page) << page << " " << differ;
+      EXPECT_EQ(cache.Match(stored, 207, nullptr).length, 207 / page * page);
+      CheckNoHolders(cache);
+    }
+  }
+}
+
 TEST(RadixCache, MatchStopsAtTheLimit) {
   RadixCache cache(64, 1, true);
   InsertFresh(cache, Seq({1, 2, 3, 4}));

@@ -1,6 +1,7 @@
 #include "sim/engine/sglang/radix_cache.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "sim/base/check.h"
 
@@ -43,8 +44,16 @@ uint64_t RadixCache::ChildKey(const TokenId* page) const {
 int64_t RadixCache::MatchLength(const TokenVector& key, TokenSpan tokens, int64_t offset) const {
   const int64_t n = std::min<int64_t>(static_cast<int64_t>(key.size()),
                                       static_cast<int64_t>(tokens.size()) - offset);
+  const TokenId* a = key.data();
+  const TokenId* b = tokens.data() + offset;
+  // By memcmp (vectorized) where it can: the whole run first (a walk down
+  // the tree mostly passes whole keys), else 64-token runs, then token by
+  // token. Token by token, matching was 7% of an SGLang run's time.
+  if (std::memcmp(a, b, static_cast<size_t>(n) * sizeof(TokenId)) == 0) return n / page_size_ * page_size_;
+  constexpr int64_t kRun = 64;
   int64_t i = 0;
-  while (i < n && key[static_cast<size_t>(i)] == tokens[static_cast<size_t>(offset + i)]) ++i;
+  while (i + kRun <= n && std::memcmp(a + i, b + i, kRun * sizeof(TokenId)) == 0) i += kRun;
+  while (i < n && a[i] == b[i]) ++i;
   return i / page_size_ * page_size_;
 }
 
