@@ -116,8 +116,8 @@ void SglangCore::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
     } else {
       scheduler_.Release(&r);
     }
-    scheduler_.Remove(&r);
   }
+  scheduler_.RemoveFinished();
 }
 
 void SglangCore::ReleaseHeldKv(uint64_t request_id) {

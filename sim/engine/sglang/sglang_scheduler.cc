@@ -374,6 +374,10 @@ void SglangScheduler::Release(SglangRequest* r) {
   r->last_node = nullptr;
 }
 
+void SglangScheduler::RemoveFinished() {
+  std::erase_if(running_, [](const SglangRequest* r) { return r->state == RequestState::kFinished; });
+}
+
 void SglangScheduler::Remove(const SglangRequest* request) {
   // Aborted before its pull started: the prefill side need not wait.
   if (std::erase(remote_waiting_, request) > 0) remote_reads_.push_back({request->id, TimePoint{}});

@@ -142,9 +142,12 @@ class SglangScheduler {
   void AfterPrefill(const StepPlan& plan);
   // Inserts the request's computed tokens and releases it (finish / abort).
   void Release(SglangRequest* request);
-  // Removes a request from every queue (finish or abort); the caller
-  // released its KV first.
+  // Removes a request from every queue (abort); the caller released its KV
+  // first.
   void Remove(const SglangRequest* request);
+  // Removes the step's finished requests (kFinished; only running requests
+  // finish) from the running batch, in one pass; their KV was released.
+  void RemoveFinished();
   void OnIdle() { new_token_ratio_ = init_ratio_; }
 
   const std::deque<SglangRequest*>& waiting() const { return waiting_; }
