@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "sim/base/check.h"
 
@@ -49,6 +50,20 @@ double ProfileTable::Scale(double x_from, double y_from, double x_to, double y_t
 }
 
 TableLookup ProfileTable::RowLookup(const Row& row, double y) const {
+  if (!(y >= 0 && y < static_cast<double>(kMemoLimit)) || y != std::floor(y)) return ComputeRowLookup(row, y);
+  const auto index = static_cast<size_t>(y);
+  if (index >= row.memo.size()) {
+    row.memo.resize(std::min(kMemoLimit, std::max<size_t>(index + 1, 2 * row.memo.size())),
+                    std::numeric_limits<double>::quiet_NaN());
+  }
+  double& memo = row.memo[index];
+  if (!std::isnan(memo)) return {memo, y < row.y.front() || y > row.y.back()};
+  const TableLookup out = ComputeRowLookup(row, y);
+  memo = out.seconds;
+  return out;
+}
+
+TableLookup ProfileTable::ComputeRowLookup(const Row& row, double y) const {
   const double y_edge = std::clamp(y, row.y.front(), row.y.back());
   double seconds = row.seconds.front();
   if (row.y.size() > 1) {

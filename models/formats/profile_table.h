@@ -17,6 +17,10 @@
 // x fit(query) / fit(edge): the fit's shape beyond the grid, anchored to the
 // measurement at the edge so that there is no jump there. Such lookups are
 // flagged as extrapolated.
+//
+// Lookups memoize rows' values at integer keys (the same bits as computing
+// them again), so a table is not safe to look up from two threads at once:
+// each run builds its own.
 
 #include <cstdint>
 #include <functional>
@@ -66,8 +70,15 @@ class ProfileTable {
     double x = 0;
     std::vector<double> y;
     std::vector<double> seconds;  // as measured: returned as-is at grid points
+    // RowLookup's seconds at integer y in [0, memo.size()), NaN where not
+    // yet asked: a decode step looks up every request's context, and the
+    // same contexts come back step after step. Grown on demand up to
+    // kMemoLimit entries (1 MiB a row).
+    mutable std::vector<double> memo;
   };
+  static constexpr size_t kMemoLimit = size_t{1} << 17;
   TableLookup RowLookup(const Row& row, double y) const;
+  TableLookup ComputeRowLookup(const Row& row, double y) const;
   double Scale(double x_from, double y_from, double x_to, double y_to) const;
   // The value at `key` between a (measured at ka) and b (at kb), ka < key <
   // kb, by the table's interpolation; keys include the axis' offset.

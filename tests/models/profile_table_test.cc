@@ -78,5 +78,31 @@ TEST(ProfileTable, ExtrapolationBeyondTheGridIsFlaggedAndFollowsTheFittedRooflin
   EXPECT_FALSE(table.Lookup(1, 4096).extrapolated);
 }
 
+// Rows memoize their values at integer keys (profile_table.h): a lookup
+// asked again, in any order, from a table that has answered many others
+// gives the bits a fresh table gives, flag included, inside the grid,
+// beyond it (fit-scaled), between rows and at keys that are not integers.
+TEST(ProfileTable, RememberedLookupsAreTheBitsOfFreshOnes) {
+  const std::vector<ProfileTable::Point> points = {
+      {1, 1, 4e-6}, {1, 1023, 9e-6}, {1, 4095, 30e-6},
+      {8, 1, 6e-6}, {8, 1023, 20e-6}, {8, 2047, 41e-6}};
+  const auto fit = [](double x, double y) { return 1e-6 * (1 + x) + 1e-8 * y; };
+  const ProfileTable used(points, 0.0, 1.0, fit);
+  const std::vector<double> ys = {0, 1, 2, 700, 1023, 2047, 2048, 3000.5, 4095, 5000, 200000};
+  for (int pass = 0; pass < 2; ++pass) {
+    for (double x : {1.0, 3.0, 8.0, 9.0}) {
+      for (auto y = ys.rbegin(); y != ys.rend(); ++y) {
+        const ProfileTable fresh(points, 0.0, 1.0, fit);
+        const TableLookup a = used.Lookup(x, *y);
+        const TableLookup b = fresh.Lookup(x, *y);
+        EXPECT_EQ(a.seconds, b.seconds) << x << "," << *y;
+        EXPECT_EQ(a.extrapolated, b.extrapolated) << x << "," << *y;
+      }
+    }
+  }
+  EXPECT_TRUE(used.Lookup(8, 3000).extrapolated);  // beyond row 8's 2047
+  EXPECT_FALSE(used.Lookup(1, 3000).extrapolated);
+}
+
 }  // namespace
 }  // namespace efimsim
