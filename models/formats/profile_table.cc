@@ -33,12 +33,13 @@ ProfileTable::ProfileTable(const std::vector<Point>& points, double x_offset, do
   }
 }
 
-double ProfileTable::Between(double a, double b, double ka, double kb, double key) const {
-  if (interpolation_ == Interpolation::kLinear) {
-    const double t = (key - ka) / (kb - ka);
-    return a + t * (b - a);
-  }
-  const double t = (std::log(key) - std::log(ka)) / (std::log(kb) - std::log(ka));
+double ProfileTable::BetweenT(double ka, double kb, double key) const {
+  if (interpolation_ == Interpolation::kLinear) return (key - ka) / (kb - ka);
+  return (std::log(key) - std::log(ka)) / (std::log(kb) - std::log(ka));
+}
+
+double ProfileTable::BetweenAt(double a, double b, double t) const {
+  if (interpolation_ == Interpolation::kLinear) return a + t * (b - a);
   return std::exp(std::log(a) + t * (std::log(b) - std::log(a)));
 }
 
@@ -50,14 +51,15 @@ double ProfileTable::Scale(double x_from, double y_from, double x_to, double y_t
 }
 
 TableLookup ProfileTable::RowLookup(const Row& row, double y) const {
-  if (!(y >= 0 && y < static_cast<double>(kMemoLimit)) || y != std::floor(y)) return ComputeRowLookup(row, y);
+  if (const double* seconds = Remembered(row, y)) return {*seconds, Outside(row, y)};
+  if (!(y >= 0 && y < static_cast<double>(kMemoLimit))) return ComputeRowLookup(row, y);
   const auto index = static_cast<size_t>(y);
+  if (static_cast<double>(index) != y) return ComputeRowLookup(row, y);
   if (index >= row.memo.size()) {
     row.memo.resize(std::min(kMemoLimit, std::max<size_t>(index + 1, 2 * row.memo.size())),
                     std::numeric_limits<double>::quiet_NaN());
   }
   double& memo = row.memo[index];
-  if (!std::isnan(memo)) return {memo, y < row.y.front() || y > row.y.back()};
   const TableLookup out = ComputeRowLookup(row, y);
   memo = out.seconds;
   return out;
@@ -97,12 +99,13 @@ ProfileTable::AtX ProfileTable::At(double x) const {
                                       [](const Row& row, double value) { return row.x < value; });
   at.hi = static_cast<size_t>(hi_it - rows_.begin());
   at.on_row = hi_it->x == at.x_edge;
+  if (!at.on_row) at.t = BetweenT(rows_[at.hi - 1].x + x_offset_, hi_it->x + x_offset_, at.x_edge + x_offset_);
   return at;
 }
 
 TableLookup ProfileTable::Lookup(double x, double y) const { return Lookup(At(x), y); }
 
-TableLookup ProfileTable::Lookup(const AtX& at, double y) const {
+TableLookup ProfileTable::LookupFrom(const AtX& at, double y) const {
   TableLookup out;
   if (at.on_row) {
     out = RowLookup(rows_[at.hi], y);

@@ -61,9 +61,25 @@ class ProfileTable {
     double x_edge = 0;
     size_t hi = 0;        // row index of the upper bracket (== lo when x_edge is a row)
     bool on_row = false;  // x_edge is a row's x
+    double t = 0;         // between rows: x_edge's place between them (BetweenT)
   };
   AtX At(double x) const;
-  TableLookup Lookup(const AtX& at, double y) const;
+  // Inline: a step's decode lookups at a batch size inside the grid, at
+  // contexts asked before, take only the remembered values of its rows.
+  TableLookup Lookup(const AtX& at, double y) const {
+    if (at.x_edge == at.x) {
+      const Row& hi = rows_[at.hi];
+      if (at.on_row) {
+        if (const double* seconds = Remembered(hi, y)) return {*seconds, Outside(hi, y)};
+      } else {
+        const Row& lo = rows_[at.hi - 1];
+        const double* a = Remembered(lo, y);
+        const double* b = a != nullptr ? Remembered(hi, y) : nullptr;
+        if (b != nullptr) return {BetweenAt(*a, *b, at.t), Outside(lo, y) || Outside(hi, y)};
+      }
+    }
+    return LookupFrom(at, y);
+  }
 
  private:
   struct Row {
@@ -77,12 +93,28 @@ class ProfileTable {
     mutable std::vector<double> memo;
   };
   static constexpr size_t kMemoLimit = size_t{1} << 17;
+  // The remembered RowLookup(row, y).seconds, or null.
+  static const double* Remembered(const Row& row, double y) {
+    if (!(y >= 0 && y < static_cast<double>(kMemoLimit))) return nullptr;
+    const auto index = static_cast<size_t>(y);
+    if (static_cast<double>(index) != y || index >= row.memo.size()) return nullptr;
+    const double* seconds = &row.memo[index];
+    return *seconds == *seconds ? seconds : nullptr;  // NaN: not yet
+  }
+  static bool Outside(const Row& row, double y) { return y < row.y.front() || y > row.y.back(); }
+  TableLookup LookupFrom(const AtX& at, double y) const;
   TableLookup RowLookup(const Row& row, double y) const;
   TableLookup ComputeRowLookup(const Row& row, double y) const;
   double Scale(double x_from, double y_from, double x_to, double y_to) const;
   // The value at `key` between a (measured at ka) and b (at kb), ka < key <
   // kb, by the table's interpolation; keys include the axis' offset.
-  double Between(double a, double b, double ka, double kb, double key) const;
+  double Between(double a, double b, double ka, double kb, double key) const {
+    return BetweenAt(a, b, BetweenT(ka, kb, key));
+  }
+  // Between's two halves: the key's place t between ka and kb, and the
+  // value at t between a and b.
+  double BetweenT(double ka, double kb, double key) const;
+  double BetweenAt(double a, double b, double t) const;
 
   std::vector<Row> rows_;
   double x_offset_;
