@@ -89,10 +89,11 @@ class ProfileTable {
     // RowLookup's seconds at integer y in [0, memo.size()), NaN where not
     // yet asked: a decode step looks up every request's context, and the
     // same contexts come back step after step. Grown on demand up to
-    // kMemoLimit entries (1 MiB a row).
+    // kMemoLimit entries (512 KiB a row; keys beyond it are computed each
+    // time).
     mutable std::vector<double> memo;
   };
-  static constexpr size_t kMemoLimit = size_t{1} << 17;
+  static constexpr size_t kMemoLimit = size_t{1} << 16;
   // The remembered RowLookup(row, y).seconds, or null.
   static const double* Remembered(const Row& row, double y) {
     if (!(y >= 0 && y < static_cast<double>(kMemoLimit))) return nullptr;
