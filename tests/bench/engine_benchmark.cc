@@ -239,7 +239,6 @@ void BM_RadixMatchInsert(benchmark::State& state) {
       doc.push_back(static_cast<TokenId>(random.NextU64() % 128000));
     }
   }
-  std::vector<KvSlot> slots;
   int64_t tokens = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -249,13 +248,11 @@ void BM_RadixMatchInsert(benchmark::State& state) {
       for (const TokenVector& doc : docs) {
         const int64_t n = kBase + round * kGrowth;
         const TokenSpan prompt = TokenSpan(doc).first(static_cast<size_t>(n));
-        slots.clear();
-        const RadixMatch m = cache.Match(prompt, n - 1, &slots);
+        const RadixMatch m = cache.Match(prompt, n - 1);
         cache.IncLock(m.last);
-        cache.Allocate(n - m.length, slots);
-        const int64_t present = cache.Insert(prompt, slots);
-        cache.Free(std::span<const KvSlot>(slots).subspan(
-            static_cast<size_t>(m.length), static_cast<size_t>(present - m.length)));
+        cache.Allocate(n - m.length);
+        const int64_t present = cache.Insert(prompt);
+        cache.Free(present - m.length);
         cache.DecLock(m.last);
         tokens += n;
       }

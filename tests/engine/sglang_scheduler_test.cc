@@ -54,11 +54,11 @@ class Driver {
 
   void Check() const {
     std::vector<const RadixNode*> holders;
-    std::vector<std::span<const KvSlot>> own;
+    std::vector<int64_t> own;
     for (const auto& r : requests) {
       if (r->state != RequestState::kRunning) continue;
       holders.push_back(r->last_node);
-      own.push_back(std::span<const KvSlot>(r->slots).subspan(static_cast<size_t>(r->tree_tokens)));
+      own.push_back(r->OwnSlots());
     }
     cache.CheckInvariants(holders, own);
   }

@@ -13,9 +13,7 @@ RadixCache::RadixCache(int64_t num_slots, int32_t page_size, bool enabled)
   EFIMSIM_CHECK(num_slots >= 1 && num_slots <= INT32_MAX, "radix cache: slot count out of range");
   EFIMSIM_CHECK(page_size >= 1, "radix cache: page size must be positive");
   root_->lock_ref = 1;  // SGLang locks the root so it is never evicted
-  free_.reserve(static_cast<size_t>(num_slots));
-  // Slot 0 on top of the stack: a fresh pool hands out 0, 1, 2, ...
-  for (int64_t s = num_slots - 1; s >= 0; --s) free_.push_back(static_cast<KvSlot>(s));
+  free_slots_ = num_slots;
 }
 
 RadixCache::~RadixCache() {
@@ -84,21 +82,18 @@ RadixNode* RadixCache::SplitNode(RadixNode* child, int64_t at) {
   auto* head = new RadixNode();
   head->parent = child->parent;
   head->key.assign(child->key.begin(), child->key.begin() + at);
-  head->slots.assign(child->slots.begin(), child->slots.begin() + at);
   head->lock_ref = child->lock_ref;
   head->last_access = child->last_access;
   head->serial = next_serial_++;
   ++num_nodes_;
   child->key.erase(child->key.begin(), child->key.begin() + at);
-  child->slots.erase(child->slots.begin(), child->slots.begin() + at);
   child->parent->children[ChildKey(head->key.data())] = head;
   child->parent = head;
   head->children.emplace(ChildKey(child->key.data()), child);
   return head;
 }
 
-RadixMatch RadixCache::Match(TokenSpan tokens, int64_t limit, std::vector<KvSlot>* slots,
-                             int64_t copy_from) {
+RadixMatch RadixCache::Match(TokenSpan tokens, int64_t limit) {
   RadixMatch match{0, root_.get()};
   if (!enabled_) return match;
   limit = std::min<int64_t>(limit, static_cast<int64_t>(tokens.size())) / page_size_ * page_size_;
@@ -114,10 +109,6 @@ RadixMatch RadixCache::Match(TokenSpan tokens, int64_t limit, std::vector<KvSlot
     if (n == 0) break;
     const bool ends_inside = n < static_cast<int64_t>(child->key.size());
     if (ends_inside) child = SplitNode(child, n);
-    if (slots != nullptr && pos + n > copy_from) {
-      const int64_t skip = std::max<int64_t>(0, copy_from - pos);
-      slots->insert(slots->end(), child->slots.begin() + skip, child->slots.end());
-    }
     Touch(child, tick);
     pos += n;
     node = child;
@@ -128,8 +119,7 @@ RadixMatch RadixCache::Match(TokenSpan tokens, int64_t limit, std::vector<KvSlot
   return match;
 }
 
-int64_t RadixCache::Insert(TokenSpan tokens, std::span<const KvSlot> slots) {
-  EFIMSIM_CHECK(tokens.size() == slots.size(), "radix insert: tokens and slots differ in length");
+int64_t RadixCache::Insert(TokenSpan tokens) {
   if (!enabled_) return 0;
   const int64_t length = static_cast<int64_t>(tokens.size()) / page_size_ * page_size_;
   const TokenSpan view = tokens.first(static_cast<size_t>(length));
@@ -151,7 +141,6 @@ int64_t RadixCache::Insert(TokenSpan tokens, std::span<const KvSlot> slots) {
     auto* leaf = new RadixNode();
     leaf->parent = node;
     leaf->key.assign(view.begin() + pos, view.end());
-    leaf->slots.assign(slots.begin() + pos, slots.begin() + length);
     leaf->last_access = tick;
     leaf->serial = next_serial_++;
     ++num_nodes_;
@@ -205,8 +194,8 @@ int64_t RadixCache::Evict(int64_t tokens) {
   while (freed < tokens && !leaves_.empty()) {
     const auto first = leaves_.begin();
     RadixNode* node = leaf_nodes_.at(first->second);
-    const int64_t size = static_cast<int64_t>(node->slots.size());
-    free_.insert(free_.end(), node->slots.rbegin(), node->slots.rend());
+    const int64_t size = static_cast<int64_t>(node->key.size());
+    free_slots_ += size;
     freed += size;
     evictable_ -= size;
     stats_.evicted_tokens += size;
@@ -218,32 +207,26 @@ int64_t RadixCache::Evict(int64_t tokens) {
   return freed;
 }
 
-bool RadixCache::Allocate(int64_t n, std::vector<KvSlot>& out) {
+bool RadixCache::Allocate(int64_t n) {
   if (n <= 0) return true;
   // SGLang asks the tree for the whole request, not the deficit.
   if (available() < n) Evict(n);
   if (available() < n) return false;
-  out.insert(out.end(), free_.end() - n, free_.end());
-  free_.resize(free_.size() - static_cast<size_t>(n));
+  free_slots_ -= n;
   return true;
 }
 
-void RadixCache::Free(std::span<const KvSlot> slots) {
-  free_.insert(free_.end(), slots.rbegin(), slots.rend());
+void RadixCache::Free(int64_t n) {
+  EFIMSIM_CHECK(n >= 0 && free_slots_ + n <= num_slots_, "radix cache: freeing slots that are not held");
+  free_slots_ += n;
 }
 
 void RadixCache::CheckInvariants(std::span<const RadixNode* const> holders,
-                                 std::span<const std::span<const KvSlot>> private_slots) const {
-  std::vector<uint8_t> seen(static_cast<size_t>(num_slots_), 0);
-  auto mark = [&](KvSlot s, const char* where) {
-    EFIMSIM_CHECK(s >= 0 && s < num_slots_, std::string("radix cache: slot out of range in ") + where);
-    EFIMSIM_CHECK(seen[static_cast<size_t>(s)] == 0,
-                  "radix cache: slot " + std::to_string(s) + " referenced twice (" + where + ")");
-    seen[static_cast<size_t>(s)] = 1;
-  };
-  for (const KvSlot s : free_) mark(s, "free list");
-  for (const auto& slots : private_slots) {
-    for (const KvSlot s : slots) mark(s, "a request's private slots");
+                                 std::span<const int64_t> private_slots) const {
+  int64_t held = 0;
+  for (const int64_t n : private_slots) {
+    EFIMSIM_CHECK(n >= 0, "radix cache: a request holds a negative slot count");
+    held += n;
   }
   std::unordered_map<const RadixNode*, int32_t> expected;
   for (const RadixNode* h : holders) {
@@ -256,15 +239,13 @@ void RadixCache::CheckInvariants(std::span<const RadixNode* const> holders,
     stack.pop_back();
     for (const auto& [key, child] : node->children) {
       EFIMSIM_CHECK(child->parent == node, "radix cache: broken parent link");
-      EFIMSIM_CHECK(!child->key.empty() && child->key.size() == child->slots.size() &&
-                        child->key.size() % static_cast<size_t>(page_size_) == 0,
-                    "radix cache: node key and slots disagree");
+      EFIMSIM_CHECK(!child->key.empty() && child->key.size() % static_cast<size_t>(page_size_) == 0,
+                    "radix cache: a node's key is not whole pages");
       EFIMSIM_CHECK(key == ChildKey(child->key.data()), "radix cache: child under a wrong key");
       stack.push_back(child);
     }
     if (node == root_.get()) continue;
     ++nodes;
-    for (const KvSlot s : node->slots) mark(s, "the tree");
     const auto it = expected.find(node);
     const int32_t want = it == expected.end() ? 0 : it->second;
     EFIMSIM_CHECK(node->lock_ref == want, "radix cache: node lock count " +
@@ -275,9 +256,10 @@ void RadixCache::CheckInvariants(std::span<const RadixNode* const> holders,
     EFIMSIM_CHECK(candidate == node->in_leaf_set, "radix cache: eviction candidate set is stale");
     leaves += candidate ? 1 : 0;
   }
-  for (size_t s = 0; s < seen.size(); ++s) {
-    EFIMSIM_CHECK(seen[s] == 1, "radix cache: slot " + std::to_string(s) + " leaked");
-  }
+  EFIMSIM_CHECK(free_slots_ >= 0 && free_slots_ + evictable + protected_tokens + held == num_slots_,
+                "radix cache: " + std::to_string(free_slots_) + " free + " +
+                    std::to_string(evictable + protected_tokens) + " in the tree + " + std::to_string(held) +
+                    " held by requests != " + std::to_string(num_slots_) + " slots");
   EFIMSIM_CHECK(evictable == evictable_ && protected_tokens == protected_,
                 "radix cache: evictable / protected sizes disagree with the tree");
   EFIMSIM_CHECK(nodes == num_nodes_, "radix cache: node count disagrees");

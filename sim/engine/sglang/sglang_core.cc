@@ -60,7 +60,6 @@ void SglangCore::FillPrompt(const ClientRequest& client_request, SglangRequest& 
 std::unique_ptr<Request> SglangCore::Add(ClientRequest& client_request, TimePoint now) {
   auto request = std::make_unique<SglangRequest>();
   InitRequest(client_request, now, *request);
-  request->slots.reserve(static_cast<size_t>(request->prompt_tokens + request->max_output_tokens));
   if (!client_request.prompt.empty()) {
     // Taken, not copied: the prompt is the request's token stream.
     request->tokens = std::move(client_request.prompt);
@@ -105,11 +104,9 @@ void SglangCore::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
       held->id = r.id;
       held->num_computed_tokens = r.num_computed_tokens;
       held->tokens = std::move(r.tokens);
-      held->slots = std::move(r.slots);
       held->tree_tokens = r.tree_tokens;
       held->last_node = r.last_node;
       r.tokens.clear();
-      r.slots.clear();
       r.tree_tokens = 0;
       r.last_node = nullptr;
       held_kv_.emplace(r.id, std::move(held));
@@ -157,18 +154,18 @@ EngineCounters SglangCore::Counters() const {
 
 void SglangCore::CheckInvariants(const LiveRequests& live) const {
   std::vector<const RadixNode*> holders;
-  std::vector<std::span<const KvSlot>> private_slots;
+  std::vector<int64_t> private_slots;
   size_t running = 0, waiting = 0, pulling = 0;
   for (const auto& [id, request] : live) {
     const SglangRequest& r = static_cast<const SglangRequest&>(*request);
     const bool holds = r.state == RequestState::kRunning || r.state == RequestState::kLoadingKv;
-    EFIMSIM_CHECK(holds || r.slots.empty(), "an sglang request that is not running holds slots");
-    EFIMSIM_CHECK(static_cast<int64_t>(r.slots.size()) == (holds ? r.num_computed_tokens : 0),
-                  "an sglang request's slots disagree with its progress");
+    EFIMSIM_CHECK(holds || (r.num_computed_tokens == 0 && r.tree_tokens == 0),
+                  "an sglang request that is not running holds slots");
+    EFIMSIM_CHECK(r.tree_tokens >= 0 && r.tree_tokens <= r.num_computed_tokens,
+                  "an sglang request's tree prefix is past its progress");
     if (holds) {
       holders.push_back(r.last_node);
-      private_slots.push_back(std::span<const KvSlot>(r.slots).subspan(
-          static_cast<size_t>(r.tree_tokens)));
+      private_slots.push_back(r.OwnSlots());
       ++(r.state == RequestState::kRunning ? running : pulling);
     } else {
       ++waiting;
@@ -177,8 +174,7 @@ void SglangCore::CheckInvariants(const LiveRequests& live) const {
   for (const auto& [id, held] : held_kv_) {
     EFIMSIM_CHECK(live.find(id) == live.end(), "a live sglang request's KV is held as finished");
     holders.push_back(held->last_node);
-    private_slots.push_back(std::span<const KvSlot>(held->slots).subspan(
-        static_cast<size_t>(held->tree_tokens)));
+    private_slots.push_back(held->OwnSlots());
   }
   cache_.CheckInvariants(holders, private_slots);
   const size_t chunked = scheduler_.chunked() != nullptr ? 1 : 0;

@@ -29,9 +29,9 @@ SglangScheduler::SglangScheduler(SglangLimits limits, RadixCache& cache)
   new_token_ratio_ = init_ratio_;
 }
 
-void SglangScheduler::MatchPrefix(SglangRequest* request, std::vector<KvSlot>* slots) {
+void SglangScheduler::MatchPrefix(SglangRequest* request) {
   const int64_t n = request->num_tokens;
-  const RadixMatch match = cache_.Match(request->tokens, n - 1, slots);
+  const RadixMatch match = cache_.Match(request->tokens, n - 1);
   request->match_tokens = match.length;
   request->last_node = match.last;
 }
@@ -63,7 +63,7 @@ void SglangScheduler::ServeRemote(TimePoint now) {
     const int64_t others = static_cast<int64_t>(running_.size() + pulling_.size());
     const int64_t room = cache_.available() + cache_.evictable() - kDecodeReservedTokens * others;
     const int64_t need = others == 0 ? pulled : pulled + kDecodeReservedTokens;
-    if (need > room || !cache_.Allocate(pulled, r->slots)) break;
+    if (need > room || !cache_.Allocate(pulled)) break;
     remote_waiting_.pop_front();
     r->num_computed_tokens = pulled;
     r->kv_load_done = pulled > 0 ? kv_link_->StartTransfer(now, pulled) : now;
@@ -125,7 +125,7 @@ bool SglangScheduler::SortWaitingByPrefix() {
   const bool lpm = limits_.lpm && cache_.enabled() &&
                    static_cast<int64_t>(waiting_.size()) <= kLpmQueueCutoff;
   if (lpm) {
-    for (SglangRequest* r : waiting_) MatchPrefix(r, nullptr);
+    for (SglangRequest* r : waiting_) MatchPrefix(r);
     std::stable_sort(waiting_.begin(), waiting_.end(),
                      [](const SglangRequest* a, const SglangRequest* b) {
                        return a->match_tokens > b->match_tokens;
@@ -181,7 +181,7 @@ void SglangScheduler::AdmitWaiting(bool lpm, Budget& budget, StepPlan& plan,
   for (SglangRequest* r : waiting_) {
     if (static_cast<int64_t>(plan.sequences.size()) >= allocatable) break;
     EFIMSIM_CHECK(r->num_computed_tokens == 0, "waiting sglang request with progress");
-    if (!lpm) MatchPrefix(r, nullptr);
+    if (!lpm) MatchPrefix(r);
     const int64_t scheduled = FitWaiting(r, plan.sequences.empty(), budget, new_chunked);
     if (scheduled == 0) break;
     Admit(r, scheduled, plan);
@@ -230,9 +230,8 @@ int64_t SglangScheduler::FitWaiting(SglangRequest* r, bool batch_empty, Budget& 
 void SglangScheduler::Admit(SglangRequest* r, int64_t scheduled, StepPlan& plan) {
   const int64_t prefix = r->match_tokens;
   // The request keeps the lock FitWaiting took and the prefix's slots.
-  r->slots.clear();
-  MatchPrefix(r, &r->slots);
-  EFIMSIM_CHECK(static_cast<int64_t>(r->slots.size()) == prefix, "sglang prefix changed");
+  MatchPrefix(r);
+  EFIMSIM_CHECK(r->match_tokens == prefix, "sglang prefix changed");
   r->tree_tokens = prefix;
   plan.sequences.push_back({r, scheduled, prefix});
   ++counters_.lookups;
@@ -250,8 +249,7 @@ void SglangScheduler::AllocatePrefill(StepPlan& plan) {
   plan.kind = StepKind::kPrefill;
   for (ScheduledSequence& seq : plan.sequences) {
     SglangRequest* r = static_cast<SglangRequest*>(seq.request);
-    EFIMSIM_CHECK(cache_.Allocate(seq.new_tokens, r->slots),
-                  "sglang admission admitted more KV than exists");
+    EFIMSIM_CHECK(cache_.Allocate(seq.new_tokens), "sglang admission admitted more KV than exists");
     r->num_computed_tokens = seq.context_tokens + seq.new_tokens;
     plan.total_tokens += seq.new_tokens;
   }
@@ -267,7 +265,7 @@ void SglangScheduler::ScheduleDecode(StepPlan& plan) {
   }
   plan.kind = StepKind::kDecode;
   for (SglangRequest* r : running_) {
-    EFIMSIM_CHECK(cache_.Allocate(1, r->slots), "sglang decode could not get a slot after retracting");
+    EFIMSIM_CHECK(cache_.Allocate(1), "sglang decode could not get a slot after retracting");
     plan.sequences.push_back({r, 1, r->num_computed_tokens});
     r->num_computed_tokens += 1;
     EFIMSIM_CHECK(r->num_computed_tokens == r->num_tokens, "decode of an unfinished prefill");
@@ -295,10 +293,8 @@ void SglangScheduler::Retract(StepPlan& plan) {
     SglangRequest* victim = order.back();
     order.pop_back();
     // release_kv_cache(is_insert=False): the tree keeps what it has.
-    cache_.Free(std::span<const KvSlot>(victim->slots).subspan(
-        static_cast<size_t>(victim->tree_tokens)));
+    cache_.Free(victim->OwnSlots());
     cache_.DecLock(victim->last_node);
-    victim->slots.clear();
     victim->tree_tokens = 0;
     victim->last_node = nullptr;
     victim->num_computed_tokens = 0;
@@ -323,21 +319,12 @@ void SglangScheduler::CacheUnfinished(SglangRequest* r) {
   if (!cache_.enabled()) return;
   const int64_t computed = r->num_computed_tokens;
   const TokenSpan tokens = TokenSpan(r->tokens).first(static_cast<size_t>(computed));
-  const std::span<const KvSlot> slots = std::span<const KvSlot>(r->slots).first(static_cast<size_t>(computed));
-  const int64_t present = cache_.Insert(tokens, slots);
-  if (present > r->tree_tokens) {
-    cache_.Free(slots.subspan(static_cast<size_t>(r->tree_tokens),
-                              static_cast<size_t>(present - r->tree_tokens)));
-  }
-  // The tree's slots replace the freed duplicates; positions before
-  // tree_tokens already are the tree's, and those after `present` are now
-  // the new leaf's, which are the request's own.
-  std::vector<KvSlot>& tree_slots = slot_scratch_;
-  tree_slots.clear();
-  const RadixMatch match =
-      cache_.Match(tokens, computed, present > r->tree_tokens ? &tree_slots : nullptr,
-                   r->tree_tokens);
-  std::copy(tree_slots.begin(), tree_slots.end(), r->slots.begin() + r->tree_tokens);
+  // The tree takes the slots of [present, inserted) (its new leaf); the
+  // request's slots for [tree_tokens, present) duplicate the tree's and are
+  // freed; it keeps [inserted, computed) (a partial page).
+  const int64_t present = cache_.Insert(tokens);
+  if (present > r->tree_tokens) cache_.Free(present - r->tree_tokens);
+  const RadixMatch match = cache_.Match(tokens, computed);
   cache_.DecLock(r->last_node);
   cache_.IncLock(match.last);
   r->last_node = match.last;
@@ -355,21 +342,18 @@ void SglangScheduler::AfterPrefill(const StepPlan& plan) {
 
 void SglangScheduler::Release(SglangRequest* r) {
   const int64_t computed = r->num_computed_tokens;
-  const std::span<const KvSlot> slots(r->slots);
   if (cache_.enabled()) {
     const TokenSpan tokens = TokenSpan(r->tokens).first(static_cast<size_t>(computed));
-    const int64_t present = cache_.Insert(tokens, slots.first(static_cast<size_t>(computed)));
+    const int64_t present = cache_.Insert(tokens);
     const int64_t inserted = computed / cache_.page_size() * cache_.page_size();
-    if (present > r->tree_tokens) {
-      cache_.Free(slots.subspan(static_cast<size_t>(r->tree_tokens),
-                                static_cast<size_t>(present - r->tree_tokens)));
-    }
-    cache_.Free(slots.subspan(static_cast<size_t>(std::max(inserted, r->tree_tokens))));
+    // Duplicates of the tree's [tree_tokens, present), and the tail past
+    // the last whole page; the new leaf took [present, inserted).
+    if (present > r->tree_tokens) cache_.Free(present - r->tree_tokens);
+    cache_.Free(computed - std::max(inserted, r->tree_tokens));
   } else {
-    cache_.Free(slots);
+    cache_.Free(r->OwnSlots());
   }
   cache_.DecLock(r->last_node);
-  r->slots.clear();
   r->tree_tokens = 0;
   r->last_node = nullptr;
 }

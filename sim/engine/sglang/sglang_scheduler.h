@@ -70,11 +70,13 @@
 namespace efimsim {
 
 // A request inside the SGLang engine: the shared lifecycle plus its token
-// stream and KV slots.
+// stream and KV slots. While it holds KV (running or loading it), the KV of
+// tokens [0, num_computed_tokens) is in slots: those of [0, tree_tokens) are
+// the tree's (locked through last_node), the rest its own
+// (OwnSlots()).
 struct SglangRequest : Request {
   TokenVector tokens;             // prompt, then generated tokens
-  std::vector<KvSlot> slots;      // KV of tokens [0, num_computed_tokens)
-  int64_t tree_tokens = 0;        // slots [0, tree_tokens) belong to the tree
+  int64_t tree_tokens = 0;        // tokens [0, tree_tokens) have the tree's slots
   RadixNode* last_node = nullptr; // locked path end while it holds KV
   int64_t match_tokens = 0;       // cached prefix found by the last match
   // Disaggregated serving, decode side (ClientRequest::remote_prefill_tokens):
@@ -83,6 +85,9 @@ struct SglangRequest : Request {
   TimePoint kv_load_done;         // kLoadingKv: when the pull completes
   // Prefill side: at finish the KV stays until the decode side has read it.
   bool hold_kv_until_read = false;
+
+  // Slots it holds outside the tree (0 unless it holds KV).
+  int64_t OwnSlots() const { return num_computed_tokens - tree_tokens; }
 };
 
 struct SglangLimits {
@@ -190,7 +195,7 @@ class SglangScheduler {
   void ScheduleDecode(StepPlan& plan);
   void Retract(StepPlan& plan);
   void CacheUnfinished(SglangRequest* request);
-  void MatchPrefix(SglangRequest* request, std::vector<KvSlot>* slots);
+  void MatchPrefix(SglangRequest* request);
   double RemTotal(const Budget& budget) const;
   AddResult BudgetState(const Budget& budget) const;
 
@@ -204,7 +209,6 @@ class SglangScheduler {
   std::vector<SglangRequest*> pulling_;        // pre-allocated, KV on its way
   std::vector<RemoteKvRead> remote_reads_;
   std::vector<SglangRequest*> order_scratch_;
-  std::vector<KvSlot> slot_scratch_;
   double init_ratio_;
   double min_ratio_;
   double ratio_decay_;
