@@ -110,10 +110,13 @@ std::string RenderRunHeader(const ExperimentResult& result) {
     const std::string decode_gpu = setting("decode_gpu");
     const std::string decode_pool =
         decode_gpu.empty() ? "" : " on " + decode_gpu + " at TP " + setting("decode_tp");
+    const std::string dp_ranks = SettingText(info, "data_parallel", "ranks_per_replica");
     out += "disaggregated: " + prefill_pool + " prefill + " + setting("decode_replicas") +
-           " decode replicas" + decode_pool + " (routers " + setting("router") + ", " +
+           " decode replicas" + (dp_ranks.empty() ? "" : " of " + dp_ranks + " data-parallel ranks each") +
+           decode_pool + " (routers " + setting("router") + ", " +
            setting("decode_router") +
-           "), KV pulled at " + setting("kv_link_gbps_per_replica") + " GB/s per decode replica + " +
+           "), KV pulled at " + setting("kv_link_gbps_per_replica") +
+           (dp_ranks.empty() ? " GB/s per decode replica + " : " GB/s per decode rank + ") +
            setting("kv_link_latency_us") +
            " us per pull; " +
            (SettingText(info, "engine", "name") == "sglang" ? "SGLang PD mode" : "vLLM P/D connector") +

@@ -58,6 +58,19 @@ void DataParallelGroup::Submit(ClientRequest request) {
   ranks_[rank]->Submit(std::move(request));
 }
 
+void DataParallelGroup::set_remote_kv_read_observer(RemoteKvReadObserver* observer) {
+  for (const auto& rank : ranks_) rank->set_remote_kv_read_observer(observer);
+}
+
+void DataParallelGroup::ReleaseHeldKv(uint64_t request_id, TimePoint at) {
+  for (const auto& rank : ranks_) {
+    if (rank->holds_kv(request_id)) {
+      rank->ReleaseHeldKv(request_id, at);
+      return;
+    }
+  }
+}
+
 void DataParallelGroup::Cancel(uint64_t request_id) {
   // Unknown ids are a no-op on a rank, so the rank that holds it acts.
   for (const auto& rank : ranks_) rank->Cancel(request_id);

@@ -61,6 +61,10 @@ class DataParallelGroup final : public EngineReplica, private StepGate {
   void set_step_observer(StepObserver* observer) override;
   int64_t outstanding_requests() const override;
   bool kv_all_free() const override;
+  // Disaggregated serving: every rank reports its remote reads; a held
+  // prefill leg's KV is released by the rank that holds it.
+  void set_remote_kv_read_observer(RemoteKvReadObserver* observer) override;
+  void ReleaseHeldKv(uint64_t request_id, TimePoint at) override;
 
   // The rank the next request would go to on the counts as they stand
   // (tests): Submit may first take a new publication (vLLM), and only

@@ -182,6 +182,7 @@ class EngineCore {
   // KV the engine still holds, and the release of one (freed as Release
   // frees an aborted request's; unknown ids are ignored).
   virtual int64_t held_kv_requests() const { return 0; }
+  virtual bool holds_kv(uint64_t /*request_id*/) const { return false; }
   virtual void ReleaseHeldKv(uint64_t /*request_id*/) {}
   // Decode side: appends the remote reads decided since the last call
   // (pulls started, remote requests admitted without one or removed).

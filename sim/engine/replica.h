@@ -72,6 +72,8 @@ class Replica final : public EngineReplica {
   bool kv_all_free() const override { return core_->kv_all_free(); }
   void set_remote_kv_read_observer(RemoteKvReadObserver* observer) override { remote_reads_observer_ = observer; }
   void ReleaseHeldKv(uint64_t request_id, TimePoint at) override;
+  // Whether the core holds `request_id`'s KV for a remote read.
+  bool holds_kv(uint64_t request_id) const { return core_->holds_kv(request_id); }
 
   // Requests in the core's waiting queue, and all it holds (data-parallel
   // routing: vLLM scores a rank 4 x waiting + running).

@@ -196,11 +196,6 @@ void CheckSettings(const ExperimentConfig& config) {
   }
   if (config.replicas < 1) throw UsageError("--replicas: must be at least 1");
   if (config.replicas > 4096) throw UsageError("--replicas: at most 4096");
-  if (config.engine.data_parallel_size > 1) {
-    if (config.prefill_replicas > 0) {
-      throw UsageError("--data-parallel-size: not modelled with disaggregated serving (--prefill-replicas)");
-    }
-  }
   if (config.prefill_replicas > 0) {
     if (config.replicas != 1) {
       throw UsageError("--replicas: with --prefill-replicas the pools are --prefill-replicas and "
@@ -213,7 +208,12 @@ void CheckSettings(const ExperimentConfig& config) {
         throw UsageError(std::string("--decode-gpu: ") + e.what());
       }
     }
-    DecodePoolConfig(config);  // --decode-engine-args parse and lie in range
+    // --decode-engine-args parse and lie in range; both pools run the
+    // run's data parallelism (each replica of either pool a group of ranks).
+    if (DecodePoolConfig(config).engine.data_parallel_size != config.engine.data_parallel_size) {
+      throw UsageError("--decode-engine-args: --data-parallel-size: the decode pool runs the run's "
+                       "--data-parallel-size (" + std::to_string(config.engine.data_parallel_size) + ")");
+    }
   } else {
     const ExperimentConfig defaults;
     if (config.decode_replicas != defaults.decode_replicas ||
@@ -465,7 +465,8 @@ ExperimentConfig DecodePoolConfig(const ExperimentConfig& c) {
 
 int64_t DeploymentGpus(const ExperimentConfig& c) {
   if (c.prefill_replicas == 0) return c.replicas * c.engine.data_parallel_size * c.latency.tensor_parallel;
-  return c.prefill_replicas * c.latency.tensor_parallel + c.decode_replicas * DecodeTp(c);
+  return (c.prefill_replicas * c.latency.tensor_parallel + c.decode_replicas * DecodeTp(c)) *
+         c.engine.data_parallel_size;
 }
 
 ExperimentResult RunExperiment(const ExperimentConfig& config) {
@@ -511,9 +512,9 @@ ExperimentResult RunExperiment(const ExperimentConfig& config) {
     decode_context.prefix_caching =
         decode_context.prefix_caching && decode_parts.engine.pd_decode_prefix_caching;
     AddReplicas(parts, parts.engine_context, config.prefill_replicas, simulator, pair, steps,
-                replicas);
+                replicas, &data_parallel_groups);
     AddReplicas(decode_parts, decode_context, config.decode_replicas, simulator, observer, steps,
-                replicas);
+                replicas, &data_parallel_groups);
     for (size_t i = prefill_count; i < replicas.size(); ++i) replicas[i]->set_remote_kv_read_observer(&pair);
     prefill_router.emplace(Pointers(replicas, 0, prefill_count), MakeRoutingPolicy(config.router));
   } else {

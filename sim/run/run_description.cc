@@ -169,6 +169,11 @@ void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model
   const int64_t ranks = config.engine.data_parallel_size;
   c.push_back({"ranks_per_replica", ranks});
   c.push_back({"gpus_per_replica", ranks * config.latency.tensor_parallel});
+  if (config.prefill_replicas > 0) {
+    c.push_back({"pools", std::string("prefill and decode replicas alike are groups of ranks; a prefill "
+                                      "leg's KV is read from the rank that computed it")});
+    c.push_back({"gpus_per_decode_replica", ranks * DecodeTp(config)});
+  }
   if (routing == DataParallelRouting::kSglangRoundRobin) {
     c.push_back({"sglang_flags", "--tp " + std::to_string(ranks * config.latency.tensor_parallel) + " --dp-size " +
                                      std::to_string(ranks) + " --enable-dp-attention"});

@@ -236,6 +236,43 @@ TEST(DisaggregationScenario, StaleRequestsAreCancelledInEitherPool) {
   EXPECT_GE(static_cast<double>(split.summary.requests_cancelled), 0.97 * issued);
 }
 
+// --data-parallel-size with disaggregated pools: every replica of either
+// pool is a group of ranks (an MoE model's step together), each prefill
+// leg's KV is held by the rank that computed it until the decode rank has
+// read it, and GPUs count every rank. Checked with --check-invariants (every
+// block back in its rank's pool at the end), under both engines.
+TEST(DisaggregationScenario, DataParallelPoolsServeEveryRequestAndFreeEveryRank) {
+  for (const bool sglang : {false, true}) {
+    ExperimentConfig config = Disaggregated(OneUser("efim"), 0.5, 500);  // a slow link: KV is held a while
+    if (sglang) config = Sglang(config);
+    config.engine.model = "qwen3-coder-30b-a3b";
+    config.engine.data_parallel_size = 2;
+    config.users = 8;
+    config.think_time_ms = 0;
+    const ExperimentResult run = RunExperiment(config);
+    EXPECT_EQ(run.summary.requests_completed, 24) << sglang;
+    EXPECT_EQ(run.summary.engine.part("kv_transfers"), 24) << sglang;
+    EXPECT_GT(std::stod(SettingText(run.info, "disaggregation", "prefill_kv_held_mean_ms", 9)), 0.5) << sglang;
+    EXPECT_EQ(SettingText(run.info, "data_parallel", "ranks_per_replica", 0), "2");
+    EXPECT_EQ(SettingText(run.info, "data_parallel", "gpus_per_decode_replica", 0), "2");
+    EXPECT_EQ(DeploymentGpus(config), 4);
+    config.decode_tp = 2;
+    EXPECT_EQ(DeploymentGpus(config), 6);  // (1 x 1 + 1 x 2) x 2 ranks
+  }
+  // Both pools run the run's data parallelism.
+  ExperimentConfig mixed = Disaggregated(OneUser("efim"), 50, 20);
+  mixed.engine.model = "qwen3-coder-30b-a3b";
+  mixed.engine.data_parallel_size = 2;
+  mixed.decode_engine_args = "--data-parallel-size 4";
+  try {
+    RunExperiment(mixed);
+    ADD_FAILURE() << "pools of different data parallelism were not refused";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("the decode pool runs the run's --data-parallel-size (2)"),
+              std::string::npos) << e.what();
+  }
+}
+
 TEST(DisaggregationScenario, BadCombinationsAreRefused) {
   ExperimentConfig both = Disaggregated(OneUser("efim"), 50, 20);
   both.replicas = 2;

@@ -68,6 +68,7 @@ class SglangCore final : public EngineCore {
   // holders) plus request/queue consistency.
   void CheckInvariants(const LiveRequests& live) const override;
   int64_t held_kv_requests() const override { return static_cast<int64_t>(held_kv_.size()); }
+  bool holds_kv(uint64_t request_id) const override { return held_kv_.count(request_id) > 0; }
   void ReleaseHeldKv(uint64_t request_id) override;
   void TakeRemoteKvReads(std::vector<RemoteKvRead>& out) override { scheduler_.TakeRemoteReads(out); }
 
