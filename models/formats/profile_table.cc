@@ -52,16 +52,14 @@ double ProfileTable::Scale(double x_from, double y_from, double x_to, double y_t
 
 TableLookup ProfileTable::RowLookup(const Row& row, double y) const {
   if (const double* seconds = Remembered(row, y)) return {*seconds, Outside(row, y)};
-  if (!(y >= 0 && y < static_cast<double>(kMemoLimit))) return ComputeRowLookup(row, y);
-  const auto index = static_cast<size_t>(y);
-  if (static_cast<double>(index) != y) return ComputeRowLookup(row, y);
+  const TableLookup out = ComputeRowLookup(row, y);
+  const size_t index = MemoIndex(y);
+  if (index == kNotRemembered) return out;
   if (index >= row.memo.size()) {
     row.memo.resize(std::min(kMemoLimit, std::max<size_t>(index + 1, 2 * row.memo.size())),
                     std::numeric_limits<double>::quiet_NaN());
   }
-  double& memo = row.memo[index];
-  const TableLookup out = ComputeRowLookup(row, y);
-  memo = out.seconds;
+  row.memo[index] = out.seconds;
   return out;
 }
 

@@ -94,11 +94,18 @@ class ProfileTable {
     mutable std::vector<double> memo;
   };
   static constexpr size_t kMemoLimit = size_t{1} << 16;
+  static constexpr size_t kNotRemembered = static_cast<size_t>(-1);
+  // y's entry in a row's memo: y itself when it is an integer in [0,
+  // kMemoLimit), else kNotRemembered.
+  static size_t MemoIndex(double y) {
+    if (!(y >= 0 && y < static_cast<double>(kMemoLimit))) return kNotRemembered;
+    const auto index = static_cast<size_t>(y);
+    return static_cast<double>(index) == y ? index : kNotRemembered;
+  }
   // The remembered RowLookup(row, y).seconds, or null.
   static const double* Remembered(const Row& row, double y) {
-    if (!(y >= 0 && y < static_cast<double>(kMemoLimit))) return nullptr;
-    const auto index = static_cast<size_t>(y);
-    if (static_cast<double>(index) != y || index >= row.memo.size()) return nullptr;
+    const size_t index = MemoIndex(y);
+    if (index >= row.memo.size()) return nullptr;  // kNotRemembered included
     const double* seconds = &row.memo[index];
     return *seconds == *seconds ? seconds : nullptr;  // NaN: not yet
   }
