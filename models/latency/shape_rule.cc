@@ -289,19 +289,11 @@ double ExpertDensity(const ShapeMoeKey& key) {
   return static_cast<double>(key.topk) / static_cast<double>(key.experts);
 }
 
-// The time of `points` (sorted, non-empty) at `tokens`, log-log between
-// the measured points around it; clamped to the measured range.
-double MoeTimeAt(const std::vector<ProfilePoint>& points, double tokens) {
-  const double t = std::clamp(tokens, static_cast<double>(points.front().key),
-                              static_cast<double>(points.back().key));
-  const auto hi = std::lower_bound(points.begin(), points.end(), t, [](const ProfilePoint& p, double v) {
-    return static_cast<double>(p.key) < v;
-  });
-  if (hi == points.begin() || static_cast<double>(hi->key) == t) return hi->time_us;
-  const auto lo = hi - 1;
-  const double f = (std::log(t) - std::log(static_cast<double>(lo->key))) /
-                   (std::log(static_cast<double>(hi->key)) - std::log(static_cast<double>(lo->key)));
-  return std::exp(std::log(lo->time_us) + f * (std::log(hi->time_us) - std::log(lo->time_us)));
+// `points` (us by tokens) as a log-log table, read inside its range only.
+ProfileTable LogLogCurve(const std::vector<ProfilePoint>& points) {
+  std::vector<ProfileTable::Point> curve;
+  for (const ProfilePoint& p : points) curve.push_back({1.0, static_cast<double>(p.key), p.time_us});
+  return ProfileTable(curve, 0.0, 0.0, [](double, double) { return 1.0; }, Interpolation::kLogLog);
 }
 
 }  // namespace
@@ -337,6 +329,8 @@ std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, 
   // each as the target's do at t: t x (target's top-k / experts) / (the
   // site's), between its measured counts (clamped to them).
   const std::vector<double> w = Weights(sites);
+  std::vector<ProfileTable> curves;
+  for (const Site& site : sites) curves.push_back(LogLogCurve(tables[kept[site.index]].points));
   std::vector<ProfilePoint> points;
   for (const int64_t t : keys) {
     double weighted = 0, total = 0;
@@ -345,7 +339,8 @@ std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, 
       const double tokens = std::clamp(static_cast<double>(t) * ExpertDensity(key) / ExpertDensity(site.key),
                                        static_cast<double>(site.points.front().key),
                                        static_cast<double>(site.points.back().key));
-      weighted += w[i] * MoeSolSeconds(ceilings, site.key, tokens) * 1e6 / MoeTimeAt(site.points, tokens);
+      const double us = curves[i].Lookup(1.0, tokens).seconds;  // the curve holds us
+      weighted += w[i] * MoeSolSeconds(ceilings, site.key, tokens) * 1e6 / us;
       total += w[i];
     }
     points.push_back({t, MoeSolSeconds(ceilings, key, static_cast<double>(t)) * 1e6 / (weighted / total)});
