@@ -57,7 +57,6 @@
 
 namespace efimsim {
 
-
 struct RadixNode {
   RadixNode* parent = nullptr;
   TokenVector key;  // tokens of the edge from parent to this node; it owns one slot each

@@ -230,6 +230,10 @@ int64_t SglangScheduler::FitWaiting(SglangRequest* r, bool batch_empty, Budget& 
 void SglangScheduler::Admit(SglangRequest* r, int64_t scheduled, StepPlan& plan) {
   const int64_t prefix = r->match_tokens;
   // The request keeps the lock FitWaiting took and the prefix's slots.
+  // Matched again, refreshing the path's LRU time: under lpm this stands
+  // for SGLang's init_next_round_input match of the request; under fcfs
+  // AdmitWaiting has just made that match and nothing was touched since,
+  // so no order changes. The prefix is locked: it cannot have changed.
   MatchPrefix(r);
   EFIMSIM_CHECK(r->match_tokens == prefix, "sglang prefix changed");
   r->tree_tokens = prefix;
