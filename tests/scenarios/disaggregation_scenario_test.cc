@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
@@ -15,6 +16,7 @@
 #include "sim/run/experiment.h"
 #include "sim/run/run_params.h"
 #include "sim/run/workload_options.h"
+#include "traces/tokenizer/default_tokenizer_path.h"
 
 namespace efimsim {
 namespace {
@@ -197,6 +199,10 @@ TEST(DisaggregationScenario, SessionAffinityOnDecodeSendsOnlyWhatChanged) {
 }
 
 TEST(DisaggregationScenario, StaleRequestsAreCancelledInEitherPool) {
+  // The typing workload tokenizes its text with the Llama-3.1 tokenizer.
+  if (!std::filesystem::exists(tokenizer::DefaultTokenizerPath())) {
+    GTEST_SKIP() << "no tokenizer at " << tokenizer::DefaultTokenizerPath() << " (run scripts/fetch-tokenizer)";
+  }
   // Fast typists with no debounce make most requests stale while their
   // prefill runs: each ends cancelled exactly once, with no token, whether
   // the prefill replica cancelled it or its leg finished in the step the
