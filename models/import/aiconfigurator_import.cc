@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "models/import/csv_columns.h"
+#include "models/latency/moe_backend.h"
 #include "models/latency/shape_rule.h"
 #include "models/formats/strict_json_io.h"
 #include "sim/base/errors.h"
@@ -656,7 +657,7 @@ std::vector<ShapeRuleStudy> StudyGemm(const std::vector<ShapeGemmTable>& tables,
 
 }  // namespace
 
-ShapeRuleStudy StudyMoeShapeRule(const ShapeProfile& profile, const std::string& dtype) {
+ShapeRuleStudy StudyMoeShapeRule(const ShapeProfile& profile, const std::string& dtype, bool per_backend) {
   std::vector<double> errors;
   int64_t shapes = 0;
   for (size_t i = 0; i < profile.moe.size(); ++i) {
@@ -664,7 +665,9 @@ ShapeRuleStudy StudyMoeShapeRule(const ShapeProfile& profile, const std::string&
     if (held.key.dtype != dtype || held.key.distribution != "balanced") continue;
     std::vector<ShapeMoeTable> rest = profile.moe;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
-    const std::vector<ProfilePoint> predicted = TransferMoe(rest, profile.ceilings, held.key);
+    const std::string backend = per_backend ? MoeBackendOf(held.kernel) : "";
+    const std::vector<ProfilePoint> predicted =
+        TransferMoe(rest, profile.ceilings, held.key, nullptr, nullptr, backend);
     if (predicted.empty()) continue;
     ++shapes;
     for (const ProfilePoint& p : predicted) {
@@ -673,7 +676,7 @@ ShapeRuleStudy StudyMoeShapeRule(const ShapeProfile& profile, const std::string&
       }
     }
   }
-  return Summarize("moe " + dtype, shapes, errors);
+  return Summarize("moe " + dtype + (per_backend ? " per backend" : ""), shapes, errors);
 }
 
 std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile) {
@@ -711,7 +714,15 @@ std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile) {
     const bool present = std::any_of(profile.moe.begin(), profile.moe.end(), [&](const ShapeMoeTable& t) {
       return t.key.dtype == dtype && t.key.distribution == "balanced";
     });
-    if (present) out.push_back(StudyMoeShapeRule(profile, dtype));
+    if (!present) continue;
+    out.push_back(StudyMoeShapeRule(profile, dtype, false));
+    // Where the dtype's tables were timed with more than one backend, the
+    // rule as a run naming its --moe-backend applies it.
+    std::set<std::string> backends;
+    for (const ShapeMoeTable& t : profile.moe) {
+      if (t.key.dtype == dtype) backends.insert(MoeBackendOf(t.kernel));
+    }
+    if (backends.size() > 1) out.push_back(StudyMoeShapeRule(profile, dtype, true));
   }
   return out;
 }

@@ -89,7 +89,9 @@ GraphGemmTimings LoadGraphGemmTimings(const std::string& path);
 std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile);
 // Its "moe <dtype>" row: each balanced MoE table of `dtype` held out and
 // predicted from the others of its dtype, tp and ep (a shape with none such
-// is not counted).
-ShapeRuleStudy StudyMoeShapeRule(const ShapeProfile& profile, const std::string& dtype);
+// is not counted); with `per_backend` ("moe <dtype> per backend", a row
+// where the dtype's tables span several MoE backends), from those of its
+// kernel's backend only, as a run naming --moe-backend transfers.
+ShapeRuleStudy StudyMoeShapeRule(const ShapeProfile& profile, const std::string& dtype, bool per_backend = false);
 
 }  // namespace efimsim

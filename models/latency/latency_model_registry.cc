@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "models/latency/calibrated_fallback.h"
+#include "models/latency/moe_backend.h"
 #include "models/formats/kernel_profile.h"
 #include "models/latency/profile_latency_model.h"
 #include "models/latency/profile_transfer.h"
@@ -28,7 +29,7 @@ struct Entry {
 // A model's profile resolved from a shape profile, kept per process: a
 // sweep prices the same (GPU, engine, model, TP) thousands of times.
 KernelProfile ResolvedShapeProfile(const ShapeProfile& shapes, const ModelSpec& model,
-                                   int64_t tensor_parallel) {
+                                   int64_t tensor_parallel, const std::string& moe_backend) {
   static std::mutex mutex;
   static std::map<std::string, KernelProfile> resolved;
   const std::string key = shapes.origin + "|" + model.name + "|" + std::to_string(tensor_parallel) + "|" +
@@ -36,21 +37,31 @@ KernelProfile ResolvedShapeProfile(const ShapeProfile& shapes, const ModelSpec& 
                           std::to_string(model.q_heads) + "," + std::to_string(model.kv_heads) + "," +
                           std::to_string(model.head_dim) + "," + std::to_string(model.ffn_size) +
                           "," + std::to_string(model.vocab_size) + "," +
-                          std::to_string(static_cast<int>(model.mlp));
+                          std::to_string(static_cast<int>(model.mlp)) + "|" + moe_backend;
   const std::lock_guard<std::mutex> lock(mutex);
   const auto it = resolved.find(key);
   if (it != resolved.end()) return it->second;
-  return resolved.emplace(key, ResolveShapeProfile(shapes, model, tensor_parallel)).first->second;
+  return resolved.emplace(key, ResolveShapeProfile(shapes, model, tensor_parallel, nullptr, moe_backend))
+      .first->second;
 }
 
 // The built-in kernels of `source` for the run, if the GPU has them.
 std::optional<KernelProfile> FromSource(const std::string& source, const ModelSpec& model,
                                         const GpuSpec& gpu, const LatencyModelOptions& options) {
   // The model's own tables first, then shape tables of the run's engine.
-  if (std::optional<KernelProfile> own = FindBuiltinKernelProfile(gpu.name, source, model.name)) return own;
+  if (std::optional<KernelProfile> own = FindBuiltinKernelProfile(gpu.name, source, model.name)) {
+    if (options.moe_backend != "auto") {
+      throw UsageError("--moe-backend " + options.moe_backend + ": kernel source " + source +
+                       " measured " + model.name + "'s own MoE layers on " + gpu.name +
+                       " (with the backend its engine chose); leave --moe-backend auto or pick "
+                       "another --kernel-source");
+    }
+    return own;
+  }
   const ShapeProfile* shapes = FindBuiltinShapeProfile(gpu.name, source, options.engine);
   if (!shapes) return std::nullopt;
-  return ResolvedShapeProfile(*shapes, model, options.tensor_parallel);
+  return ResolvedShapeProfile(*shapes, model, options.tensor_parallel,
+                              options.moe_backend == "auto" ? "" : options.moe_backend);
 }
 
 // The engines whose own software stack `source` timed: those its built-in
@@ -220,6 +231,21 @@ std::vector<LatencyModelInfo> LatencyModelNames() {
 
 std::unique_ptr<LatencyModel> MakeLatencyModel(const LatencyConfig& config, const ModelSpec& model,
                                                const GpuSpec& gpu) {
+  const std::string& backend = config.options.moe_backend;
+  if (backend != "auto") {
+    const std::vector<std::string>& names = MoeBackendNames();
+    if (std::find(names.begin(), names.end(), backend) == names.end()) {
+      std::string list;
+      for (const std::string& n : names) list += ", " + n;
+      throw UsageError("--moe-backend: unknown backend '" + backend + "' (auto" + list + ")");
+    }
+    if (!model.moe.IsMoe()) throw UsageError("--moe-backend: " + model.name + " has no MoE layers");
+    const bool measured = config.name == "auto" || config.name == "profile";
+    if (!measured || !config.options.profile_path.empty()) {
+      throw UsageError("--moe-backend " + backend + ": chooses among built-in measured MoE tables, so only with "
+                       "--latency-model auto or profile and no --profile FILE");
+    }
+  }
   return LatencyModels().Get(config.name).make(model, gpu, config.cpu, config.options);
 }
 

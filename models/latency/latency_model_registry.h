@@ -39,6 +39,9 @@ struct LatencyModelOptions {
   std::string profile_path;     // "profile": this file instead of the built-in lookup
   std::string kernel_source = "auto";  // "auto" or one of KernelSourceNames()
   std::string engine = "vllm_v1";      // the serving engine whose kernels "auto" prefers
+  // "auto" (MoE experts priced from the tables of any backend, nearest shape
+  // first) or one of MoeBackendNames(): that backend's tables only.
+  std::string moe_backend = "auto";
 };
 
 // The kernel sources, in the order "auto" tries them.

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
+#include "models/latency/moe_backend.h"
 #include "models/latency/operator_work.h"
 #include "models/latency/profile_latency_model.h"
 #include "models/formats/profile_table.h"
@@ -299,7 +301,8 @@ ProfileTable LogLogCurve(const std::vector<ProfilePoint>& points) {
 }  // namespace
 
 std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, const ShapeCeilings& ceilings,
-                                      const ShapeMoeKey& key, std::string* note, std::string* kernel) {
+                                      const ShapeMoeKey& key, std::string* note, std::string* kernel,
+                                      const std::string& backend) {
   std::vector<size_t> kept;
   std::vector<Coords> coords;
   std::vector<std::string> names;
@@ -308,6 +311,7 @@ std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, 
     const ShapeMoeKey& k = tables[i].key;
     if (k.dtype != key.dtype || k.tp != key.tp || k.ep != key.ep || k.distribution != key.distribution) continue;
     if (tables[i].points.empty()) continue;
+    if (!backend.empty() && MoeBackendOf(tables[i].kernel) != backend) continue;
     kept.push_back(i);
     coords.push_back({static_cast<double>(k.hidden), static_cast<double>(k.inter),
                       static_cast<double>(k.experts), ExpertDensity(k)});
@@ -699,8 +703,19 @@ ShapeMoeKey MoeKeyOf(const ShardShapes& shard) {
 // Under power-law routing the skewed tables come first and even routing
 // stands in (flagged). With none, the profile latency model prices the
 // experts by the roofline.
-void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelProfile& out, ShapeResolution& r) {
+void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, const std::string& backend, KernelProfile& out,
+                ShapeResolution& r) {
   if (shard.moe_layers == 0) return;
+  if (!backend.empty() && std::none_of(profile.moe.begin(), profile.moe.end(), [&](const ShapeMoeTable& t) {
+        return MoeBackendOf(t.kernel) == backend;
+      })) {
+    std::set<std::string> has;
+    for (const ShapeMoeTable& t : profile.moe) has.insert(MoeBackendOf(t.kernel));
+    std::string list;
+    for (const std::string& b : has) list += (list.empty() ? "" : ", ") + b;
+    throw UsageError("--moe-backend " + backend + ": " + profile.origin + " has no MoE tables of it (" +
+                     (list.empty() ? "it has no MoE tables" : "it has: " + list) + ")");
+  }
   const ShapeMoeKey want = MoeKeyOf(shard);
   const bool skewed = shard.moe_routing == MoeRouting::kPowerLaw;
   const std::vector<std::string> distributions =
@@ -717,7 +732,7 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelPro
   }
   for (size_t i = 0; i < tries.size(); ++i) {
     std::string note, kernel;
-    std::vector<ProfilePoint> points = TransferMoe(profile.moe, profile.ceilings, tries[i], &note, &kernel);
+    std::vector<ProfilePoint> points = TransferMoe(profile.moe, profile.ceilings, tries[i], &note, &kernel, backend);
     if (points.empty()) continue;
     const ShapeMoeKey& key = tries[i];
     // The run's dtype with even or random routing is what the source
@@ -733,7 +748,7 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelPro
     table.points = std::move(points);
     table.transferred = stand_in || !note.empty();
     r.moe = std::string("MoE experts ") + (note.empty() ? "measured" : "transferred") + " at " +
-            MoeKeyText(key) +
+            MoeKeyText(key) + (backend.empty() ? "" : " from " + backend + " kernels (--moe-backend)") +
             (stand_in ? " (no " + want.dtype + (skewed ? " power-law table" : " table of even or random routing") +
                             " at this tp and ep; flagged)"
                       : "");
@@ -742,7 +757,8 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, KernelPro
     return;
   }
   r.moe = "no MoE table at tp " + std::to_string(want.tp) + " ep " + std::to_string(want.ep) + " for " +
-          MoeKeyText(want) + " (nor bf16, nor skewed routing): the roofline prices the experts (flagged)";
+          MoeKeyText(want) + (backend.empty() ? "" : " of backend " + backend) +
+          " (nor bf16, nor skewed routing): the roofline prices the experts (flagged)";
 }
 
 }  // namespace
@@ -764,7 +780,8 @@ std::string ShapeResolution::Summary() const {
 }
 
 KernelProfile ResolveShapeProfile(const ShapeProfile& profile, const ModelSpec& model,
-                                  int64_t tensor_parallel, ShapeResolution* resolution) {
+                                  int64_t tensor_parallel, ShapeResolution* resolution,
+                                  const std::string& moe_backend) {
   const ShardShapes shard = ShardModel(model, tensor_parallel);
   ShapeResolution r;
   KernelProfile out;
@@ -782,7 +799,7 @@ KernelProfile ResolveShapeProfile(const ShapeProfile& profile, const ModelSpec& 
   out.source = profile.source;
   ResolveGemms(profile, shard, out, r);
   ResolveAttention(profile, shard, out, r);
-  ResolveMoe(profile, shard, out, r);
+  ResolveMoe(profile, shard, moe_backend, out, r);
   out.elementwise = FusedElementwise(profile, shard, shard.vocab * shard.tensor_parallel);
   out.all_reduce = ResolveAllReduce(profile, shard);
   out.origin = profile.origin + ", resolved for " + model.name + " at TP " +

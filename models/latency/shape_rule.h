@@ -88,9 +88,12 @@ struct ShapeResolution {
 // The model's KernelProfile at `tensor_parallel` (its tensor_parallel field
 // set so, shapes per GPU). Throws UsageError when TP does not shard the model
 // (ShardModel), InputError (naming the shape profile) when the profile has
-// no table of the model's head dim.
+// no table of the model's head dim. `moe_backend` (a MoeBackendNames() name;
+// empty: any) prices a MoE model's experts from that backend's tables only
+// (TransferMoe), and is refused (UsageError) when the profile has none.
 KernelProfile ResolveShapeProfile(const ShapeProfile& profile, const ModelSpec& model,
-                                  int64_t tensor_parallel, ShapeResolution* resolution = nullptr);
+                                  int64_t tensor_parallel, ShapeResolution* resolution = nullptr,
+                                  const std::string& moe_backend = "");
 
 // ---- Pieces of the rule, for the importer's leave-one-out study and tests.
 
@@ -136,9 +139,11 @@ std::vector<AttentionPoint> TransferDecode(const std::vector<ShapeDecodeTable>& 
                                            const ShardShapes* target = nullptr);
 // The MoE table `key` by the transfer rule from `tables` of the same dtype,
 // tp, ep and distribution (empty: none); `kernel` gets the nearest site's
-// kernel.
+// kernel. A non-empty `backend` (a MoeBackendNames() name) keeps only the
+// tables whose kernel is of that backend, so a shape measured with another
+// backend is transferred, not taken; empty: any backend.
 std::vector<ProfilePoint> TransferMoe(const std::vector<ShapeMoeTable>& tables, const ShapeCeilings& ceilings,
                                       const ShapeMoeKey& key, std::string* note = nullptr,
-                                      std::string* kernel = nullptr);
+                                      std::string* kernel = nullptr, const std::string& backend = "");
 
 }  // namespace efimsim

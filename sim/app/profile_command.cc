@@ -316,9 +316,9 @@ int ImportFromAiConfigurator(const ProfileImportOptions& o, const GpuSpec& gpu, 
   const ShapeProfile profile = ImportAiConfigurator(import, gpu, notes);
   for (const std::string& note : notes) std::fprintf(stderr, "%s\n", note.c_str());
   std::fprintf(stderr, "shape rule, leave-one-out (each measured shape predicted from the others):\n");
-  std::fprintf(stderr, "%-22s %7s %8s %9s %7s\n", "table", "shapes", "points", "median%", "p90%");
+  std::fprintf(stderr, "%-26s %7s %8s %9s %7s\n", "table", "shapes", "points", "median%", "p90%");
   for (const ShapeRuleStudy& s : StudyShapeRule(profile)) {
-    std::fprintf(stderr, "%-22s %7lld %8lld %9.1f %7.1f\n", s.table.c_str(), static_cast<long long>(s.shapes),
+    std::fprintf(stderr, "%-26s %7lld %8lld %9.1f %7.1f\n", s.table.c_str(), static_cast<long long>(s.shapes),
                  static_cast<long long>(s.points), 100 * s.median, 100 * s.p90);
   }
   CheckImportedPhysics(o, profile, gpu);

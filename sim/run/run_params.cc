@@ -6,6 +6,7 @@
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "sim/client/completion_trigger.h"
+#include "models/latency/moe_backend.h"
 #include "sim/engine/engines.h"
 #include "sim/run/router.h"
 #include "sim/run/workload.h"
@@ -25,6 +26,12 @@ std::vector<std::string> LatencyModelNameList() {
 std::vector<std::string> KernelSourceChoices() {
   std::vector<std::string> choices = {"auto"};
   for (const std::string& source : KernelSourceNames()) choices.push_back(source);
+  return choices;
+}
+
+std::vector<std::string> MoeBackendChoices() {
+  std::vector<std::string> choices = {"auto"};
+  for (const std::string& backend : MoeBackendNames()) choices.push_back(backend);
   return choices;
 }
 
@@ -402,6 +409,12 @@ const ParamTable<LatencyModelOptions>& LatencyParams() {
         KernelSourceChoices(),
         /*quiet_default=*/true},
        &C::kernel_source},
+      {{"moe-backend", "", "the fused-MoE kernel family the deployment runs (as vLLM logs \"Using X MoE "
+        "backend\"; SGLang's --moe-runner-backend): a MoE model's experts are then priced from the "
+        "tables of that backend only, a shape measured with another backend transferred instead; auto: "
+        "the nearest measured shapes of any backend (docs/moe-fp8.md)", -kParamNoLimit, kParamNoLimit,
+        MoeBackendChoices(), /*quiet_default=*/true},
+       &C::moe_backend},
   };
   return table;
 }
