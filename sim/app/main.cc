@@ -14,6 +14,7 @@
 #include "sim/app/interrupt.h"
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
+#include "sim/base/heap_pages.h"
 
 namespace {
 
@@ -68,6 +69,8 @@ int Dispatch(int argc, const char* const* argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before the run allocates its tables and pools (sim/base/heap_pages.h).
+  efimsim::BackHeapWithHugePages();
   // Before any command stages anything: from here on a signal only raises
   // the flag the commands poll.
   efimsim::cli::InstallInterruptHandler();

@@ -10,6 +10,7 @@
 #include "models/formats/shape_profile_binary.h"
 #include "models/latency/shape_rule.h"
 #include "models/formats/spec_catalog.h"
+#include "sim/base/heap_pages.h"
 #include "sim/engine/vllm/prefix_cache_manager.h"
 #include "sim/engine/sglang/radix_cache.h"
 #include "sim/core/event_queue.h"
@@ -266,7 +267,16 @@ BENCHMARK(BM_RadixMatchInsert);
 }  // namespace
 }  // namespace efimsim
 
-BENCHMARK_MAIN();
+// BENCHMARK_MAIN with the heap settings efimsim's own main makes
+// (sim/base/heap_pages.h), so that the cases time what the CLI runs.
+int main(int argc, char** argv) {
+  efimsim::BackHeapWithHugePages();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
 
 // Building a latency model from measured kernels (issue 23: "a run must not
 // spend more than a few ms building its latency model"). Parse: one
