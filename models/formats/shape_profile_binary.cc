@@ -1,5 +1,6 @@
 #include "models/formats/shape_profile_binary.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -64,6 +65,11 @@ class Decoder {
     items.resize(Count());
     for (T& item : items) Fields(*this, item);
   }
+  // Measured points, most of a profile's bytes: their fields were written
+  // in declaration order, 8 bytes each, which is their layout in memory, so
+  // a list is copied whole (the same values as field by field).
+  void Items(std::vector<ProfilePoint>& items) { Raw(items); }
+  void Items(std::vector<AttentionPoint>& items) { Raw(items); }
 
   void Magic() {
     Need(kMagic.size());
@@ -88,6 +94,15 @@ class Decoder {
     std::memcpy(v, bytes_.data() + at_, sizeof(T));
     at_ += sizeof(T);
   }
+  template <typename T>
+  void Raw(std::vector<T>& items) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 8 == 0 && alignof(T) == 8);
+    const size_t n = Count();
+    if (n > (bytes_.size() - at_) / sizeof(T)) Fail("count out of range");
+    items.resize(n);
+    if (n > 0) std::memcpy(items.data(), bytes_.data() + at_, n * sizeof(T));
+    at_ += n * sizeof(T);
+  }
   // A count of items, each at least one byte: never beyond the bytes left.
   size_t Count() {
     int64_t n = 0;
@@ -102,6 +117,11 @@ class Decoder {
 };
 
 // The one list of fields, in declaration order, for both directions.
+// Decoder::Raw copies lists of points whole: their fields must stay 8-byte
+// values without padding, in this order.
+static_assert(sizeof(ProfilePoint) == 16 && offsetof(ProfilePoint, time_us) == 8);
+static_assert(sizeof(AttentionPoint) == 24 && offsetof(AttentionPoint, context_tokens) == 8 &&
+              offsetof(AttentionPoint, time_us) == 16);
 template <typename Io>
 void Fields(Io& io, ProfilePoint& p) {
   io.Value(p.key);
