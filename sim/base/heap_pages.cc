@@ -36,6 +36,8 @@ void BackHeapWithHugePages() {
   const auto begin = reinterpret_cast<std::uintptr_t>(probe);
   std::free(probe);
   const auto end = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  // Not the heap just grown (another allocator, such as valgrind's): leave it.
+  if (begin >= end || end - begin > kHeapStep + 4 * kHugePage) return;
   const std::uintptr_t first = (begin + kHugePage + 4 * kChunkHeader + kHugePage - 1) & ~(kHugePage - 1);
   const std::uintptr_t last = end & ~(kHugePage - 1);
   if (last <= first || madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE) != 0) return;

@@ -11,6 +11,8 @@
 #include "models/latency/shape_rule.h"
 #include "models/formats/spec_catalog.h"
 #include "sim/base/heap_pages.h"
+#include "sim/core/random.h"
+#include "traces/paper_workload.h"
 #include "sim/engine/vllm/prefix_cache_manager.h"
 #include "sim/engine/sglang/radix_cache.h"
 #include "sim/core/event_queue.h"
@@ -150,6 +152,19 @@ void BM_SchedulerDecodeStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kSteps);
 }
 BENCHMARK(BM_SchedulerDecodeStep)->Arg(256);
+
+// Synthetic document tokens (the paper workload makes a ~3,000-token
+// document per request): tokens per second.
+void BM_FillUniformTokens(benchmark::State& state) {
+  std::vector<TokenId> tokens(3072);
+  RandomStream stream = RandomStream::Derive(1, 2, "bench");
+  for (auto _ : state) {
+    FillUniformTokens(stream, 256, 31999, std::span<TokenId>(tokens));
+    benchmark::DoNotOptimize(tokens.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(tokens.size()));
+}
+BENCHMARK(BM_FillUniformTokens);
 
 // The paper's workload end to end: simulated tokens (prompt + output) per
 // second of wall time, with the default latency model (auto: the built-in
