@@ -255,6 +255,80 @@ void AddShapeMoe(std::vector<PhysicsGroup>& groups, const Ceilings& c, const std
   groups.push_back(builder.Finish());
 }
 
+// MLA attention (AIConfigurator's SGLang context_mla and generation_mla)
+// at one latent geometry. A kernel may run MLA in either form: expanded
+// (kv_b_proj's K and V, head_dim = nope + rope wide, value v wide, per
+// head) or absorbed (every head over the latent and rope key, latent +
+// rope wide, summing latents). The least work is each quantity's minimum
+// over the two: FLOPs of the expanded form, bytes of reading the latent
+// once (the absorbed form), so that a row above a ceiling is impossible in
+// either form. Not judged slow: the bound is far below either form's work.
+ShardShapes MlaGroupShapes(const ShapeMlaAttention& g, int64_t heads) {
+  ShardShapes s;
+  s.q_heads = heads;
+  s.kv_heads = heads;
+  s.head_dim = g.qk_nope_head_dim + g.qk_rope_head_dim;
+  s.mla_latent = g.kv_lora_rank;
+  s.mla_rope = g.qk_rope_head_dim;
+  s.mla_nope = g.qk_nope_head_dim;
+  s.mla_v = g.v_head_dim;
+  s.kv_bytes = g.kv_cache_dtype == "fp8" ? 1 : 2;
+  return s;
+}
+
+OperatorWork LeastOf(const OperatorWork& a, const OperatorWork& b) {
+  return {std::min(a.flops, b.flops), std::min(a.bytes, b.bytes)};
+}
+
+// Prefill of `n` new tokens, nothing cached. Absorbed: each query scores
+// the latent and rope keys of the tokens before it and sums their latents;
+// the latents are read once, queries and outputs once per head.
+OperatorWork MlaPrefillLeastWork(const ShardShapes& s, double n) {
+  const double heads = static_cast<double>(s.q_heads);
+  const double key = static_cast<double>(s.mla_latent + s.mla_rope);
+  const double value = static_cast<double>(s.mla_latent);
+  const double dtype = static_cast<double>(s.dtype_bytes);
+  const OperatorWork absorbed{2.0 * heads * (key + value) * n * (n + 1.0) / 2.0,
+                              n * key * static_cast<double>(s.kv_bytes) + n * heads * (key + value) * dtype};
+  return LeastOf(PrefillAttentionWork(s, n, 0.0), absorbed);
+}
+
+// Decode of `batch` queries over `context` cached tokens: absorbed as
+// operator_work.h's decode, expanded as its prefill of one new token.
+OperatorWork MlaDecodeLeastWork(const ShardShapes& s, double batch, double context) {
+  const OperatorWork expanded = PrefillAttentionWork(s, 1.0, context);
+  return LeastOf(DecodeAttentionWork(s, batch, context), {batch * expanded.flops, batch * expanded.bytes});
+}
+
+void AddShapeMla(std::vector<PhysicsGroup>& groups, const Ceilings& c, const std::vector<ShapeMlaAttention>& mla) {
+  for (const ShapeMlaAttention& g : mla) {
+    const std::string geometry =
+        Printf("latent %lld + rope %lld, nope %lld, v %lld, %s KV", static_cast<long long>(g.kv_lora_rank),
+               static_cast<long long>(g.qk_rope_head_dim), static_cast<long long>(g.qk_nope_head_dim),
+               static_cast<long long>(g.v_head_dim), g.kv_cache_dtype.c_str());
+    GroupBuilder prefill("mla_prefill_attention (" + geometry + ")", c);
+    for (const ShapePrefillTable& table : g.prefill) {
+      prefill.BeginTable(Printf("mla_prefill_attention (%lld heads)", static_cast<long long>(table.heads.q_heads)));
+      const ShardShapes s = MlaGroupShapes(g, table.heads.q_heads);
+      for (const ProfilePoint& p : table.points) {
+        prefill.Add({"tokens", p.key}, p.time_us, MlaPrefillLeastWork(s, static_cast<double>(p.key)), false, false);
+      }
+    }
+    if (!g.prefill.empty()) groups.push_back(prefill.Finish());
+    GroupBuilder decode("mla_decode_attention (" + geometry + ")", c);
+    for (const ShapeDecodeTable& table : g.decode) {
+      decode.BeginTable(Printf("mla_decode_attention (%lld heads)", static_cast<long long>(table.heads.q_heads)));
+      const ShardShapes s = MlaGroupShapes(g, table.heads.q_heads);
+      for (const AttentionPoint& p : table.points) {
+        decode.Add({"batch", p.rows, "context", p.context_tokens}, p.time_us,
+                   MlaDecodeLeastWork(s, static_cast<double>(p.rows), static_cast<double>(p.context_tokens)), false,
+                   false);
+      }
+    }
+    if (!g.decode.empty()) groups.push_back(decode.Finish());
+  }
+}
+
 // Bytes one GPU of `gpus` must receive in an all-reduce of `bytes` each.
 double AllReduceLinkBytes(double bytes, int64_t gpus) {
   const double g = static_cast<double>(gpus);
@@ -381,6 +455,7 @@ PhysicsReport CheckShapeProfilePhysics(const ShapeProfile& profile, const GpuSpe
   AddShapeDecode(report.groups, c, "decode_attention", profile.decode_attention, 2);
   AddShapeDecode(report.groups, c, "decode_attention_fp8kv", profile.decode_attention_fp8kv, 1);
   AddShapeMoe(report.groups, c, profile.moe);
+  AddShapeMla(report.groups, c, profile.mla);
   if (!profile.all_reduce.empty() && c.link > 0) {
     GroupBuilder builder("all_reduce", c);
     for (const ShapeAllReduceTable& table : profile.all_reduce) {

@@ -21,6 +21,10 @@
 //                        uniform routing (a real router's distinct top-k),
 //                        one expert under the synthetic balanced and
 //                        power-law routings, whose draws may repeat experts
+//   MLA attention        each quantity the fewer of its two forms': FLOPs
+//                        of the expanded form (every head's q.k and p.v as
+//                        ordinary attention), bytes of the absorbed form
+//                        (the latent and rope key read once); not judged slow
 //   all-reduce           bytes over the GPU link: (g - 1)/g x bytes per GPU,
 //                        the least any algorithm receives, vs interconnect_gbps
 //   elementwise          operator_work.h's bytes (sampling: one fp32 read of

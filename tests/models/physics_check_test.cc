@@ -142,6 +142,51 @@ TEST(PhysicsCheckTest, ModelKeyedElementwiseMeasuredTablesOnly) {
   EXPECT_EQ(report.Errors(), 1) << PhysicsReportText(report);
 }
 
+// MLA tables (DeepSeek's geometry, 16 heads on the GPU): decode at 85% of
+// the bandwidth reading the latent once passes; the same rows 3x faster
+// read it above the bandwidth, which no form of MLA decode can (an
+// expanded kernel reads more); prefill is judged by the expanded form's
+// FLOPs, the fewer.
+TEST(PhysicsCheckTest, MlaRowsAreJudgedByTheLeastWorkOfEitherForm) {
+  const GpuSpec gpu = LoadGpuSpec("h100-sxm");
+  ShapeMlaAttention mla{"bfloat16", 512, 64, 128, 128, "synthetic", {}, {}};
+  ShapeDecodeTable decode{{16, 1, 512}, {}};
+  for (const int64_t batch : {64, 256}) {
+    // The latent and rope key, bf16, of every cached token of every sequence.
+    const double bytes = static_cast<double>(batch) * 65536 * (512 + 64) * 2;
+    decode.points.push_back({batch, 65535, PlausibleUs(gpu, 0, bytes)});
+  }
+  ShapePrefillTable prefill{{16, 16, 192}, {}};
+  // Expanded: q.k 192 and p.v 128 wide per head, causal over 16,384 tokens.
+  const double n = 16384;
+  prefill.points.push_back({16384, PlausibleUs(gpu, 2.0 * 16 * (192 + 128) * n * (n + 1) / 2, 0)});
+  mla.decode = {decode};
+  mla.prefill = {prefill};
+  ShapeProfile profile = PlausibleProfile(gpu);
+  profile.mla = {mla};
+  const std::string group = "mla_decode_attention (latent 512 + rope 64, nope 128, v 128, bfloat16 KV)";
+  PhysicsReport report = CheckShapeProfilePhysics(profile, gpu);
+  EXPECT_EQ(report.Errors(), 0) << PhysicsReportText(report);
+  const PhysicsGroup* checked = Group(report, group);
+  ASSERT_NE(checked, nullptr) << PhysicsReportText(report);
+  EXPECT_EQ(checked->rows, 2);
+  ASSERT_TRUE(checked->worst.has_value());
+  EXPECT_NEAR(checked->worst->bandwidth_fraction, 0.85, 0.02);
+  const PhysicsGroup* prefilled =
+      Group(report, "mla_prefill_attention (latent 512 + rope 64, nope 128, v 128, bfloat16 KV)");
+  ASSERT_NE(prefilled, nullptr);
+  ASSERT_TRUE(prefilled->worst.has_value());
+  EXPECT_NEAR(prefilled->worst->compute_fraction, 0.8, 0.01);
+
+  for (AttentionPoint& p : profile.mla[0].decode[0].points) p.time_us /= 3;
+  report = CheckShapeProfilePhysics(profile, gpu);
+  checked = Group(report, group);
+  ASSERT_NE(checked, nullptr);
+  EXPECT_EQ(checked->above_ceiling, 2);
+  EXPECT_NE(PhysicsErrorText(report).find("mla_decode_attention (16 heads), batch 256"), std::string::npos)
+      << PhysicsErrorText(report);
+}
+
 TEST(PhysicsCheckTest, EveryCommittedProfilePasses) {
   const std::vector<PhysicsReport> reports = CheckBuiltinProfilesPhysics();
   EXPECT_EQ(reports.size(), BuiltinKernelProfileNames().size() + BuiltinShapeProfileNames().size());
