@@ -55,7 +55,7 @@ class KvBlockPool {
   // memory (here and in PrefixCacheManager): enough misses in flight to
   // hide a last-level-cache latency, few enough that prefetched lines are
   // still in L1 when used.
-  static constexpr int32_t kPrefetchDistance = 16;
+  static constexpr int32_t kPrefetchDistance = 8;
 
   // Takes a reference on each block (a cache hit); a free block leaves the
   // free queue.
