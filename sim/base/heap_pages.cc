@@ -48,4 +48,18 @@ void BackHeapWithHugePages() {
 #endif
 }
 
+void BackThreadHeapWithHugePages() {
+#if defined(EFIMSIM_HEAP_PAGES)
+  constexpr std::uintptr_t kThreadHeap = std::uintptr_t{64} << 20;  // glibc's HEAP_MAX_SIZE on 64-bit
+  void* volatile probe = std::malloc(64);  // volatile: not elided
+  if (probe == nullptr) return;
+  const auto at = reinterpret_cast<std::uintptr_t>(probe);
+  std::free(probe);
+  // The main arena's heap ends at the program break; a thread's arena
+  // lies in a mapping of its own, far above it.
+  if (at < reinterpret_cast<std::uintptr_t>(sbrk(0))) return;
+  madvise(reinterpret_cast<void*>(at & ~(kThreadHeap - 1)), kThreadHeap, MADV_HUGEPAGE);
+#endif
+}
+
 }  // namespace efimsim

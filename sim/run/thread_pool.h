@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "sim/base/heap_pages.h"
+
 namespace efimsim {
 
 inline void ParallelFor(int64_t count, int threads, const std::function<void(int64_t)>& task,
@@ -36,6 +38,7 @@ inline void ParallelFor(int64_t count, int threads, const std::function<void(int
   std::exception_ptr error;
 
   auto work = [&] {
+    BackThreadHeapWithHugePages();  // this thread's malloc arena (sim/base/heap_pages.h)
     for (;;) {
       if (failed.load()) break;
       const int64_t i = next.fetch_add(1);
