@@ -7,6 +7,7 @@
 
 #include "models/latency/calibrated_fallback.h"
 #include "models/latency/moe_backend.h"
+#include "models/latency/operator_work.h"
 #include "models/formats/kernel_profile.h"
 #include "models/latency/profile_latency_model.h"
 #include "models/latency/profile_transfer.h"
@@ -26,23 +27,30 @@ struct Entry {
   Factory make;
 };
 
+// What a resolution depends on: the shape profile, the model's name (the
+// resolved profile's label), every shape ShardModel derives from the model
+// as served (weights and KV dtypes, experts, routing, parallelism) and the
+// MoE backend.
+struct ResolutionKey {
+  std::string origin;
+  std::string model;
+  ShardShapes shard;
+  std::string moe_backend;
+  auto operator<=>(const ResolutionKey&) const = default;
+};
+
 // A model's profile resolved from a shape profile, kept per process: a
 // sweep prices the same (GPU, engine, model, TP) thousands of times.
 KernelProfile ResolvedShapeProfile(const ShapeProfile& shapes, const ModelSpec& model,
                                    int64_t tensor_parallel, const std::string& moe_backend) {
   static std::mutex mutex;
-  static std::map<std::string, KernelProfile> resolved;
-  const std::string key = shapes.origin + "|" + model.name + "|" + std::to_string(tensor_parallel) + "|" +
-                          std::to_string(model.layers) + "," + std::to_string(model.hidden_size) + "," +
-                          std::to_string(model.q_heads) + "," + std::to_string(model.kv_heads) + "," +
-                          std::to_string(model.head_dim) + "," + std::to_string(model.ffn_size) +
-                          "," + std::to_string(model.vocab_size) + "," +
-                          std::to_string(static_cast<int>(model.mlp)) + "|" + moe_backend;
+  static std::map<ResolutionKey, KernelProfile> resolved;
+  ResolutionKey key{shapes.origin, model.name, ShardModel(model, tensor_parallel), moe_backend};
   const std::lock_guard<std::mutex> lock(mutex);
   const auto it = resolved.find(key);
   if (it != resolved.end()) return it->second;
-  return resolved.emplace(key, ResolveShapeProfile(shapes, model, tensor_parallel, nullptr, moe_backend))
-      .first->second;
+  KernelProfile profile = ResolveShapeProfile(shapes, model, tensor_parallel, nullptr, moe_backend);
+  return resolved.emplace(std::move(key), std::move(profile)).first->second;
 }
 
 // The built-in kernels of `source` for the run, if the GPU has them.

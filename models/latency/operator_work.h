@@ -7,6 +7,7 @@
 // Units: FLOPs and bytes of one launch of one operator for one layer.
 // Tokens are counts; all arithmetic is in double.
 
+#include <compare>
 #include <cstdint>
 #include <string_view>
 
@@ -76,6 +77,9 @@ struct ShardShapes {
   // parallelism, else the whole MoE group (vLLM flattens TP over DP ranks
   // for its MoE layers).
   int64_t MoeTensorParallel() const { return expert_parallel > 1 ? 1 : tensor_parallel * data_parallel; }
+  // Every field, in declaration order: shapes that compare equal are priced
+  // alike (resolved profiles are kept by them).
+  auto operator<=>(const ShardShapes&) const = default;
 };
 
 // Throws UsageError unless tensor_parallel is 1, 2, 4 or 8 and divides the
