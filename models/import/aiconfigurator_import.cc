@@ -718,11 +718,7 @@ std::vector<ShapeRuleStudy> StudyShapeRule(const ShapeProfile& profile) {
     out.push_back(StudyMoeShapeRule(profile, dtype, false));
     // Where the dtype's tables were timed with more than one backend, the
     // rule as a run naming its --moe-backend applies it.
-    std::set<std::string> backends;
-    for (const ShapeMoeTable& t : profile.moe) {
-      if (t.key.dtype == dtype) backends.insert(MoeBackendOf(t.kernel));
-    }
-    if (backends.size() > 1) out.push_back(StudyMoeShapeRule(profile, dtype, true));
+    if (MoeBackendsOf(profile.moe, dtype).size() > 1) out.push_back(StudyMoeShapeRule(profile, dtype, true));
   }
   return out;
 }

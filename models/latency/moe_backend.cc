@@ -16,4 +16,12 @@ std::string MoeBackendOf(const std::string& kernel) {
   return kernel;
 }
 
+std::set<std::string> MoeBackendsOf(const std::vector<ShapeMoeTable>& tables, const std::string& dtype) {
+  std::set<std::string> backends;
+  for (const ShapeMoeTable& t : tables) {
+    if (dtype.empty() || t.key.dtype == dtype) backends.insert(MoeBackendOf(t.kernel));
+  }
+  return backends;
+}
+
 }  // namespace efimsim

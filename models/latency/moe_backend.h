@@ -8,8 +8,11 @@
 // in how they tile and schedule the expert GEMMs, so the MoE shape rule
 // transfers within a backend when the run names one.
 
+#include <set>
 #include <string>
 #include <vector>
+
+#include "models/formats/shape_profile.h"
 
 namespace efimsim {
 
@@ -20,5 +23,8 @@ const std::vector<std::string>& MoeBackendNames();
 // name the kernel's contains ("fused_moe", vLLM's and SGLang's Triton kernel,
 // is "triton"); a kernel of none of them is its own backend.
 std::string MoeBackendOf(const std::string& kernel);
+
+// The backends of `tables` (of `dtype` only, where given), in name order.
+std::set<std::string> MoeBackendsOf(const std::vector<ShapeMoeTable>& tables, const std::string& dtype = "");
 
 }  // namespace efimsim

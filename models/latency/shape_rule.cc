@@ -706,11 +706,8 @@ ShapeMoeKey MoeKeyOf(const ShardShapes& shard) {
 void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, const std::string& backend, KernelProfile& out,
                 ShapeResolution& r) {
   if (shard.moe_layers == 0) return;
-  if (!backend.empty() && std::none_of(profile.moe.begin(), profile.moe.end(), [&](const ShapeMoeTable& t) {
-        return MoeBackendOf(t.kernel) == backend;
-      })) {
-    std::set<std::string> has;
-    for (const ShapeMoeTable& t : profile.moe) has.insert(MoeBackendOf(t.kernel));
+  const std::set<std::string> has = backend.empty() ? std::set<std::string>{} : MoeBackendsOf(profile.moe);
+  if (!backend.empty() && !has.count(backend)) {
     std::string list;
     for (const std::string& b : has) list += (list.empty() ? "" : ", ") + b;
     throw UsageError("--moe-backend " + backend + ": " + profile.origin + " has no MoE tables of it (" +
