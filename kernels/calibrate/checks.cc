@@ -244,6 +244,12 @@ void check_decode(Checker& ck, int sm_count, Rng& rng) {
       {10, 2, 64, {1, 700}},
       {13, 1, 64, {64, 1500}},
       {16, 1, 128, {999}},
+      // Tensor-core kernel (group >= 2): groups 2 and 3 (13 of 16 mma rows
+      // zero), and groups above 16 in chunks of 16 (32) or of one head (17).
+      {6, 3, 128, {1, 63, 64, 65, 2500}},
+      {9, 3, 64, {31, 1100}},
+      {32, 1, 64, {300, 2000}},
+      {17, 1, 128, {100, 513}},
   };
   for (const auto& c : cases) {
     check_decode_case(ck, sm_count, rng, c.hq, c.hkv, c.d, c.contexts, {3, 7, 40});

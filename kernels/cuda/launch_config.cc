@@ -148,6 +148,7 @@ DecodePlan decode_attention_plan(const DecodeShape& s) {
           [] { return "decode_attention: q_heads / kv_heads must be <= " + std::to_string(decode::kMaxGroup); });
   if (!p.ok()) return p;
   p.group = static_cast<int>(group);
+  p.tensor_cores = decode::uses_tensor_cores(p.group);
   p.heads_per_cta = decode::heads_per_cta(p.group);
   p.ctas_per_group = p.group / p.heads_per_cta;
   const long long per_split = (std::max(s.max_context_len, 1ll) + s.num_splits - 1) / s.num_splits;
@@ -155,10 +156,10 @@ DecodePlan decode_attention_plan(const DecodeShape& s) {
   if (s.num_seqs == 0) return p;
   using namespace decode;
   const int d = static_cast<int>(s.head_dim);
-  p.add(config("decode_attention_kernel",
+  p.add(config(p.tensor_cores ? "decode_attention_mma_kernel" : "decode_attention_kernel",
                {static_cast<std::uint64_t>(s.num_splits), static_cast<std::uint64_t>(s.kv_heads) * p.ctas_per_group,
                 static_cast<std::uint64_t>(s.num_seqs)},
-               kThreads, smem_bytes(d, p.heads_per_cta), 0, kThreads));
+               kThreads, p.tensor_cores ? mma_smem_bytes(d) : smem_bytes(d, p.heads_per_cta), 0, kThreads));
   if (s.num_splits > 1) {
     // One CTA per (q head, sequence), one thread per output column.
     p.add(config("decode_combine_kernel",

@@ -101,19 +101,28 @@ inline constexpr int kThreads = 128;
 inline constexpr int kWarps = kThreads / kWarpSize;
 inline constexpr int kTile = 64;  // keys per tile
 inline constexpr int kMaxSplits = 128;
-// One CTA serves `heads_per_cta` query heads of one KV head (registers hold
-// 16 floats per head per thread, so at most 8); a GQA group of G heads takes
-// G / heads_per_cta CTAs per KV head, which read the same K/V (the second
-// read mostly from L2).
-inline constexpr int kMaxHeadsPerCta = 8;
 inline constexpr int kMaxGroup = 64;  // q_heads / kv_heads supported
-// The largest divisor of `group` that is <= kMaxHeadsPerCta.
+
+// Two kernels. A GQA group of 2 or more heads runs on the tensor cores: the
+// CTA's heads are the 16 rows of an mma.sync m16n8k16 tile (rows past the
+// heads are zero), so one CTA serves up to kMaxHeadsPerCta heads of one KV
+// head and reads its K/V once. MHA (group 1) runs on CUDA cores (one query
+// row per head would waste 15 of the 16 rows).
+inline constexpr int kMmaRows = 16;
+inline constexpr int kMaxHeadsPerCta = kMmaRows;
+constexpr bool uses_tensor_cores(int group) { return group >= 2; }
+// The largest divisor of `group` that is <= kMaxHeadsPerCta (1 for MHA); a
+// group of G heads takes G / heads_per_cta CTAs per KV head, which read the
+// same K/V (the second read mostly from L2).
 constexpr int heads_per_cta(int group) {
+  if (!uses_tensor_cores(group)) return 1;
   for (int g = kMaxHeadsPerCta; g > 1; --g) {
     if (group % g == 0) return g;
   }
   return 1;
 }
+
+// CUDA-core kernel (MHA): K/V tiles unpadded, then a cross-stripe reduction.
 constexpr int stripes(int head_dim) { return kThreads / (head_dim / 8); }
 constexpr std::size_t kv_elems(int head_dim) { return static_cast<std::size_t>(kTile) * head_dim; }  // per stage
 constexpr std::size_t kv_bytes(int head_dim) { return 4 * kv_elems(head_dim) * kBf16Bytes; }  // K[2], V[2]
@@ -131,6 +140,27 @@ constexpr std::size_t float_elems(int head_dim, int heads) {
 constexpr std::size_t smem_bytes(int head_dim, int heads) {
   return region_bytes(head_dim, heads) + float_elems(head_dim, heads) * kFloatBytes;
 }
+
+// Tensor-core kernel (group >= 2): K/V rows padded by 8 elements so ldmatrix
+// is conflict-free; each warp takes 16 keys of every tile with its own
+// softmax state, and after the loop the K/V region holds the warps' output
+// rows [kWarps][kMmaRows][D] floats for the merge. Then Q [kMmaRows][lds]
+// bf16 and the warps' running max and sum [2][kWarps][kMmaRows] floats.
+constexpr int mma_lds(int head_dim) { return head_dim + 8; }
+constexpr std::size_t mma_kv_elems(int head_dim) { return static_cast<std::size_t>(kTile) * mma_lds(head_dim); }
+constexpr std::size_t mma_kv_bytes(int head_dim) { return 4 * mma_kv_elems(head_dim) * kBf16Bytes; }
+constexpr std::size_t mma_merge_bytes(int head_dim) {
+  return static_cast<std::size_t>(kWarps) * kMmaRows * head_dim * kFloatBytes;
+}
+constexpr std::size_t mma_region_bytes(int head_dim) {
+  return std::max(mma_kv_bytes(head_dim), mma_merge_bytes(head_dim));
+}
+constexpr std::size_t mma_q_bytes(int head_dim) {
+  return static_cast<std::size_t>(kMmaRows) * mma_lds(head_dim) * kBf16Bytes;
+}
+constexpr std::size_t mma_smem_bytes(int head_dim) {
+  return mma_region_bytes(head_dim) + mma_q_bytes(head_dim) + 2 * kWarps * kMmaRows * kFloatBytes;
+}
 }  // namespace decode
 struct DecodeShape {
   long long num_seqs = 0, max_context_len = 0, q_heads = 0, kv_heads = 0, head_dim = 0;
@@ -138,6 +168,7 @@ struct DecodeShape {
 };
 struct DecodePlan : LaunchPlan {
   int group = 0;           // q_heads / kv_heads
+  bool tensor_cores = false;  // decode::uses_tensor_cores(group)
   int heads_per_cta = 0;   // decode::heads_per_cta(group)
   int ctas_per_group = 0;  // group / heads_per_cta
   int keys_per_split = 0;  // multiple of kTile

@@ -221,6 +221,7 @@ TEST(every_gqa_group_1_to_16_and_head_dims_64_128_launch) {
             expect_valid(plan, "synthetic", "decode " + what);
             CHECK(plan.heads_per_cta * plan.ctas_per_group == group);
             CHECK(plan.heads_per_cta >= 1 && plan.heads_per_cta <= lc::decode::kMaxHeadsPerCta);
+            CHECK(plan.tensor_cores == (group >= 2));  // MHA alone stays on CUDA cores
             CHECK(plan.keys_per_split % lc::decode::kTile == 0);
             CHECK(static_cast<long long>(plan.keys_per_split) * s >= ctx);
           }
@@ -230,20 +231,26 @@ TEST(every_gqa_group_1_to_16_and_head_dims_64_128_launch) {
       }
     }
   }
-  // The groups of the models that failed to launch: 6, 7, 12.
+  // The groups of the models that failed to launch (6, 7, 12) take one CTA
+  // per KV head, as every group up to 16 does; larger ones take chunks.
+  CHECK(lc::decode::heads_per_cta(1) == 1 && lc::decode::heads_per_cta(2) == 2);
   CHECK(lc::decode::heads_per_cta(7) == 7 && lc::decode::heads_per_cta(6) == 6);
-  CHECK(lc::decode::heads_per_cta(12) == 6 && lc::decode::heads_per_cta(16) == 8);
-  CHECK(lc::decode::heads_per_cta(13) == 1);
+  CHECK(lc::decode::heads_per_cta(12) == 12 && lc::decode::heads_per_cta(16) == 16);
+  CHECK(lc::decode::heads_per_cta(13) == 13 && lc::decode::heads_per_cta(32) == 16);
+  CHECK(lc::decode::heads_per_cta(24) == 12 && lc::decode::heads_per_cta(17) == 1);
 }
 
 TEST(shared_memory_layouts_fit_both_devices) {
   for (int d : {64, 128}) {
     CHECK(lc::prefill::smem_bytes(d) <= lc::kSm80.max_smem_optin);
-    for (int g = 1; g <= lc::decode::kMaxHeadsPerCta; ++g) {
-      CHECK(lc::decode::smem_bytes(d, g) <= lc::kSm80.max_smem_optin);
-      CHECK(lc::decode::reduce_bytes(d, g) <= lc::decode::region_bytes(d, g));
-      CHECK(lc::decode::region_bytes(d, g) % 16 == 0);
-    }
+    CHECK(lc::decode::smem_bytes(d, 1) <= lc::kSm80.max_smem_optin);  // CUDA-core kernel: MHA only
+    CHECK(lc::decode::reduce_bytes(d, 1) <= lc::decode::region_bytes(d, 1));
+    CHECK(lc::decode::region_bytes(d, 1) % 16 == 0);
+    CHECK(lc::decode::mma_smem_bytes(d) <= lc::kSm80.max_smem_optin);
+    CHECK(lc::decode::mma_merge_bytes(d) <= lc::decode::mma_region_bytes(d));
+    CHECK(lc::decode::mma_region_bytes(d) % 16 == 0 && lc::decode::mma_q_bytes(d) % 16 == 0);
+    // Three CTAs per SM on sm_90 (228 KiB a multiprocessor, 1 KiB reserved per CTA).
+    CHECK(3 * (lc::decode::mma_smem_bytes(d) + 1024) <= 228 * 1024);
   }
 }
 
