@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../cuda/gemm_cublaslt.h"
+#include "../cuda/launch_config.h"
 #include "bench.h"
 #include "checks.h"
 #include "cuda_check.h"
@@ -181,6 +182,7 @@ Profile sweep(const ModelSpec& spec, const Options& o, const DeviceInfo& info, c
   prof.model = spec.name;
   prof.command = command;
   prof.provenance = info.provenance;
+  if (launch::decode::uses_tensor_cores(spec.q_heads / spec.kv_heads)) prof.decode_kernel = "efimsim-paged-splitkv-mma-v1";
   std::printf("\n== sweep %s: gemm (%s) ==\n", spec.name.c_str(), prof.gemm_kernel.c_str());
   for (const auto& shape : gemm_shapes(spec)) {
     GemmTable t{shape.name, shape.n, shape.k, {}};

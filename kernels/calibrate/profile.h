@@ -89,6 +89,9 @@ struct Profile {
   std::string command;
   std::string gemm_kernel = "cublaslt-bf16";
   std::string prefill_kernel = "efimsim-paged-fa2-v1";
+  // The CUDA-core kernel (MHA); main.cc names the tensor-core one for GQA
+  // ("efimsim-paged-splitkv-mma-v1", decode_attention.cu). The profiles of
+  // 76c018e (calibrate/runs/2026-11-28-h200-76c018e) say v1 for both.
   std::string decode_kernel = "efimsim-paged-splitkv-v1";
   std::string elementwise_kernel = "efimsim-elementwise-v1";
   Provenance provenance;
