@@ -186,6 +186,12 @@ struct GpuSpec {
   double interconnect_gbps = 0;        // one direction, one GPU, GB/s (1e9 bytes/s)
   double interconnect_latency_us = 0;  // fixed cost of one all-reduce
   std::string interconnect_source;
+  // The node's network, for an MoE group that spans nodes of kGpusPerNode
+  // GPUs (operator_work.h): one GPU's own NIC, one direction, GB/s (1e9
+  // bytes/s); 0 when the spec has none (such groups are then refused).
+  double network_gbps = 0;
+  double network_latency_us = 0;  // fixed cost of one collective over it
+  std::string network_source;
   // Host (CPU) link, for KV offloading to host memory; 0 when the spec has none.
   double host_link_gbps = 0;  // one direction, GB/s (1e9 bytes/s), datasheet
   std::string host_link_source;

@@ -223,6 +223,12 @@ GpuSpec ParseGpuSpec(const std::string& json_text, const std::string& origin) {
     gpu.interconnect_latency_us = object.Number("interconnect_latency_us", 0.0);
     gpu.interconnect_source = object.String("interconnect_source");
   }
+  // Optional as a group: a GPU without them cannot serve an MoE group across nodes.
+  if (object.Has("network_gbps") || object.Has("network_latency_us") || object.Has("network_source")) {
+    gpu.network_gbps = object.Number("network_gbps", 1e-9);
+    gpu.network_latency_us = object.Number("network_latency_us", 0.0);
+    gpu.network_source = object.String("network_source");
+  }
   if (object.Has("l2_cache_bytes") || object.Has("l2_cache_source")) {
     gpu.l2_cache_bytes = object.Int("l2_cache_bytes", 1);
     gpu.l2_cache_source = object.String("l2_cache_source");

@@ -104,7 +104,8 @@ CalibratedFallbackOperatorTimer::CalibratedFallbackOperatorTimer(ShardShapes sha
     : shapes_(shapes), flops_per_second_(gpu.datasheet_bf16_tflops * 1e12),
       fp8_flops_per_second_(gpu.datasheet_bf16_tflops * 1e12 * gpu.Fp8ComputeRatio()),
       bytes_per_second_(gpu.datasheet_hbm_tbps * 1e12),
-      link_bytes_per_second_(gpu.interconnect_gbps * 1e9), calibration_(std::move(calibration)) {
+      link_bytes_per_second_(gpu.interconnect_gbps * 1e9), network_bytes_per_second_(gpu.network_gbps * 1e9),
+      calibration_(std::move(calibration)) {
   EFIMSIM_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0,
                 "GPU datasheet ceilings must be positive");
   RequireInterconnect(shapes_, gpu);
@@ -183,10 +184,11 @@ OperatorTime CalibratedFallbackOperatorTimer::AllReduce(int64_t tokens) const {
 OperatorTime CalibratedFallbackOperatorTimer::MoeDispatchCombine(int64_t rank_tokens) const {
   if (shapes_.data_parallel <= 1) return {0.0, true, kSource};
   // The ring all-reduce's calibration: the same bytes per GPU as an
-  // all-gather plus a reduce-scatter.
+  // all-gather plus a reduce-scatter. Across nodes the ring is bound by each
+  // GPU's NIC; the NVLink-fitted efficiency is applied to it unchanged.
   const double bytes = MoeDispatchCombineBytes(shapes_, static_cast<double>(rank_tokens));
-  return {calibration_.all_reduce.Seconds(0.0, bytes, flops_per_second_, link_bytes_per_second_),
-          true, kSource};
+  const double link = shapes_.MoeGroupSpansNodes() ? network_bytes_per_second_ : link_bytes_per_second_;
+  return {calibration_.all_reduce.Seconds(0.0, bytes, flops_per_second_, link), true, kSource};
 }
 
 const FallbackCalibration& BuiltinFallbackCalibration() {

@@ -117,6 +117,7 @@ class CalibratedFallbackOperatorTimer : public OperatorTimer {
   double fp8_flops_per_second_;   // datasheet FP8 ceiling (= BF16 without FP8 tensor cores)
   double bytes_per_second_;       // datasheet memory bandwidth
   double link_bytes_per_second_;  // one direction of one GPU's interconnect; 0: none
+  double network_bytes_per_second_;  // one direction of one GPU's NIC; 0: none
   FallbackCalibration calibration_;
 };
 

@@ -7,6 +7,12 @@
 namespace efimsim {
 
 void RequireInterconnect(const ShardShapes& shapes, const GpuSpec& gpu) {
+  if (shapes.MoeGroupSpansNodes() && gpu.network_gbps <= 0) {
+    throw UsageError("--data-parallel-size " + std::to_string(shapes.data_parallel) + " x --tp " +
+                     std::to_string(shapes.tensor_parallel) + ": the MoE group spans nodes of " +
+                     std::to_string(kGpusPerNode) + " GPUs, and GPU spec " + gpu.name +
+                     " has no network_gbps figure for its dispatch and combine");
+  }
   if (gpu.interconnect_gbps > 0) return;
   if (shapes.tensor_parallel > 1) {
     throw UsageError("--tp " + std::to_string(shapes.tensor_parallel) + ": GPU spec " + gpu.name +

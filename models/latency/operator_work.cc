@@ -22,10 +22,10 @@ void ShardExperts(const ModelSpec& model, int64_t tp, ShardShapes& s) {
     return;
   }
   const int64_t group = tp * model.data_parallel;
-  if (group > 8) {
+  if (group > kGpusPerNode && group % kGpusPerNode != 0) {
     throw UsageError("--data-parallel-size " + std::to_string(model.data_parallel) + " x --tp " +
-                     std::to_string(tp) + ": an MoE group of more than 8 GPUs spans nodes; its "
-                     "all-to-all over the network is not modelled");
+                     std::to_string(tp) + ": an MoE group of more than " + std::to_string(kGpusPerNode) +
+                     " GPUs spans nodes and must fill whole nodes of " + std::to_string(kGpusPerNode) + " GPUs");
   }
   auto require_divides = [&](int64_t value, int64_t by, const char* what) {
     if (value % by != 0) {

@@ -20,6 +20,12 @@ struct OperatorWork {
   double bytes = 0;  // bytes read plus bytes written in HBM
 };
 
+// GPUs of one node (an HGX/DGX baseboard): tensor parallelism and an MoE
+// group of up to this many GPUs run over NVLink (GpuSpec::interconnect_gbps);
+// a larger MoE group fills whole nodes and its dispatch and combine cross the
+// node's network (GpuSpec::network_gbps).
+inline constexpr int64_t kGpusPerNode = 8;
+
 // One GPU's shapes of the model under tensor parallelism (Megatron-style:
 // heads and the FFN split across GPUs; KV heads replicated when there are
 // fewer than GPUs; norms and residuals replicated; lm_head split by vocab).
@@ -53,6 +59,8 @@ struct ShardShapes {
   // experts span data_parallel x tensor_parallel GPUs, and an MoE layer runs
   // over every rank's tokens, gathered to each GPU and scattered back.
   int64_t data_parallel = 1;
+  // Whether the MoE group (data_parallel x tensor_parallel GPUs) spans nodes.
+  bool MoeGroupSpansNodes() const { return moe_layers > 0 && data_parallel * tensor_parallel > kGpusPerNode; }
   // Multi-head latent attention (mla_latent == 0: none; models/formats/
   // model_spec.h MlaSpec). q_heads are this GPU's heads, kv_heads equal
   // them and head_dim is the query-key width (nope + rope); the latent and
@@ -86,7 +94,8 @@ struct ShardShapes {
 // q heads, the FFN size and the vocabulary (and kv heads, or is a multiple of
 // them); for an MoE model, the expert FFN (or, with model.expert_parallel,
 // the experts) by the MoE group, model.data_parallel x tensor_parallel GPUs
-// (at most 8: one node's NVLink; expert_parallel is 1 or the group), as
+// (up to kGpusPerNode over NVLink, or whole nodes of them over the network;
+// expert_parallel is 1 or the group), as
 // vLLM's --enable-expert-parallel and --data-parallel-size. A dense model's
 // data-parallel ranks are independent replicas: nothing here changes.
 ShardShapes ShardModel(const ModelSpec& model, int64_t tensor_parallel);

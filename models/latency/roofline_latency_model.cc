@@ -13,7 +13,9 @@ RooflineOperatorTimer::RooflineOperatorTimer(ShardShapes shapes, const GpuSpec& 
       fp8_flops_per_second_(gpu.achievable_bf16_tflops * 1e12 * gpu.Fp8ComputeRatio()),
       bytes_per_second_(gpu.achievable_hbm_tbps * 1e12),
       link_bytes_per_second_(gpu.interconnect_gbps * 1e9),
-      link_latency_seconds_(gpu.interconnect_latency_us * 1e-6) {
+      link_latency_seconds_(gpu.interconnect_latency_us * 1e-6),
+      network_bytes_per_second_(gpu.network_gbps * 1e9),
+      network_latency_seconds_(gpu.network_latency_us * 1e-6) {
   EFIMSIM_CHECK(flops_per_second_ > 0 && bytes_per_second_ > 0, "GPU ceilings must be positive");
   RequireInterconnect(shapes_, gpu);
 }
@@ -79,6 +81,11 @@ OperatorTime RooflineOperatorTimer::MoeDispatchCombine(int64_t rank_tokens) cons
   if (shapes_.data_parallel <= 1) return {0.0, false, "none"};
   // Two collectives (all-gather, reduce-scatter), each paying the latency.
   const double bytes = MoeDispatchCombineBytes(shapes_, static_cast<double>(rank_tokens));
+  if (shapes_.MoeGroupSpansNodes()) {
+    // A ring over every rank crosses the network: each GPU's own NIC bounds it.
+    return {bytes / network_bytes_per_second_ + 2.0 * network_latency_seconds_, false,
+            "roofline (all-gather + reduce-scatter across nodes: a ring bound by network_gbps)"};
+  }
   return {bytes / link_bytes_per_second_ + 2.0 * link_latency_seconds_, false,
           "roofline (all-gather + reduce-scatter over interconnect_gbps)"};
 }

@@ -45,6 +45,8 @@ class RooflineOperatorTimer : public OperatorTimer {
   double bytes_per_second_;
   double link_bytes_per_second_;  // one direction of one GPU's interconnect
   double link_latency_seconds_;
+  double network_bytes_per_second_;  // one direction of one GPU's NIC; 0: none
+  double network_latency_seconds_;
 };
 
 class RooflineLatencyModel : public StepLatencyModel {

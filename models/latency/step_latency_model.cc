@@ -30,7 +30,7 @@ namespace {
 
 // "served with fp8 weights, fp8 KV cache; " or "" for the checkpoint's
 // formats (so dense BF16 descriptions read as they always did).
-std::string ServingText(const ModelSpec& model) {
+std::string ServingText(const ModelSpec& model, int64_t tensor_parallel) {
   std::string text;
   auto add = [&](const std::string& phrase) { text += (text.empty() ? "" : ", ") + phrase; };
   if (model.quantization != WeightQuantization::kNone) {
@@ -41,8 +41,11 @@ std::string ServingText(const ModelSpec& model) {
   if (model.expert_parallel) add(data_parallel_moe ? "experts spread over the data-parallel group's GPUs" : "experts spread over the TP group");
   if (data_parallel_moe) {
     add("MoE layers over " + std::to_string(model.data_parallel) +
-        " data-parallel ranks (each rank padded to the largest batch; dispatch and combine priced at "
-        "the interconnect's bound, not measured)");
+        " data-parallel ranks (each rank padded to the largest batch; dispatch and combine priced at " +
+        (model.data_parallel * tensor_parallel > kGpusPerNode
+             ? "the network's bound, network_gbps: the group spans nodes of " + std::to_string(kGpusPerNode) + " GPUs"
+             : std::string("the interconnect's bound")) +
+        ", not measured)");
   }
   if (model.moe.IsMoe()) {
     add(std::string("MoE experts priced for ") + MoeRoutingName(model.moe_routing) + " routing" +
@@ -75,7 +78,7 @@ StepLatencyModel::StepLatencyModel(const ModelSpec& model, int64_t tensor_parall
       capture_sizes_(std::move(capture_sizes)), overhead_source_(std::move(overhead_source)),
       timer_(std::move(timer)),
       graph_(LayerMlps(model), tensor_parallel > 1, model.mla.IsMla(), model.moe.IsMoe() && model.data_parallel > 1),
-      serving_text_(ServingText(model)) {
+      serving_text_(ServingText(model, tensor_parallel)) {
   EFIMSIM_CHECK(timer_ != nullptr, "a step model needs an operator timer");
   EFIMSIM_CHECK(!capture_sizes_.empty() && std::is_sorted(capture_sizes_.begin(), capture_sizes_.end()),
                 "capture sizes sorted and non-empty");

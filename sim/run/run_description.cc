@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "models/latency/operator_work.h"
 #include "sim/engine/engine_config.h"
 #include "sim/metrics/frontend.h"
 #include "sim/run/run_params.h"
@@ -191,8 +192,13 @@ void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model
     c.push_back({"moe_layers", std::string("over all ranks' rows, experts ") +
                                    (model.expert_parallel ? "whole, spread over " : "split over ") +
                                    std::to_string(ranks * config.latency.tensor_parallel) +
-                                   " GPUs; dispatch and combine priced at the interconnect's bound "
-                                   "(all-gather + reduce-scatter), not measured"});
+                                   " GPUs; dispatch and combine priced at the " +
+                                   (ranks * config.latency.tensor_parallel > kGpusPerNode
+                                        ? "network's bound (the group spans nodes of " +
+                                              std::to_string(kGpusPerNode) + " GPUs: a ring over each GPU's NIC, "
+                                              "network_gbps)"
+                                        : std::string("interconnect's bound")) +
+                                   " (all-gather + reduce-scatter), not measured"});
     c.push_back({"dummy_batch_steps", dummy_steps});
   } else {
     c.push_back({"stepping", std::string("independent: a dense model's ranks share no layer")});

@@ -1,7 +1,8 @@
 // Data-parallel MoE groups (--data-parallel-size): how the experts shard
 // over the group's GPUs, the weight and KV figures that follow, and how a
 // rank's step is priced (padded to the group's largest batch, experts over
-// every rank's rows, the dispatch and combine at the interconnect's bound).
+// every rank's rows, the dispatch and combine at the interconnect's bound,
+// or the network's for a group across nodes).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,8 +55,19 @@ TEST(DataParallelShards, EachGpuHoldsItsShareOfTheExpertsAndAllOfTheRest) {
             ComputeKvCapacity(EngineConfig{}, alone, gpu, 1).blocks);
 }
 
-TEST(DataParallelShards, GroupsBeyondOneNodeAndUndividedExpertsAreRefused) {
-  EXPECT_THROW(ShardModel(Qwen3Moe(4, true), 4), UsageError);  // 16 GPUs
+TEST(DataParallelShards, GroupsAcrossNodesFillWholeNodesAndUndividedExpertsAreRefused) {
+  // 16 GPUs: two whole nodes of 8.
+  const ShardShapes two_nodes = ShardModel(Qwen3Moe(4, true), 4);
+  EXPECT_TRUE(two_nodes.MoeGroupSpansNodes());
+  EXPECT_EQ(two_nodes.expert_parallel, 16);
+  EXPECT_EQ(two_nodes.experts_per_gpu, 128 / 16);
+  EXPECT_FALSE(ShardModel(Qwen3Moe(4, true), 2).MoeGroupSpansNodes());  // 8 GPUs: one node
+  try {
+    ShardModel(Qwen3Moe(3, true), 4);  // 12 GPUs: a node and a half
+    FAIL() << "12 GPUs do not fill whole nodes";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("whole nodes of 8"), std::string::npos) << e.what();
+  }
   try {
     ShardModel(Qwen3Moe(3, true), 1);
     FAIL() << "3 ranks do not divide 128 experts";
@@ -89,6 +101,33 @@ TEST(DataParallelRoofline, AGpuWithoutAnInterconnectFigureIsRefusedWhereGpusTalk
   ServingFormat dense;
   dense.data_parallel = 2;
   EXPECT_EQ(message(ShardModel(ServedAs(LoadModelSpec("llama-3.1-8b"), dense), 1)), "");  // independent ranks
+}
+
+TEST(DataParallelRoofline, AGroupAcrossNodesIsPricedAtTheNetworkAndRefusedWithoutIt) {
+  const GpuSpec gpu = LoadGpuSpec("h100-sxm");
+  ASSERT_GT(gpu.network_gbps, 0.0);
+  ASSERT_GT(gpu.interconnect_gbps, gpu.network_gbps);
+  // 8 ranks of TP 1 (one node) against 16 of TP 1 (two nodes), at the same
+  // rows: the second moves 15/7 of the bytes over a link 9 times slower.
+  const ShardShapes one_node = ShardModel(Qwen3Moe(8, true), 1);
+  const ShardShapes two_nodes = ShardModel(Qwen3Moe(16, true), 1);
+  const OperatorTime near = RooflineOperatorTimer(one_node, gpu).MoeDispatchCombine(64);
+  const OperatorTime far = RooflineOperatorTimer(two_nodes, gpu).MoeDispatchCombine(64);
+  EXPECT_NEAR(near.seconds, MoeDispatchCombineBytes(one_node, 64) / (gpu.interconnect_gbps * 1e9) +
+                                2e-6 * gpu.interconnect_latency_us, 1e-12);
+  EXPECT_NEAR(far.seconds, MoeDispatchCombineBytes(two_nodes, 64) / (gpu.network_gbps * 1e9) +
+                               2e-6 * gpu.network_latency_us, 1e-12);
+  EXPECT_NE(far.source.find("network_gbps"), std::string::npos) << far.source;
+  EXPECT_GT(far.seconds, 2.0 * near.seconds);
+  GpuSpec no_network = gpu;
+  no_network.network_gbps = 0;
+  try {
+    RooflineOperatorTimer timer(two_nodes, no_network);
+    FAIL() << "a group across nodes needs the GPU spec's network figure";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("network_gbps"), std::string::npos) << e.what();
+  }
+  RooflineOperatorTimer within_a_node(one_node, no_network);  // NVLink only: accepted
 }
 
 TEST(DataParallelWork, DispatchAndCombineMoveEveryOtherRanksRowsTwice) {
