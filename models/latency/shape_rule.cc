@@ -714,6 +714,19 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, const std
                      (list.empty() ? "it has no MoE tables" : "it has: " + list) + ")");
   }
   const ShapeMoeKey want = MoeKeyOf(shard);
+  // An expert-parallel group that spans nodes is larger than any table
+  // (AIConfigurator times groups of at most 8 GPUs): it is read from the
+  // largest EP the tables have at this tp, at the same tokens, which for one
+  // model means the same tokens per expert, and scaled by the ratio of the
+  // two groups' roofline times (half the experts per GPU at twice the EP).
+  int64_t read_ep = want.ep;
+  if (shard.MoeGroupSpansNodes() && want.ep > 1) {
+    read_ep = 0;
+    for (const ShapeMoeTable& t : profile.moe) {
+      if (t.key.tp == want.tp && t.key.ep <= want.ep) read_ep = std::max(read_ep, t.key.ep);
+    }
+    if (read_ep == 0) read_ep = want.ep;
+  }
   const bool skewed = shard.moe_routing == MoeRouting::kPowerLaw;
   const std::vector<std::string> distributions =
       skewed ? std::vector<std::string>{"power_law_1.2", "balanced", "uniform"}
@@ -724,6 +737,7 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, const std
       ShapeMoeKey key = want;
       key.dtype = dtype;
       key.distribution = distribution;
+      key.ep = read_ep;
       if (std::find(tries.begin(), tries.end(), key) == tries.end()) tries.push_back(key);
     }
   }
@@ -732,6 +746,17 @@ void ResolveMoe(const ShapeProfile& profile, const ShardShapes& shard, const std
     std::vector<ProfilePoint> points = TransferMoe(profile.moe, profile.ceilings, tries[i], &note, &kernel, backend);
     if (points.empty()) continue;
     const ShapeMoeKey& key = tries[i];
+    if (key.ep != want.ep) {
+      ShapeMoeKey target = key;
+      target.ep = want.ep;
+      for (ProfilePoint& p : points) {
+        const double t = static_cast<double>(p.key);
+        p.time_us *= MoeSolSeconds(profile.ceilings, target, t) / MoeSolSeconds(profile.ceilings, key, t);
+      }
+      note = (note.empty() ? "" : note + "; ") + "from ep " + std::to_string(key.ep) +
+             " tables at equal tokens, scaled by the roofline to ep " + std::to_string(want.ep) +
+             " (the group spans nodes)";
+    }
     // The run's dtype with even or random routing is what the source
     // measured for it; another dtype or skewed routing stands in (flagged).
     const bool stand_in = key.dtype != want.dtype || (key.distribution == "power_law_1.2") != skewed;

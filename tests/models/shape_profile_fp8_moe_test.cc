@@ -393,6 +393,36 @@ TEST(ShapeRuleMoe, ExpertParallelKeysTheWholeExpertAndTheEpGroup) {
   EXPECT_DOUBLE_EQ(PointAt(k.moe->points, 64), PointAt(p.moe[0].points, 64));
 }
 
+// A group across nodes (16 GPUs) is beyond every table (AIConfigurator
+// times at most 8): it is read from the largest EP at its tp, at the same
+// tokens, scaled by the two groups' roofline times; flagged transferred.
+TEST(ShapeRuleMoe, AnExpertGroupAcrossNodesIsReadFromTheLargestEpTable) {
+  ShapeProfile p = ImportFixture();
+  const ShapeMoeKey ep4{"bfloat16", 2048, 768, 8, 128, 1, 4, "balanced"};
+  const ShapeMoeKey ep8{"bfloat16", 2048, 768, 8, 128, 1, 8, "balanced"};
+  p.moe = {ConstantUtilisation(p.ceilings, ep4, 0.4), ConstantUtilisation(p.ceilings, ep8, 0.3)};
+  ServingFormat format;
+  format.expert_parallel = true;
+  format.data_parallel = 4;
+  ShapeResolution r;
+  const KernelProfile k = ResolveShapeProfile(p, ServedAs(QwenMoe(), format), 4, &r);  // 16 GPUs
+  ASSERT_TRUE(k.moe.has_value());
+  EXPECT_TRUE(k.moe->transferred);
+  ShapeMoeKey ep16 = ep8;
+  ep16.ep = 16;
+  for (const ProfilePoint& pt : k.moe->points) {  // ep 8's utilisation, 0.3, at ep 16's speed of light
+    EXPECT_NEAR(pt.time_us, MoeSolSeconds(p.ceilings, ep16, static_cast<double>(pt.key)) * 1e6 / 0.3,
+                1e-9 * pt.time_us) << pt.key;
+  }
+  EXPECT_LT(PointAt(k.moe->points, 4096), PointAt(p.moe[1].points, 4096));  // half the experts per GPU
+  EXPECT_NE(r.Summary().find("from ep 8 tables at equal tokens, scaled by the roofline to ep 16"), std::string::npos)
+      << r.Summary();
+  // Within a node nothing changes: an EP of 8 with no table is not read from another EP.
+  format.data_parallel = 2;
+  p.moe = {ConstantUtilisation(p.ceilings, ep4, 0.4)};
+  EXPECT_FALSE(ResolveShapeProfile(p, ServedAs(QwenMoe(), format), 4, &r).moe.has_value());
+}
+
 TEST(ShapeRuleFp8, QuantizedGemmsUseTheFp8TablesLmHeadStaysBf16) {
   const ShapeProfile& h100 = Builtin("h100-sxm");
   const ModelSpec llama = LoadModelSpec("llama-3.1-8b");
