@@ -20,15 +20,18 @@ double Billions(int64_t count) { return static_cast<double>(count) / 1e9; }
 
 void PrintGpus() {
   std::printf("GPUs (bf16 and HBM: the roofline's ceilings, measured or estimated from the "
-              "datasheet;\nGPU link: per direction, for tensor-parallel all-reduces)\n");
-  std::printf("%-14s %10s %12s %9s %-9s %11s  %s\n", "name", "memory_GiB", "bf16_TFLOP/s",
-              "HBM_TB/s", "ceilings", "link_GB/s", "description");
+              "datasheet;\nGPU link: per direction, for tensor-parallel all-reduces; network: "
+              "per GPU and direction, for MoE groups across nodes, - where the spec has none)\n");
+  std::printf("%-14s %10s %12s %9s %-9s %11s %10s  %s\n", "name", "memory_GiB", "bf16_TFLOP/s",
+              "HBM_TB/s", "ceilings", "link_GB/s", "net_GB/s", "description");
   for (const std::string& name : BuiltinGpuNames()) {
     const GpuSpec gpu = LoadGpuSpec(name);
-    std::printf("%-14s %10.1f %12.0f %9.2f %-9s %11.0f  %s\n", gpu.name.c_str(),
+    char network[16] = "-";
+    if (gpu.network_gbps > 0) std::snprintf(network, sizeof network, "%.0f", gpu.network_gbps);
+    std::printf("%-14s %10.1f %12.0f %9.2f %-9s %11.0f %10s  %s\n", gpu.name.c_str(),
                 static_cast<double>(gpu.memory_bytes) / (1024.0 * 1024 * 1024),
                 gpu.achievable_bf16_tflops, gpu.achievable_hbm_tbps,
-                gpu.achievable_measured ? "measured" : "estimate", gpu.interconnect_gbps,
+                gpu.achievable_measured ? "measured" : "estimate", gpu.interconnect_gbps, network,
                 gpu.description.c_str());
   }
   std::printf("(sources of every figure: models/gpus/<name>.json)\n");
