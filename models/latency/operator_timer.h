@@ -26,7 +26,8 @@ void AccumulateLaunch(OperatorTime& into, const OperatorTime& part, double weigh
 
 // Throws UsageError when `shapes` communicate between GPUs (TP > 1, or MoE
 // layers across data-parallel ranks) and `gpu` states no interconnect_gbps
-// to price it with.
+// to price it with, or when the MoE group spans nodes
+// (ShardShapes::MoeGroupSpansNodes) and `gpu` states no network_gbps.
 void RequireInterconnect(const ShardShapes& shapes, const GpuSpec& gpu);
 
 class OperatorTimer {
