@@ -59,6 +59,32 @@ TEST(GpuSpec, EveryBuiltinGpuSaysWhetherItsCeilingsWereMeasured) {
   EXPECT_LE(LoadGpuSpec("h100-pcie").interconnect_gbps, 64.0);
 }
 
+// The node network (MoE groups across nodes) is optional as a group: with
+// its source it is read; a source without a bandwidth names the field.
+TEST(GpuSpec, NetworkFiguresAreOptionalAndComeWithTheirSource) {
+  const std::string base = R"({"schema_version": 1, "name": "g", "description": "d",
+      "memory_bytes": 1000, "memory_source": "s", "datasheet_bf16_dense_tflops": 1,
+      "datasheet_hbm_tbps": 1, "datasheet_source": "s", "achievable_bf16_tflops": 1,
+      "achievable_hbm_tbps": 1, "achievable_measured": false, "achievable_source": "s")";
+  EXPECT_EQ(ParseGpuSpec(base + "}", "g.json").network_gbps, 0.0);
+  const GpuSpec with = ParseGpuSpec(
+      base + R"(, "network_gbps": 50, "network_latency_us": 10, "network_source": "one NIC per GPU"})", "g.json");
+  EXPECT_EQ(with.network_gbps, 50.0);
+  EXPECT_EQ(with.network_latency_us, 10.0);
+  EXPECT_EQ(with.network_source, "one NIC per GPU");
+  try {
+    ParseGpuSpec(base + R"(, "network_source": "s"})", "g.json");
+    FAIL() << "a network source needs its bandwidth";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("network_gbps"), std::string::npos) << e.what();
+  }
+  for (const char* name : {"h100-sxm", "h200", "b200", "a100-sxm-80g"}) {  // DGX nodes: one NIC per GPU
+    EXPECT_GT(LoadGpuSpec(name).network_gbps, 0.0) << name;
+    EXPECT_FALSE(LoadGpuSpec(name).network_source.empty()) << name;
+  }
+  EXPECT_EQ(LoadGpuSpec("l40s").network_gbps, 0.0);
+}
+
 TEST(GpuSpec, EstimatedCeilingsAreCalledEstimatesInTheRooflineDescription) {
   const RooflineLatencyModel l4(LoadModelSpec("llama-3.1-8b"), LoadGpuSpec("l4"), CpuOverheadConfig{});
   EXPECT_NE(l4.Description().find("estimated from the datasheet, not measured"), std::string::npos);
