@@ -22,7 +22,7 @@ void ShardExperts(const ModelSpec& model, int64_t tp, ShardShapes& s) {
     return;
   }
   const int64_t group = tp * model.data_parallel;
-  if (group > kGpusPerNode && group % kGpusPerNode != 0) {
+  if (GroupSpansNodes(group) && group % kGpusPerNode != 0) {
     throw UsageError("--data-parallel-size " + std::to_string(model.data_parallel) + " x --tp " +
                      std::to_string(tp) + ": an MoE group of more than " + std::to_string(kGpusPerNode) +
                      " GPUs spans nodes and must fill whole nodes of " + std::to_string(kGpusPerNode) + " GPUs");

@@ -25,6 +25,9 @@ struct OperatorWork {
 // a larger MoE group fills whole nodes and its dispatch and combine cross the
 // node's network (GpuSpec::network_gbps).
 inline constexpr int64_t kGpusPerNode = 8;
+// Whether a group of `gpus` GPUs (an MoE group: data parallel x tensor
+// parallel) spans nodes.
+constexpr bool GroupSpansNodes(int64_t gpus) { return gpus > kGpusPerNode; }
 
 // One GPU's shapes of the model under tensor parallelism (Megatron-style:
 // heads and the FFN split across GPUs; KV heads replicated when there are
@@ -60,7 +63,7 @@ struct ShardShapes {
   // over every rank's tokens, gathered to each GPU and scattered back.
   int64_t data_parallel = 1;
   // Whether the MoE group (data_parallel x tensor_parallel GPUs) spans nodes.
-  bool MoeGroupSpansNodes() const { return moe_layers > 0 && data_parallel * tensor_parallel > kGpusPerNode; }
+  bool MoeGroupSpansNodes() const { return moe_layers > 0 && GroupSpansNodes(data_parallel * tensor_parallel); }
   // Multi-head latent attention (mla_latent == 0: none; models/formats/
   // model_spec.h MlaSpec). q_heads are this GPU's heads, kv_heads equal
   // them and head_dim is the query-key width (nope + rope); the latent and

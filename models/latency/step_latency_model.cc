@@ -42,7 +42,7 @@ std::string ServingText(const ModelSpec& model, int64_t tensor_parallel) {
   if (data_parallel_moe) {
     add("MoE layers over " + std::to_string(model.data_parallel) +
         " data-parallel ranks (each rank padded to the largest batch; dispatch and combine priced at " +
-        (model.data_parallel * tensor_parallel > kGpusPerNode
+        (GroupSpansNodes(model.data_parallel * tensor_parallel)
              ? "the network's bound, network_gbps: the group spans nodes of " + std::to_string(kGpusPerNode) + " GPUs"
              : std::string("the interconnect's bound")) +
         ", not measured)");

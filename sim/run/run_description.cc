@@ -193,7 +193,7 @@ void DescribeDataParallel(const ExperimentConfig& config, const ModelSpec& model
                                    (model.expert_parallel ? "whole, spread over " : "split over ") +
                                    std::to_string(ranks * config.latency.tensor_parallel) +
                                    " GPUs; dispatch and combine priced at the " +
-                                   (ranks * config.latency.tensor_parallel > kGpusPerNode
+                                   (GroupSpansNodes(ranks * config.latency.tensor_parallel)
                                         ? "network's bound (the group spans nodes of " +
                                               std::to_string(kGpusPerNode) + " GPUs: a ring over each GPU's NIC, "
                                               "network_gbps)"
