@@ -3,6 +3,7 @@
 #include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "sim/core/random.h"
+#include "traces/uniform_tokens.h"
 
 #include <unistd.h>
 
@@ -12,30 +13,6 @@
 #include <string>
 
 namespace efimsim {
-
-// Uniform token ids in [first, last], two per 64-bit draw: each 32-bit half
-// is mapped by Lemire's multiply-shift with rejection, so the ids are
-// exactly uniform (the range is far below 2^32).
-void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, std::span<TokenId> tokens) {
-  const uint64_t span = static_cast<uint64_t>(last - first) + 1;
-  const uint64_t threshold = (uint64_t{1} << 32) % span;  // 2^32 mod span
-  constexpr uint64_t kLow32 = 0xffffffff;
-  TokenId* out = tokens.data();
-  TokenId* const end = out + tokens.size();
-  // A local copy of the generator, written back at the end: the compiler
-  // cannot prove the token stores leave the stream's state alone, and would
-  // store its four words on every draw.
-  RandomStream local = stream;
-  while (out != end) {
-    const uint64_t draw = local.NextU64();
-    // High half first, then low half; a rejected half is skipped.
-    const uint64_t high = (draw >> 32) * span;
-    const uint64_t low = (draw & kLow32) * span;
-    if ((high & kLow32) >= threshold) *out++ = first + static_cast<TokenId>(high >> 32);
-    if (out != end && (low & kLow32) >= threshold) *out++ = first + static_cast<TokenId>(low >> 32);
-  }
-  stream = local;
-}
 
 PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds) {
   PaperRoundLayout layout;

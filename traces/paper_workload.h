@@ -17,7 +17,7 @@
 // when asked for (InitialPrefix, Round, document) and kept only until the
 // workload is asked about another user: memory is one document, whatever
 // the number of users, and making one again gives the same tokens (about a
-// microsecond per thousand tokens). Not thread-safe (one run, one thread).
+// third of a microsecond per thousand tokens, traces/uniform_tokens.h). Not thread-safe (one run, one thread).
 
 #include <memory>
 #include <span>
@@ -48,9 +48,6 @@ struct PaperRoundLayout {
   int64_t chunk = 0;
   std::vector<int64_t> middle_end;  // round i's middle is [chunk, middle_end[i])
 };
-// Fills `tokens` with ids uniform in [first, last] from `stream`.
-void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, std::span<TokenId> tokens);
-
 // Pure arithmetic of the paper, for a document of `length` units.
 PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds);
 

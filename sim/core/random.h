@@ -13,6 +13,21 @@
 
 namespace efimsim {
 
+// One step of xoshiro256** on `state` (not all zero): returns 64 random
+// bits. Also run directly by generators that keep several states in lanes
+// (traces/uniform_tokens.h).
+inline uint64_t Xoshiro256StarStarNext(uint64_t (&state)[4]) {
+  const uint64_t result = std::rotl(state[1] * 5, 7) * 9;
+  const uint64_t t = state[1] << 17;
+  state[2] ^= state[0];
+  state[3] ^= state[1];
+  state[1] ^= state[2];
+  state[0] ^= state[3];
+  state[2] ^= t;
+  state[3] = std::rotl(state[3], 45);
+  return result;
+}
+
 class RandomStream {
  public:
   // A stream for `name` in run `run` of experiment seed `seed`.
@@ -20,17 +35,7 @@ class RandomStream {
 
   // The next 64 random bits (xoshiro256**). Inline: synthetic documents
   // draw millions of these.
-  uint64_t NextU64() {
-    const uint64_t result = std::rotl(state_[1] * 5, 7) * 9;
-    const uint64_t t = state_[1] << 17;
-    state_[2] ^= state_[0];
-    state_[3] ^= state_[1];
-    state_[1] ^= state_[2];
-    state_[0] ^= state_[3];
-    state_[2] ^= t;
-    state_[3] = std::rotl(state_[3], 45);
-    return result;
-  }
+  uint64_t NextU64() { return Xoshiro256StarStarNext(state_); }
   // Uniform integer in [lo, hi] (inclusive), unbiased. Requires lo <= hi.
   int64_t UniformInt(int64_t lo, int64_t hi);
   // Uniform double in [0, 1) with 53 random bits.

@@ -13,6 +13,7 @@
 #include "sim/base/heap_pages.h"
 #include "sim/core/random.h"
 #include "traces/paper_workload.h"
+#include "traces/uniform_tokens.h"
 #include "sim/engine/vllm/prefix_cache_manager.h"
 #include "sim/engine/sglang/radix_cache.h"
 #include "sim/core/event_queue.h"
@@ -154,17 +155,19 @@ void BM_SchedulerDecodeStep(benchmark::State& state) {
 BENCHMARK(BM_SchedulerDecodeStep)->Arg(256);
 
 // Synthetic document tokens (the paper workload makes a ~3,000-token
-// document per request): tokens per second.
+// document per request): tokens per second, by the implementation chosen
+// at run time (scalar:0) and by the portable one (scalar:1).
 void BM_FillUniformTokens(benchmark::State& state) {
   std::vector<TokenId> tokens(3072);
   RandomStream stream = RandomStream::Derive(1, 2, "bench");
+  const auto fill = state.range(0) == 0 ? FillUniformTokens : FillUniformTokensScalar;
   for (auto _ : state) {
-    FillUniformTokens(stream, 256, 31999, std::span<TokenId>(tokens));
+    fill(stream, 256, 31999, std::span<TokenId>(tokens));
     benchmark::DoNotOptimize(tokens.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(tokens.size()));
 }
-BENCHMARK(BM_FillUniformTokens);
+BENCHMARK(BM_FillUniformTokens)->ArgName("scalar")->Arg(0)->Arg(1);
 
 // The paper's workload end to end: simulated tokens (prompt + output) per
 // second of wall time, with the default latency model (auto: the built-in

@@ -1,0 +1,30 @@
+#pragma once
+// Synthetic token ids, uniform over a range, made fast: the paper workload
+// makes a ~3,000-token document for every request it sends.
+//
+// The ids come from four independent xoshiro256** lanes seeded from the
+// caller's stream (16 draws). Each lane's 64-bit output gives two ids, its
+// high 32-bit half first; one step of the four lanes gives eight ids in lane
+// order. Each half is mapped to [first, last] by Lemire's multiply-shift with
+// rejection, so the ids are exactly uniform (a rejected half, probability
+// (2^32 mod span) / 2^32, about 1e-6 for 32k ids, is skipped).
+//
+// Two implementations give the same ids, bit for bit: AVX2 (the four lanes
+// in one register), chosen at run time where the CPU has it, and a portable
+// scalar one, used elsewhere and by the test that holds them equal.
+#include <span>
+
+#include "sim/core/random.h"
+#include "sim/base/tokens.h"
+
+namespace efimsim {
+
+// Fills `tokens` with ids uniform in [first, last] (first <= last, and the
+// range fewer than 2^32 ids); advances `stream` by 16 draws.
+void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, std::span<TokenId> tokens);
+
+// The scalar implementation, always compiled: the reference for tests.
+void FillUniformTokensScalar(RandomStream& stream, TokenId first, TokenId last,
+                             std::span<TokenId> tokens);
+
+}  // namespace efimsim
