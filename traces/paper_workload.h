@@ -17,7 +17,8 @@
 // when asked for (InitialPrefix, Round, document) and kept only until the
 // workload is asked about another user: memory is one document, whatever
 // the number of users, and making one again gives the same tokens (about a
-// third of a microsecond per thousand tokens, traces/uniform_tokens.h). Not thread-safe (one run, one thread).
+// third of a microsecond per thousand tokens, traces/uniform_tokens.h).
+// Not thread-safe (one run, one thread).
 
 #include <memory>
 #include <span>

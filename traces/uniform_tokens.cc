@@ -38,7 +38,6 @@ void SeedLanes(RandomStream& stream, uint64_t (&state)[kLanes][4]) {
   }
 }
 
-
 // One step of the four lanes: eight candidate ids in order and a bit per
 // rejected candidate (bit i: candidate i).
 unsigned StepScalar(uint64_t (&state)[kLanes][4], const IdRange& range, TokenId (&ids)[kIdsPerStep]) {
