@@ -19,8 +19,17 @@
 // the number of users, and making one again gives the same tokens (about a
 // third of a microsecond per thousand tokens, traces/uniform_tokens.h).
 // Not thread-safe (one run, one thread).
+//
+// Only what a call needs is made. The stream's first draw is the length;
+// the head [0, half) comes from the next 16 draws (FillUniformTokens'
+// lanes) and the tail [half, L) from the 16 after. A round sends
+// [0, middle_end[i]) and the tail, so the head is made only that far: the
+// ids [middle_end[i], half) that round i never sends are not drawn (on
+// average 3/7 of the head with 5 rounds). Making more of the head later
+// starts again from its lanes' seeds and gives the same leading ids.
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -72,15 +81,19 @@ class PaperWorkload : public MultiRoundWorkload {
   const PaperRoundLayout& layout(int64_t user) const;
 
  private:
-  // Makes `user`'s document (and layout) unless it is the one held.
-  void Load(int64_t user) const;
+  // Makes `user`'s layout and tail unless that user is the one held, and
+  // its head up to at least `head_tokens` (<= half) tokens.
+  void Load(int64_t user, int64_t head_tokens) const;
 
   PaperWorkloadConfig config_;
   // The document last asked for (user loaded_user_), made from the user's
   // stream: the length is its first draw, the tokens continue the stream.
+  // tokens_ holds the whole length; [0, head_made_) and [half, L) are made.
   mutable int64_t loaded_user_ = -1;
   mutable TokenVector tokens_;
   mutable PaperRoundLayout layout_;
+  mutable std::optional<RandomStream> head_stream_;  // positioned at the head's seeds
+  mutable int64_t head_made_ = 0;
 };
 
 // Bytes a closed-loop run of the paper workload holds at its peak, about:

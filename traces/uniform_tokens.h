@@ -19,8 +19,13 @@
 
 namespace efimsim {
 
+// Draws a fill takes from the caller's stream: its lanes' seeds.
+inline constexpr int kUniformTokensSeedDraws = 16;
+
 // Fills `tokens` with ids uniform in [first, last] (first <= last, and the
-// range fewer than 2^32 ids); advances `stream` by 16 draws.
+// range fewer than 2^32 ids); advances `stream` by kUniformTokensSeedDraws
+// draws, whatever the length. Filling n ids gives the first n of any longer
+// fill from the same stream.
 void FillUniformTokens(RandomStream& stream, TokenId first, TokenId last, std::span<TokenId> tokens);
 
 // The scalar implementation, always compiled: the reference for tests.

@@ -70,6 +70,34 @@ TEST(PaperWorkload, DocumentsDoNotDependOnTheOrderTheyAreAskedFor) {
   EXPECT_TRUE(std::ranges::equal(first, a.document(5)));  // made again, same tokens
 }
 
+// A round makes only the part of the head it sends; what it sends must be
+// the document's own ids, whichever call came first, and the head and the
+// tail must not repeat each other (they come from different seeds).
+TEST(PaperWorkload, ARoundSendsTheDocumentsIdsWhicheverCallCameFirst) {
+  PaperWorkloadConfig config;
+  config.users = 4;
+  const PaperWorkload whole(config);
+  for (int64_t user = 0; user < 4; ++user) {
+    const TokenSpan doc_view = whole.document(user);
+    const TokenVector doc(doc_view.begin(), doc_view.end());
+    const PaperRoundLayout layout = ComputePaperLayout(static_cast<int64_t>(doc.size()), config.rounds);
+    for (int64_t round = config.rounds - 1; round >= 0; --round) {
+      const PaperWorkload fresh(config);  // this round is the first thing asked
+      const InfillContext context = fresh.Round(user, round);
+      EXPECT_TRUE(std::ranges::equal(context.prefix, TokenSpan(doc).first(context.prefix.size())));
+      EXPECT_TRUE(std::ranges::equal(context.suffix, TokenSpan(doc).subspan(static_cast<size_t>(layout.half))));
+    }
+    const PaperWorkload grown(config);  // a short head first, then longer ones
+    const TokenVector initial = grown.InitialPrefix(user);
+    EXPECT_TRUE(std::ranges::equal(initial, TokenSpan(doc).first(initial.size())));
+    for (int64_t round = 0; round < config.rounds; ++round) {
+      const InfillContext context = grown.Round(user, round);
+      EXPECT_TRUE(std::ranges::equal(context.prefix, TokenSpan(doc).first(context.prefix.size())));
+    }
+    EXPECT_FALSE(std::equal(doc.begin(), doc.begin() + 64, doc.begin() + layout.half));
+  }
+}
+
 // Issue 25 item 3: documents were built eagerly (~160 GB up front for 10 M
 // users, std::bad_alloc); now one document is held at a time.
 TEST(PaperWorkload, TenMillionUsersNeedNoMemoryUpFront) {

@@ -40,6 +40,31 @@ TEST(UniformTokens, TheFastPathGivesTheScalarIdsBitForBit) {
   }
 }
 
+// The paper workload makes only the head of a document that a round sends,
+// and later more of it from the same seeds: that needs this law.
+TEST(UniformTokens, AShortFillIsTheStartOfALongerOne) {
+  for (bool scalar : {false, true}) {
+    // A wide range, so that rejected halves fall inside the short fill.
+    const std::vector<TokenId> full = Fill(scalar, -1'500'000'000, 1'500'000'000, 1000, 3);
+    for (size_t count : {1, 8, 13, 500}) {
+      const std::vector<TokenId> start = Fill(scalar, -1'500'000'000, 1'500'000'000, count, 3);
+      EXPECT_TRUE(std::equal(start.begin(), start.end(), full.begin()))
+          << count << " ids, scalar " << scalar;
+    }
+  }
+}
+
+TEST(UniformTokens, AFillTakesTheSameDrawsWhateverItsLength) {
+  for (size_t count : {0, 5, 3000}) {
+    RandomStream stream = RandomStream::Derive(7, 1, "uniform-tokens-test");
+    RandomStream skipped = stream;
+    std::vector<TokenId> tokens(count);
+    FillUniformTokens(stream, 256, 31999, std::span<TokenId>(tokens));
+    for (int i = 0; i < kUniformTokensSeedDraws; ++i) skipped.NextU64();
+    EXPECT_EQ(stream.NextU64(), skipped.NextU64()) << count << " ids";
+  }
+}
+
 TEST(UniformTokens, IdsStayInTheRangeAndCoverIt) {
   const std::vector<TokenId> ids = Fill(false, 10, 17, 80'000, 1);
   std::vector<int64_t> counts(8, 0);
