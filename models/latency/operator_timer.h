@@ -21,8 +21,13 @@ struct OperatorTime {
 
 // Adds `weight` launches priced `part` to `into`: seconds add up, the
 // result is extrapolated if any part is, and it names the first part's
-// source, or the first extrapolated one's.
-void AccumulateLaunch(OperatorTime& into, const OperatorTime& part, double weight);
+// source, or the first extrapolated one's. Inline: a decode step adds one
+// share per request.
+inline void AccumulateLaunch(OperatorTime& into, const OperatorTime& part, double weight) {
+  if (into.source.empty() || (part.extrapolated && !into.extrapolated)) into.source = part.source;
+  into.seconds += weight * part.seconds;
+  into.extrapolated = into.extrapolated || part.extrapolated;
+}
 
 // Throws UsageError when `shapes` communicate between GPUs (TP > 1, or MoE
 // layers across data-parallel ranks) and `gpu` states no interconnect_gbps

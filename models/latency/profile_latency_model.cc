@@ -212,7 +212,15 @@ class ProfileOperatorTimer : public OperatorTimer {
     const double weight = 1.0 / static_cast<double>(decodes);
     const ProfileTable::AtX at = decode_->table.At(static_cast<double>(decodes));
     OperatorTime total;
-    for (const SequenceWork& seq : step) {
+    constexpr size_t kPrefetchDistance = 8;  // sequences ahead
+    for (size_t i = 0; i < std::min(step.size(), kPrefetchDistance); ++i) {
+      decode_->table.Prefetch(at, static_cast<double>(step[i].context_tokens));
+    }
+    for (size_t i = 0; i < step.size(); ++i) {
+      if (i + kPrefetchDistance < step.size()) {
+        decode_->table.Prefetch(at, static_cast<double>(step[i + kPrefetchDistance].context_tokens));
+      }
+      const SequenceWork& seq = step[i];
       if (!AttendsAsDecode(seq)) continue;
       const TableLookup lookup = decode_->table.Lookup(at, static_cast<double>(seq.context_tokens));
       AccumulateLaunch(total,
