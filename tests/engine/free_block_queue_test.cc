@@ -44,11 +44,14 @@ TEST(FreeBlockQueue, MisuseIsAnInternalError) {
   EXPECT_THROW(queue.Append(0), InternalError);  // already queued
   queue.Remove(1);
   EXPECT_THROW(queue.Remove(1), InternalError);  // not queued
+  BlockId out[2];
+  EXPECT_THROW(queue.PopFront(2, out), InternalError);  // more than it holds
   queue.PopFront();
   EXPECT_THROW(queue.PopFront(), InternalError);  // empty
 }
 
-// Random operations, checked step by step against std::list. Removals of
+// Random operations, checked step by step against std::list (takes of one
+// block and of several at once). Removals of
 // queued blocks are frequent, so stale entries fill the ring and compaction
 // runs many times; takes and appends wrap it.
 TEST(FreeBlockQueue, MatchesALinkedListUnderRandomOperations) {
@@ -60,12 +63,20 @@ TEST(FreeBlockQueue, MatchesALinkedListUnderRandomOperations) {
     RandomStream rng = RandomStream::Derive(7, static_cast<uint64_t>(num_blocks), "test.free_queue");
     for (int step = 0; step < 20000; ++step) {
       const int64_t op = rng.UniformInt(0, 2);
-      if (op == 0 && !model.empty()) {  // take the head
-        const BlockId expected = model.front();
+      if (op == 0 && !model.empty()) {  // take the head: one block, or several at once
         ASSERT_EQ(queue.Ahead(0) == kNoBlock, false);
-        ASSERT_EQ(queue.PopFront(), expected);
-        model.pop_front();
-        taken.push_back(expected);
+        const int64_t count = rng.UniformInt(1, std::min<int64_t>(4, static_cast<int64_t>(model.size())));
+        Blocks got(static_cast<size_t>(count));
+        if (count == 1 && rng.UniformInt(0, 1) == 0) {
+          got[0] = queue.PopFront();
+        } else {
+          queue.PopFront(static_cast<int32_t>(count), got.data());
+        }
+        for (const BlockId block : got) {
+          ASSERT_EQ(block, model.front());
+          model.pop_front();
+          taken.push_back(block);
+        }
       } else if (op == 1 && !model.empty()) {  // a cache hit on a free block
         auto it = model.begin();
         std::advance(it, rng.UniformInt(0, static_cast<int64_t>(model.size()) - 1));

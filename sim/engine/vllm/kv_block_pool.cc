@@ -48,22 +48,28 @@ void KvBlockPool::Touch(std::span<const BlockId> blocks) {
 
 void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
   EFIMSIM_CHECK(count >= 0 && count <= free_.size(), "AllocateNew beyond the free blocks");
-  // Under cache pressure every block taken evicts a key: one random block
-  // record and one random key-index slot per block, each likely a cache
-  // miss. The free queue says which blocks come next, so their records and
-  // free-queue positions are loaded 2 * kPrefetchDistance blocks ahead and,
-  // once there, their key slots kPrefetchDistance ahead. Also past `count`:
-  // a call takes ~16 blocks (a prefill chunk's worth), so the next call,
-  // usually within the same step, finds its first blocks loaded too.
+  // The blocks leave the free queue first, in one pass over its ring, so
+  // their ids are known before any is evicted. Under cache pressure every
+  // block taken then evicts a key: its record (ids mostly come in runs, so
+  // mostly sequential) and a random key-index slot, likely a cache miss.
+  // Records are loaded kPrefetchDistance blocks ahead and, once there,
+  // their key slots half as far ahead.
+  const size_t first = out.size();
+  out.resize(first + static_cast<size_t>(count));
+  BlockId* const taken = out.data() + first;
+  free_.PopFront(count, taken);
+  constexpr int32_t kKeyDistance = kPrefetchDistance / 2;
+  for (int32_t i = 0; i < std::min(count, kPrefetchDistance); ++i) __builtin_prefetch(&blocks_[taken[i]]);
+  for (int32_t i = 0; i < std::min(count, kKeyDistance); ++i) {
+    if (blocks_[taken[i]].has_key) key_map_.Prefetch(blocks_[taken[i]].key);
+  }
   for (int32_t i = 0; i < count; ++i) {
-    const BlockId far = free_.Ahead(2 * kPrefetchDistance);
-    if (far != kNoBlock) {
-      __builtin_prefetch(&blocks_[far]);
-      free_.Prefetch(far);
+    if (i + kPrefetchDistance < count) __builtin_prefetch(&blocks_[taken[i + kPrefetchDistance]]);
+    if (i + kKeyDistance < count) {
+      const Block& ahead = blocks_[taken[i + kKeyDistance]];
+      if (ahead.has_key) key_map_.Prefetch(ahead.key);
     }
-    const BlockId near = free_.Ahead(kPrefetchDistance);
-    if (near != kNoBlock && blocks_[near].has_key) key_map_.Prefetch(blocks_[near].key);
-    const BlockId block = free_.PopFront();
+    const BlockId block = taken[i];
     Block& b = blocks_[block];
     EFIMSIM_CHECK(b.ref_count == 0, "a free block was referenced");
     if (b.has_key) {
@@ -72,7 +78,15 @@ void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
     }
     Transition(block, BlockState::kInUse);
     b.ref_count = 1;
-    out.push_back(block);
+  }
+  // A call takes ~16 blocks (a prefill chunk's worth) and the next one,
+  // usually within the same step, takes the blocks now at the head: their
+  // records and queue positions start loading now.
+  for (int32_t k = 0; k < kPrefetchDistance; ++k) {
+    const BlockId next = free_.Ahead(k);
+    if (next == kNoBlock) break;
+    __builtin_prefetch(&blocks_[next]);
+    free_.Prefetch(next);
   }
 }
 
