@@ -186,5 +186,63 @@ TEST(BlockKeyIndex, RefusesMoreKeysThanItsCapacity) {
   EXPECT_THROW(index.FindOrInsert(3), InternalError);
 }
 
+// A key's Place (what the KV pool keeps per block) stays valid while the
+// key is present, whatever else is inserted and erased, and EraseAt at it
+// is Erase: under churn with keys sharing a home, so that some places are
+// displaced and their erasure must undo overflow counts, every key stays
+// findable at its place and erased keys are gone.
+TEST(BlockKeyIndex, AKeysPlaceStaysValidAndEraseAtIsErase) {
+  constexpr int64_t kMaxKeys = 600;
+  BlockKeyIndex index(kMaxKeys);
+  const std::vector<BlockKey> colliding = KeysHomedAtBucketZero(40);
+  std::map<BlockKey, BlockKeyIndex::Place> places;
+  std::vector<BlockKey> present;
+  RandomStream rng = RandomStream::Derive(8, 0, "test.key_index_places");
+  int64_t displaced_erasures = 0;
+  for (int i = 0; i < 100000; ++i) {
+    if (static_cast<int64_t>(present.size()) == kMaxKeys || (!present.empty() && rng.UniformInt(0, 2) == 0)) {
+      const size_t victim = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(present.size()) - 1));
+      const BlockKey key = present[victim];
+      const BlockKeyIndex::Place place = places.at(key);
+      displaced_erasures += place.displaced ? 1 : 0;
+      if (rng.UniformInt(0, 3) == 0) {
+        index.Erase(key);
+      } else {
+        index.EraseAt(place);
+      }
+      places.erase(key);
+      present[victim] = present.back();
+      present.pop_back();
+      ASSERT_EQ(index.Find(key), nullptr);
+    } else {
+      const BlockKey key = rng.UniformInt(0, 1) == 0
+                               ? colliding[static_cast<size_t>(rng.UniformInt(0, 39))]
+                               : rng.NextU64();
+      BlockKeyIndex::Place place;
+      BlockKeyChain& chain = index.FindOrInsert(key, place);
+      if (places.count(key) > 0) {  // present: the same place
+        ASSERT_EQ(place.slot, places.at(key).slot);
+        ASSERT_EQ(place.displaced, places.at(key).displaced);
+        continue;
+      }
+      chain.head = i;
+      places[key] = place;
+      present.push_back(key);
+    }
+    if (i % 499 == 0) {
+      for (const auto& [key, place] : places) {
+        BlockKeyIndex::Place found;
+        ASSERT_TRUE(index.FindPlace(key, found)) << "key " << key << " lost at operation " << i;
+        ASSERT_EQ(found.slot, place.slot);
+        ASSERT_EQ(found.displaced, place.displaced);
+        ASSERT_EQ(index.KeyAt(place.slot), key);
+        ASSERT_EQ(&index.ChainAt(place.slot), index.Find(key));
+      }
+      ASSERT_EQ(index.size(), static_cast<int64_t>(places.size()));
+    }
+  }
+  EXPECT_GT(displaced_erasures, 100);  // the overflow path ran
+}
+
 }  // namespace
 }  // namespace efimsim

@@ -15,8 +15,29 @@ BlockKeyIndex::BlockKeyIndex(int64_t max_keys) : max_keys_(max_keys) {
   home_shift_ = 64 - std::countr_zero(buckets);
 }
 
-BlockKeyChain& BlockKeyIndex::FindOrInsertSlow(BlockKey key) {
-  if (BlockKeyChain* chain = Find(key); chain != nullptr) return *chain;
+bool BlockKeyIndex::Locate(BlockKey key, size_t& bucket, unsigned& slot) const {
+  bucket = Home(key);
+  for (size_t distance = 0;; ++distance) {
+    const unsigned match = MatchMask(buckets_[bucket], key);
+    if (match != 0) {
+      slot = static_cast<unsigned>(std::countr_zero(match));
+      return true;
+    }
+    if (overflow_[bucket] == 0 || distance == max_distance_) return false;
+    bucket = Next(bucket);
+  }
+}
+
+bool BlockKeyIndex::FindPlace(BlockKey key, Place& place) const {
+  size_t bucket = 0;
+  unsigned slot = 0;
+  if (!Locate(key, bucket, slot)) return false;
+  place = Place{static_cast<uint32_t>(bucket * kSlotsPerBucket + slot), bucket != Home(key)};
+  return true;
+}
+
+BlockKeyChain& BlockKeyIndex::FindOrInsertSlow(BlockKey key, Place& place) {
+  if (FindPlace(key, place)) return ChainAt(place.slot);
   // Absent: the first bucket from home with an empty slot takes it, and
   // each full bucket passed counts one more key overflowing it.
   EFIMSIM_CHECK(size_ < max_keys_, "key index full");
@@ -30,24 +51,25 @@ BlockKeyChain& BlockKeyIndex::FindOrInsertSlow(BlockKey key) {
     empty = EmptyMask(buckets_[bucket]);
   }
   max_distance_ = std::max(max_distance_, distance);
-  return Claim(buckets_[bucket], static_cast<unsigned>(std::countr_zero(empty)), key);
+  const unsigned slot = static_cast<unsigned>(std::countr_zero(empty));
+  place = Place{static_cast<uint32_t>(bucket * kSlotsPerBucket + slot), distance != 0};
+  return Claim(buckets_[bucket], slot, key);
 }
 
-void BlockKeyIndex::EraseSlow(BlockKey key) {
-  const size_t home = Home(key);
-  size_t bucket = home;
-  unsigned match = MatchMask(buckets_[bucket], key);
-  for (size_t distance = 0; match == 0; ++distance) {
-    EFIMSIM_CHECK(overflow_[bucket] != 0 && distance < max_distance_,
-                  "erasing a key that is not present");
-    bucket = Next(bucket);
-    match = MatchMask(buckets_[bucket], key);
-  }
-  Clear(buckets_[bucket], static_cast<unsigned>(std::countr_zero(match)));
+void BlockKeyIndex::EraseDisplaced(uint32_t slot) {
+  const size_t bucket = slot / kSlotsPerBucket;
+  const size_t home = Home(KeyAt(slot));
+  Clear(buckets_[bucket], slot % kSlotsPerBucket);
   // Its insertion passed every bucket from home up to its own.
   for (size_t passed = home; passed != bucket; passed = Next(passed)) {
     if (overflow_[passed] != kSaturated) --overflow_[passed];
   }
+}
+
+void BlockKeyIndex::EraseSlow(BlockKey key) {
+  Place place;
+  EFIMSIM_CHECK(FindPlace(key, place), "erasing a key that is not present");
+  EraseAt(place);
 }
 
 }  // namespace efimsim

@@ -51,6 +51,15 @@ struct BlockKeyChain {
 
 class BlockKeyIndex {
  public:
+  // Where a key is stored: its slot (bucket * 4 + place in the bucket),
+  // and whether that bucket is not its home. A key never moves while it is
+  // present, so a caller may keep its Place to erase it later without a
+  // lookup (EraseAt).
+  struct Place {
+    uint32_t slot = 0;
+    bool displaced = false;
+  };
+
   // Room for `max_keys` keys at a load factor of at most 1/4.
   explicit BlockKeyIndex(int64_t max_keys);
 
@@ -61,14 +70,21 @@ class BlockKeyIndex {
   // caller sets its head before any other call. Precondition: fewer than
   // max_keys keys are present.
   BlockKeyChain& FindOrInsert(BlockKey key) {
+    Place place;
+    return FindOrInsert(key, place);
+  }
+  // The same, and where the key is stored, in `place`.
+  BlockKeyChain& FindOrInsert(BlockKey key, Place& place) {
     const size_t home = Home(key);
     Bucket& bucket = buckets_[home];
-    if (const unsigned match = MatchMask(bucket, key); match != 0) {
-      return bucket.chains[static_cast<size_t>(std::countr_zero(match))];
-    }
+    const unsigned match = MatchMask(bucket, key);
     const unsigned empty = EmptyMask(bucket);
-    if (overflow_[home] != 0 || empty == 0) [[unlikely]] return FindOrInsertSlow(key);
-    return Claim(bucket, static_cast<unsigned>(std::countr_zero(empty)), key);
+    const unsigned slot = static_cast<unsigned>(std::countr_zero(match != 0 ? match : empty));
+    if (match == 0 && (overflow_[home] != 0 || empty == 0)) [[unlikely]] {
+      return FindOrInsertSlow(key, place);
+    }
+    place = Place{static_cast<uint32_t>(home * kSlotsPerBucket + slot), false};
+    return match != 0 ? bucket.chains[slot] : Claim(bucket, slot, key);
   }
   // Removes `key`. Precondition: present.
   void Erase(BlockKey key) {
@@ -77,6 +93,25 @@ class BlockKeyIndex {
     if (match == 0) [[unlikely]] return EraseSlow(key);
     Clear(bucket, static_cast<unsigned>(std::countr_zero(match)));
   }
+  // Removes the key stored at `place` (as FindOrInsert gave it; the key is
+  // still present). A key in its home bucket is cleared by stores alone,
+  // without reading the bucket first: a caller evicting a block that is
+  // not in cache does not wait for it.
+  void EraseAt(Place place) {
+    if (place.displaced) [[unlikely]] return EraseDisplaced(place.slot);
+    Clear(buckets_[place.slot / kSlotsPerBucket], place.slot % kSlotsPerBucket);
+  }
+  // The chain and the key stored at `slot` (a Place's; occupied).
+  BlockKeyChain& ChainAt(uint32_t slot) {
+    return buckets_[slot / kSlotsPerBucket].chains[slot % kSlotsPerBucket];
+  }
+  BlockKey KeyAt(uint32_t slot) const { return buckets_[slot / kSlotsPerBucket].keys[slot % kSlotsPerBucket]; }
+  // Where `key` is stored, or false if it is absent.
+  bool FindPlace(BlockKey key, Place& place) const;
+  // Starts loading the bucket holding `slot`, for a later EraseAt or
+  // ChainAt. A hint only.
+  void PrefetchSlot(uint32_t slot) const { __builtin_prefetch(&buckets_[slot / kSlotsPerBucket]); }
+
   // Starts loading the bucket where `key` would be found, so that a Find,
   // FindOrInsert or Erase of it a little later does not wait for memory.
   // A hint only: it changes nothing.
@@ -170,8 +205,13 @@ class BlockKeyIndex {
     }
   }
   // The general cases, when the home bucket is full or overflowed.
-  BlockKeyChain& FindOrInsertSlow(BlockKey key);
+  BlockKeyChain& FindOrInsertSlow(BlockKey key, Place& place);
   void EraseSlow(BlockKey key);
+  // Empties the slot of a key stored past its home, and undoes the
+  // overflow counts its insertion added.
+  void EraseDisplaced(uint32_t slot);
+  // The bucket holding `key` and the key's slot in it, or false.
+  bool Locate(BlockKey key, size_t& bucket, unsigned& slot) const;
 
   std::vector<Bucket> buckets_;
   std::vector<uint8_t> overflow_;  // per bucket; see the laws above

@@ -61,18 +61,18 @@ void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
   constexpr int32_t kKeyDistance = kPrefetchDistance / 2;
   for (int32_t i = 0; i < std::min(count, kPrefetchDistance); ++i) __builtin_prefetch(&blocks_[taken[i]]);
   for (int32_t i = 0; i < std::min(count, kKeyDistance); ++i) {
-    if (blocks_[taken[i]].has_key) key_map_.Prefetch(blocks_[taken[i]].key);
+    if (blocks_[taken[i]].has_key()) key_map_.PrefetchSlot(blocks_[taken[i]].key_slot);
   }
   for (int32_t i = 0; i < count; ++i) {
     if (i + kPrefetchDistance < count) __builtin_prefetch(&blocks_[taken[i + kPrefetchDistance]]);
     if (i + kKeyDistance < count) {
       const Block& ahead = blocks_[taken[i + kKeyDistance]];
-      if (ahead.has_key) key_map_.Prefetch(ahead.key);
+      if (ahead.has_key()) key_map_.PrefetchSlot(ahead.key_slot);
     }
     const BlockId block = taken[i];
     Block& b = blocks_[block];
     EFIMSIM_CHECK(b.ref_count == 0, "a free block was referenced");
-    if (b.has_key) {
+    if (b.has_key()) {
       DropKey(block);  // lazy eviction
       ++evictions_;
     }
@@ -108,15 +108,14 @@ void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
   for (const BlockId block : blocks) {
     Block& b = blocks_[block];
     if (b.ref_count == 0 && b.state == BlockState::kInUse) {
-      Transition(block, b.has_key ? BlockState::kFreeCached : BlockState::kFree);
+      Transition(block, b.has_key() ? BlockState::kFreeCached : BlockState::kFree);
       free_.Append(block);
     }
   }
 }
 
 void KvBlockPool::UnlinkFromChain(Block& b) {
-  BlockKeyChain* chain = key_map_.Find(b.key);
-  EFIMSIM_CHECK(chain != nullptr, "a keyed block missing from the key map");
+  BlockKeyChain* chain = &key_map_.ChainAt(b.key_slot);
   if (b.prev_same_key != kNoBlock) {
     blocks_[b.prev_same_key].next_same_key = b.next_same_key;
   } else {
@@ -153,18 +152,25 @@ void KvBlockPool::CheckInvariants() const {
       EFIMSIM_CHECK(!in_queue[b] && block.state == BlockState::kInUse, "used block in free queue");
     } else {
       EFIMSIM_CHECK(in_queue[b], "unreferenced block missing from the free queue");
-      EFIMSIM_CHECK(block.state == (block.has_key ? BlockState::kFreeCached : BlockState::kFree),
+      EFIMSIM_CHECK(block.state == (block.has_key() ? BlockState::kFreeCached : BlockState::kFree),
                     "free block in the wrong state");
     }
-    if (block.has_key) {
+    if (block.has_key()) {
       ++keyed;
-      EFIMSIM_CHECK(key_map_.Find(block.key) != nullptr, "keyed block not in the key map");
+      // Its place is where a lookup of the key stored there finds it.
+      BlockKeyIndex::Place place;
+      EFIMSIM_CHECK(key_map_.FindPlace(key_map_.KeyAt(block.key_slot), place) &&
+                        place.slot == block.key_slot && place.displaced == block.key_displaced,
+                    "keyed block's place in the key map is wrong");
     }
   }
   size_t chained = 0;
   key_map_.ForEach([&](BlockKey key, const BlockKeyChain& chain) {
+    BlockKeyIndex::Place place;
+    EFIMSIM_CHECK(key_map_.FindPlace(key, place), "a key the index holds is not found");
+    EFIMSIM_CHECK(chain.head != kNoBlock, "a key without blocks");
     for (BlockId b = chain.head; b != kNoBlock; b = blocks_[b].next_same_key) {
-      EFIMSIM_CHECK(blocks_[b].has_key && blocks_[b].key == key, "key chain holds a wrong block");
+      EFIMSIM_CHECK(blocks_[b].key_slot == place.slot, "key chain holds a wrong block");
       ++chained;
     }
   });

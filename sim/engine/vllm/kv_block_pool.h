@@ -70,10 +70,11 @@ class KvBlockPool {
   // every block a prompt fills.
   void Register(BlockId block, BlockKey key) {
     Block& b = blocks_[block];
-    if (b.state != BlockState::kInUse || b.has_key) [[unlikely]] FailRegister();
-    b.key = key;
-    b.has_key = true;
-    BlockKeyChain& chain = key_map_.FindOrInsert(key);
+    if (b.state != BlockState::kInUse || b.key_slot != kNoKeySlot) [[unlikely]] FailRegister();
+    BlockKeyIndex::Place place;
+    BlockKeyChain& chain = key_map_.FindOrInsert(key, place);
+    b.key_slot = place.slot;
+    b.key_displaced = place.displaced;
     b.prev_same_key = chain.tail;
     b.next_same_key = kNoBlock;
     if (chain.tail != kNoBlock) {
@@ -90,7 +91,7 @@ class KvBlockPool {
 
   int32_t ref_count(BlockId block) const { return blocks_[block].ref_count; }
   BlockState state(BlockId block) const { return blocks_[block].state; }
-  bool has_key(BlockId block) const { return blocks_[block].has_key; }
+  bool has_key(BlockId block) const { return blocks_[block].key_slot != kNoKeySlot; }
   int64_t evictions() const { return evictions_; }
   // Block ids in free-queue order, head first (tests and debugging).
   std::vector<BlockId> FreeQueueOrder() const;
@@ -100,14 +101,20 @@ class KvBlockPool {
   void CheckInvariants() const;
 
  private:
+  static constexpr uint32_t kNoKeySlot = UINT32_MAX;
+  // 20 bytes. A block's key is not kept here but found through its place
+  // in the key index (BlockKeyIndex::KeyAt): evicting a key then clears
+  // that slot without hashing the key or reading the index first.
   struct Block {
-    BlockKey key = 0;
     int32_t ref_count = 0;
     BlockId prev_same_key = kNoBlock;  // blocks sharing a key, registration order
     BlockId next_same_key = kNoBlock;
+    uint32_t key_slot = kNoKeySlot;    // the key's BlockKeyIndex::Place, or kNoKeySlot: no key
     BlockState state = BlockState::kFree;
-    bool has_key = false;
+    bool key_displaced = false;
+    bool has_key() const { return key_slot != kNoKeySlot; }
   };
+  static_assert(sizeof(Block) == 20, "a block record is 20 bytes");
   // The one place a block's state changes. Legal: to kInUse from either
   // free state; from kInUse to kFreeCached when the block holds a key, to
   // kFree when it does not. Inline: it runs twice per block under churn.
@@ -116,7 +123,7 @@ class KvBlockPool {
     const bool legal = to == BlockState::kInUse
                            ? b.state != BlockState::kInUse
                            : b.state == BlockState::kInUse &&
-                                 (to == BlockState::kFreeCached) == b.has_key;
+                                 (to == BlockState::kFreeCached) == b.has_key();
     if (!legal) [[unlikely]] FailTransition(block, to);
     b.state = to;
   }
@@ -128,13 +135,13 @@ class KvBlockPool {
   void DropKey(BlockId block) {
     Block& b = blocks_[block];
     if (b.prev_same_key == kNoBlock && b.next_same_key == kNoBlock) [[likely]] {
-      key_map_.Erase(b.key);  // the key's only holder
+      key_map_.EraseAt({b.key_slot, b.key_displaced});  // the key's only holder
     } else {
       UnlinkFromChain(b);
     }
     b.prev_same_key = b.next_same_key = kNoBlock;
-    b.has_key = false;
-    b.key = 0;
+    b.key_slot = kNoKeySlot;
+    b.key_displaced = false;
   }
   void UnlinkFromChain(Block& b);  // DropKey for a key other blocks also hold
 
