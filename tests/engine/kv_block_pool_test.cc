@@ -108,6 +108,12 @@ TEST(KvBlockPool, IllegalUseIsAnInternalError) {
   pool.AllocateNew(1, a);
   pool.Release(a);
   EXPECT_THROW(pool.Release(a), InternalError);
+  // Release's precondition: distinct blocks. One listed twice is caught
+  // when its only reference is already gone.
+  KvBlockPool two(2);
+  Blocks b;
+  two.AllocateNew(1, b);
+  EXPECT_THROW(two.Release(Blocks{b[0], b[0]}), InternalError);
 }
 
 }  // namespace

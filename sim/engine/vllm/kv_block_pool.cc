@@ -92,6 +92,10 @@ void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
 
 void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
   const std::span<const BlockId> blocks = blocks_in_release_order;
+  // One pass: the blocks are distinct, so a block's count reaches zero at
+  // its only place in the list, where vLLM's second pass (append those at
+  // zero, in list order) would append it. Records and queue positions are
+  // random reads, loaded kPrefetchDistance blocks ahead.
   for (size_t i = 0; i < std::min<size_t>(blocks.size(), kPrefetchDistance); ++i) {
     __builtin_prefetch(&blocks_[blocks[i]]);
     free_.Prefetch(blocks[i]);
@@ -101,13 +105,10 @@ void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
       __builtin_prefetch(&blocks_[blocks[i + kPrefetchDistance]]);
       free_.Prefetch(blocks[i + kPrefetchDistance]);
     }
-    Block& b = blocks_[blocks[i]];
-    EFIMSIM_CHECK(b.ref_count > 0, "releasing a block that is not referenced");
-    --b.ref_count;
-  }
-  for (const BlockId block : blocks) {
+    const BlockId block = blocks[i];
     Block& b = blocks_[block];
-    if (b.ref_count == 0 && b.state == BlockState::kInUse) {
+    EFIMSIM_CHECK(b.ref_count > 0, "releasing a block that is not referenced");
+    if (--b.ref_count == 0) {
       Transition(block, b.has_key() ? BlockState::kFreeCached : BlockState::kFree);
       free_.Append(block);
     }

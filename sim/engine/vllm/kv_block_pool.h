@@ -86,7 +86,9 @@ class KvBlockPool {
   }
 
   // Drops one reference from each block, then appends those that reached
-  // zero to the free-queue tail in the given order.
+  // zero to the free-queue tail in the given order. Precondition: the
+  // blocks are distinct (a request's block table); a block listed twice
+  // with one reference is an InternalError.
   void Release(std::span<const BlockId> blocks_in_release_order);
 
   int32_t ref_count(BlockId block) const { return blocks_[block].ref_count; }
