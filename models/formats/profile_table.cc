@@ -38,8 +38,7 @@ double ProfileTable::BetweenT(double ka, double kb, double key) const {
   return (std::log(key) - std::log(ka)) / (std::log(kb) - std::log(ka));
 }
 
-double ProfileTable::BetweenAt(double a, double b, double t) const {
-  if (interpolation_ == Interpolation::kLinear) return a + t * (b - a);
+double ProfileTable::BetweenAtLogLog(double a, double b, double t) const {
   return std::exp(std::log(a) + t * (std::log(b) - std::log(a)));
 }
 

@@ -80,12 +80,34 @@ class ProfileTable {
     }
     return LookupFrom(at, y);
   }
+  // Lookup(at, y) for an integer key (a context length), bit for bit: the
+  // remembered values are indexed by the integer itself, without the
+  // round trip through a double that a double key needs.
+  TableLookup Lookup(const AtX& at, int64_t y) const {
+    const double key = static_cast<double>(y);
+    if (at.x_edge == at.x && y >= 0 && y < static_cast<int64_t>(kMemoLimit)) {
+      const auto index = static_cast<size_t>(y);
+      const Row& hi = rows_[at.hi];
+      if (at.on_row) {
+        if (index < hi.memo.size() && hi.memo[index] == hi.memo[index]) {
+          return {hi.memo[index], Outside(hi, key)};
+        }
+      } else {
+        const Row& lo = rows_[at.hi - 1];
+        if (index < lo.memo.size() && index < hi.memo.size() && lo.memo[index] == lo.memo[index] &&
+            hi.memo[index] == hi.memo[index]) {
+          return {BetweenAt(lo.memo[index], hi.memo[index], at.t), Outside(lo, key) || Outside(hi, key)};
+        }
+      }
+    }
+    return Lookup(at, key);
+  }
   // Starts loading what Lookup(at, y) will read of the rows' remembered
   // values. A hint for loops over a batch: a decode step reads one value
   // per request, scattered over rows of up to 512 KiB that the rest of a
   // step pushes out of the core's caches. Changes nothing.
-  void Prefetch(const AtX& at, double y) const {
-    const size_t index = MemoIndex(y);
+  void Prefetch(const AtX& at, int64_t y) const {
+    const size_t index = y >= 0 ? static_cast<size_t>(y) : kNotRemembered;
     const Row& hi = rows_[at.hi];
     if (index < hi.memo.size()) __builtin_prefetch(&hi.memo[index]);
     if (!at.on_row && at.hi > 0) {
@@ -135,7 +157,12 @@ class ProfileTable {
   // Between's two halves: the key's place t between ka and kb, and the
   // value at t between a and b.
   double BetweenT(double ka, double kb, double key) const;
-  double BetweenAt(double a, double b, double t) const;
+  // Inline: a decode step interpolates one value per request.
+  double BetweenAt(double a, double b, double t) const {
+    if (interpolation_ == Interpolation::kLinear) return a + t * (b - a);
+    return BetweenAtLogLog(a, b, t);
+  }
+  double BetweenAtLogLog(double a, double b, double t) const;
 
   std::vector<Row> rows_;
   double x_offset_;

@@ -208,26 +208,35 @@ class ProfileOperatorTimer : public OperatorTimer {
       return OperatorTimer::DecodeAttentionShares(step, decodes);
     }
     // The default's arithmetic in the same order (bit-identical), with the
-    // batch's rows found once for the whole step.
+    // batch's rows found once for the whole step. Every share has the same
+    // source rule, so AccumulateLaunch's outcome is known: the seconds sum
+    // in order; extrapolated if any share is; the source is the shape
+    // rule's for a transferred table, else the fit's if any share is
+    // extrapolated, else the profile's.
     const double weight = 1.0 / static_cast<double>(decodes);
     const ProfileTable::AtX at = decode_->table.At(static_cast<double>(decodes));
-    OperatorTime total;
+    const ProfileTable& table = decode_->table;
+    double seconds = 0;
+    bool any = false;
+    bool extrapolated = false;
     constexpr size_t kPrefetchDistance = 8;  // sequences ahead
     for (size_t i = 0; i < std::min(step.size(), kPrefetchDistance); ++i) {
-      decode_->table.Prefetch(at, static_cast<double>(step[i].context_tokens));
+      table.Prefetch(at, step[i].context_tokens);
     }
     for (size_t i = 0; i < step.size(); ++i) {
-      if (i + kPrefetchDistance < step.size()) {
-        decode_->table.Prefetch(at, static_cast<double>(step[i + kPrefetchDistance].context_tokens));
-      }
+      if (i + kPrefetchDistance < step.size()) table.Prefetch(at, step[i + kPrefetchDistance].context_tokens);
       const SequenceWork& seq = step[i];
       if (!AttendsAsDecode(seq)) continue;
-      const TableLookup lookup = decode_->table.Lookup(at, static_cast<double>(seq.context_tokens));
-      AccumulateLaunch(total,
-                       Marked({lookup.seconds, lookup.extrapolated, lookup.extrapolated ? kProfileFit : kProfile},
-                              decode_transferred_),
-                       weight);
+      const TableLookup lookup = table.Lookup(at, seq.context_tokens);
+      seconds += weight * lookup.seconds;
+      extrapolated = extrapolated || lookup.extrapolated;
+      any = true;
     }
+    OperatorTime total;
+    if (!any) return total;
+    total.seconds = seconds;
+    total.extrapolated = extrapolated || decode_transferred_;
+    total.source = decode_transferred_ ? kShapeRule : extrapolated ? kProfileFit : kProfile;
     return total;
   }
 

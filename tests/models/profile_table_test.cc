@@ -104,5 +104,33 @@ TEST(ProfileTable, RememberedLookupsAreTheBitsOfFreshOnes) {
   EXPECT_FALSE(used.Lookup(1, 3000).extrapolated);
 }
 
+// A decode step looks up integer contexts through Lookup(AtX, int64_t):
+// the same bits as the double key, whether the rows remember the value or
+// not, on a row and between rows, by both interpolations, and for keys the
+// memo does not hold.
+TEST(ProfileTable, IntegerKeysAreTheBitsOfDoubleKeys) {
+  const std::vector<ProfileTable::Point> points = {
+      {1, 1, 4e-6}, {1, 1023, 9e-6}, {1, 4095, 30e-6},
+      {8, 1, 6e-6}, {8, 1023, 20e-6}, {8, 2047, 41e-6}};
+  const auto fit = [](double x, double y) { return 1e-6 * (1 + x) + 1e-8 * y; };
+  for (const Interpolation interpolation : {Interpolation::kLogLog, Interpolation::kLinear}) {
+    const ProfileTable by_integer(points, 0.0, 1.0, fit, interpolation);
+    const ProfileTable by_double(points, 0.0, 1.0, fit, interpolation);
+    const std::vector<int64_t> ys = {0, 1, 2, 700, 1023, 2047, 2048, 3000, 4095, 5000, 70000, 200000};
+    for (int pass = 0; pass < 2; ++pass) {  // the second pass reads remembered values
+      for (double x : {1.0, 3.0, 8.0, 9.0}) {
+        const ProfileTable::AtX at = by_integer.At(x);
+        for (const int64_t y : ys) {
+          by_integer.Prefetch(at, y);
+          const TableLookup a = by_integer.Lookup(at, y);
+          const TableLookup b = by_double.Lookup(by_double.At(x), static_cast<double>(y));
+          EXPECT_EQ(a.seconds, b.seconds) << x << "," << y << ", pass " << pass;
+          EXPECT_EQ(a.extrapolated, b.extrapolated) << x << "," << y << ", pass " << pass;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace efimsim
