@@ -15,19 +15,6 @@ BlockKeyIndex::BlockKeyIndex(int64_t max_keys) : max_keys_(max_keys) {
   home_shift_ = 64 - std::countr_zero(buckets);
 }
 
-bool BlockKeyIndex::Locate(BlockKey key, size_t& bucket, unsigned& slot) const {
-  bucket = Home(key);
-  for (size_t distance = 0;; ++distance) {
-    const unsigned match = MatchMask(buckets_[bucket], key);
-    if (match != 0) {
-      slot = static_cast<unsigned>(std::countr_zero(match));
-      return true;
-    }
-    if (overflow_[bucket] == 0 || distance == max_distance_) return false;
-    bucket = Next(bucket);
-  }
-}
-
 bool BlockKeyIndex::FindPlace(BlockKey key, Place& place) const {
   size_t bucket = 0;
   unsigned slot = 0;

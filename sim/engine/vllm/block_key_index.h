@@ -194,15 +194,26 @@ class BlockKeyIndex {
     bucket.chains[slot] = BlockKeyChain{};
     --size_;
   }
-  // The chain of `key`, or nullptr; any bucket.
-  const BlockKeyChain* FindChain(BlockKey key) const {
-    size_t bucket = Home(key);
+  // The bucket holding `key` and the key's slot in it, or false; any
+  // bucket. The one walk of a key's probe run (Find, FindPlace, the slow
+  // paths).
+  bool Locate(BlockKey key, size_t& bucket, unsigned& slot) const {
+    bucket = Home(key);
     for (size_t distance = 0;; ++distance) {
       const unsigned match = MatchMask(buckets_[bucket], key);
-      if (match != 0) return &buckets_[bucket].chains[static_cast<size_t>(std::countr_zero(match))];
-      if (overflow_[bucket] == 0 || distance == max_distance_) return nullptr;
+      if (match != 0) {
+        slot = static_cast<unsigned>(std::countr_zero(match));
+        return true;
+      }
+      if (overflow_[bucket] == 0 || distance == max_distance_) return false;
       bucket = Next(bucket);
     }
+  }
+  // The chain of `key`, or nullptr.
+  const BlockKeyChain* FindChain(BlockKey key) const {
+    size_t bucket = 0;
+    unsigned slot = 0;
+    return Locate(key, bucket, slot) ? &buckets_[bucket].chains[slot] : nullptr;
   }
   // The general cases, when the home bucket is full or overflowed.
   BlockKeyChain& FindOrInsertSlow(BlockKey key, Place& place);
@@ -210,8 +221,6 @@ class BlockKeyIndex {
   // Empties the slot of a key stored past its home, and undoes the
   // overflow counts its insertion added.
   void EraseDisplaced(uint32_t slot);
-  // The bucket holding `key` and the key's slot in it, or false.
-  bool Locate(BlockKey key, size_t& bucket, unsigned& slot) const;
 
   std::vector<Bucket> buckets_;
   std::vector<uint8_t> overflow_;  // per bucket; see the laws above
