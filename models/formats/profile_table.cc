@@ -50,9 +50,9 @@ double ProfileTable::Scale(double x_from, double y_from, double x_to, double y_t
 }
 
 TableLookup ProfileTable::RowLookup(const Row& row, double y) const {
-  if (const double* seconds = Remembered(row, y)) return {*seconds, Outside(row, y)};
-  const TableLookup out = ComputeRowLookup(row, y);
   const size_t index = MemoIndex(y);
+  if (const double* seconds = Remembered(row, index)) return {*seconds, Outside(row, y)};
+  const TableLookup out = ComputeRowLookup(row, y);
   if (index == kNotRemembered) return out;
   if (index >= row.memo.size()) {
     row.memo.resize(std::min(kMemoLimit, std::max<size_t>(index + 1, 2 * row.memo.size())),

@@ -66,48 +66,19 @@ class ProfileTable {
   AtX At(double x) const;
   // Inline: a step's decode lookups at a batch size inside the grid, at
   // contexts asked before, take only the remembered values of its rows.
-  TableLookup Lookup(const AtX& at, double y) const {
-    if (at.x_edge == at.x) {
-      const Row& hi = rows_[at.hi];
-      if (at.on_row) {
-        if (const double* seconds = Remembered(hi, y)) return {*seconds, Outside(hi, y)};
-      } else {
-        const Row& lo = rows_[at.hi - 1];
-        const double* a = Remembered(lo, y);
-        const double* b = a != nullptr ? Remembered(hi, y) : nullptr;
-        if (b != nullptr) return {BetweenAt(*a, *b, at.t), Outside(lo, y) || Outside(hi, y)};
-      }
-    }
-    return LookupFrom(at, y);
-  }
-  // Lookup(at, y) for an integer key (a context length), bit for bit: the
+  TableLookup Lookup(const AtX& at, double y) const { return LookupRemembered(at, MemoIndex(y), y); }
+  // The same for an integer key (a context length), bit for bit: the
   // remembered values are indexed by the integer itself, without the
   // round trip through a double that a double key needs.
   TableLookup Lookup(const AtX& at, int64_t y) const {
-    const double key = static_cast<double>(y);
-    if (at.x_edge == at.x && y >= 0 && y < static_cast<int64_t>(kMemoLimit)) {
-      const auto index = static_cast<size_t>(y);
-      const Row& hi = rows_[at.hi];
-      if (at.on_row) {
-        if (index < hi.memo.size() && hi.memo[index] == hi.memo[index]) {
-          return {hi.memo[index], Outside(hi, key)};
-        }
-      } else {
-        const Row& lo = rows_[at.hi - 1];
-        if (index < lo.memo.size() && index < hi.memo.size() && lo.memo[index] == lo.memo[index] &&
-            hi.memo[index] == hi.memo[index]) {
-          return {BetweenAt(lo.memo[index], hi.memo[index], at.t), Outside(lo, key) || Outside(hi, key)};
-        }
-      }
-    }
-    return Lookup(at, key);
+    return LookupRemembered(at, MemoIndex(y), static_cast<double>(y));
   }
   // Starts loading what Lookup(at, y) will read of the rows' remembered
   // values. A hint for loops over a batch: a decode step reads one value
   // per request, scattered over rows of up to 512 KiB that the rest of a
   // step pushes out of the core's caches. Changes nothing.
   void Prefetch(const AtX& at, int64_t y) const {
-    const size_t index = y >= 0 ? static_cast<size_t>(y) : kNotRemembered;
+    const size_t index = MemoIndex(y);
     const Row& hi = rows_[at.hi];
     if (index < hi.memo.size()) __builtin_prefetch(&hi.memo[index]);
     if (!at.on_row && at.hi > 0) {
@@ -137,12 +108,33 @@ class ProfileTable {
     const auto index = static_cast<size_t>(y);
     return static_cast<double>(index) == y ? index : kNotRemembered;
   }
-  // The remembered RowLookup(row, y).seconds, or null.
-  static const double* Remembered(const Row& row, double y) {
-    const size_t index = MemoIndex(y);
+  // The same for an integer key.
+  static size_t MemoIndex(int64_t y) {
+    return y >= 0 && y < static_cast<int64_t>(kMemoLimit) ? static_cast<size_t>(y) : kNotRemembered;
+  }
+  // The remembered RowLookup(row, y).seconds, or null, where `index` is
+  // MemoIndex(y).
+  static const double* Remembered(const Row& row, size_t index) {
     if (index >= row.memo.size()) return nullptr;  // kNotRemembered included
     const double* seconds = &row.memo[index];
     return *seconds == *seconds ? seconds : nullptr;  // NaN: not yet
+  }
+  // Lookup(at, y), where `index` is MemoIndex(y): the rows' remembered
+  // values when the batch size is inside the grid and they are there,
+  // else computed (and remembered) by LookupFrom.
+  TableLookup LookupRemembered(const AtX& at, size_t index, double y) const {
+    if (at.x_edge == at.x) {
+      const Row& hi = rows_[at.hi];
+      if (at.on_row) {
+        if (const double* seconds = Remembered(hi, index)) return {*seconds, Outside(hi, y)};
+      } else {
+        const Row& lo = rows_[at.hi - 1];
+        const double* a = Remembered(lo, index);
+        const double* b = a != nullptr ? Remembered(hi, index) : nullptr;
+        if (b != nullptr) return {BetweenAt(*a, *b, at.t), Outside(lo, y) || Outside(hi, y)};
+      }
+    }
+    return LookupFrom(at, y);
   }
   static bool Outside(const Row& row, double y) { return y < row.y.front() || y > row.y.back(); }
   TableLookup LookupFrom(const AtX& at, double y) const;
