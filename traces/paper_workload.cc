@@ -70,25 +70,26 @@ PaperWorkload::PaperWorkload(PaperWorkloadConfig config) : config_(config) {
   }
 }
 
-void PaperWorkload::Load(int64_t user, int64_t head_tokens) const {
+void PaperWorkload::Load(int64_t user) const {
   EFIMSIM_CHECK(user >= 0 && user < config_.users, "user out of range");
-  if (user != loaded_user_) {
-    // One stream per user: a user's document does not depend on how many
-    // other users the run has, nor on which users were asked for before.
-    RandomStream stream = RandomStream::Derive(static_cast<uint64_t>(config_.seed),
-                                               static_cast<uint64_t>(user), "efim-paper.document");
-    const int64_t length =
-        stream.UniformInt(config_.doc_min_tokens + 1, config_.doc_max_tokens - 1);
-    layout_ = ComputePaperLayout(length, config_.rounds);
-    // resize value-initializes only the growth; what is read is made first.
-    tokens_.resize(static_cast<size_t>(length));
-    head_stream_ = stream;
-    for (int i = 0; i < kUniformTokensSeedDraws; ++i) stream.NextU64();  // the head's seeds
-    FillUniformTokens(stream, config_.text_first, config_.text_last,
-                      std::span<TokenId>(tokens_).subspan(static_cast<size_t>(layout_.half)));
-    head_made_ = 0;
-    loaded_user_ = user;
-  }
+  if (user == loaded_user_) return;
+  // One stream per user: a user's document does not depend on how many
+  // other users the run has, nor on which users were asked for before.
+  RandomStream stream = RandomStream::Derive(static_cast<uint64_t>(config_.seed),
+                                             static_cast<uint64_t>(user), "efim-paper.document");
+  const int64_t length = stream.UniformInt(config_.doc_min_tokens + 1, config_.doc_max_tokens - 1);
+  layout_ = ComputePaperLayout(length, config_.rounds);
+  // resize value-initializes only the growth; what is read is made first.
+  tokens_.resize(static_cast<size_t>(length));
+  head_stream_ = stream;
+  for (int i = 0; i < kUniformTokensSeedDraws; ++i) stream.NextU64();  // the head's seeds
+  FillUniformTokens(stream, config_.text_first, config_.text_last,
+                    std::span<TokenId>(tokens_).subspan(static_cast<size_t>(layout_.half)));
+  head_made_ = 0;
+  loaded_user_ = user;
+}
+
+void PaperWorkload::MakeHead(int64_t head_tokens) const {
   EFIMSIM_CHECK(head_tokens <= layout_.half, "head beyond half the document");
   if (head_tokens > head_made_) {
     RandomStream head = *head_stream_;
@@ -99,27 +100,27 @@ void PaperWorkload::Load(int64_t user, int64_t head_tokens) const {
 }
 
 TokenSpan PaperWorkload::document(int64_t user) const {
-  Load(user, 0);
-  Load(user, layout_.half);
+  Load(user);
+  MakeHead(layout_.half);
   return TokenSpan(tokens_);
 }
 
 const PaperRoundLayout& PaperWorkload::layout(int64_t user) const {
-  Load(user, 0);
+  Load(user);
   return layout_;
 }
 
 TokenVector PaperWorkload::InitialPrefix(int64_t user) const {
-  Load(user, 0);
-  Load(user, layout_.chunk);
+  Load(user);
+  MakeHead(layout_.chunk);
   return TokenVector(tokens_.begin(), tokens_.begin() + layout_.chunk);
 }
 
 InfillContext PaperWorkload::Round(int64_t user, int64_t round) const {
   EFIMSIM_CHECK(round >= 0 && round < config_.rounds, "round out of range");
-  Load(user, 0);
+  Load(user);
   const int64_t middle_end = layout_.middle_end[static_cast<size_t>(round)];
-  Load(user, middle_end);
+  MakeHead(middle_end);
   const TokenSpan text(tokens_);
   return InfillContext{text.first(static_cast<size_t>(middle_end)),
                        text.subspan(static_cast<size_t>(layout_.half))};

@@ -81,9 +81,10 @@ class PaperWorkload : public MultiRoundWorkload {
   const PaperRoundLayout& layout(int64_t user) const;
 
  private:
-  // Makes `user`'s layout and tail unless that user is the one held, and
-  // its head up to at least `head_tokens` (<= half) tokens.
-  void Load(int64_t user, int64_t head_tokens) const;
+  // Makes `user`'s layout and tail unless that user is the one held.
+  void Load(int64_t user) const;
+  // Makes the held document's head up to at least `head_tokens` (<= half).
+  void MakeHead(int64_t head_tokens) const;
 
   PaperWorkloadConfig config_;
   // The document last asked for (user loaded_user_), made from the user's
