@@ -40,22 +40,13 @@ class FreeBlockQueue {
 
   // Removes and returns the head block. Precondition: size() > 0.
   BlockId PopFront() {
-    EFIMSIM_CHECK(size_ > 0, "taking a block from an empty free queue");
-    // Skip stale entries; a live one is pending because size_ > 0.
-    while (position_[ring_[head_]] != static_cast<int32_t>(head_)) {
-      head_ = (head_ + 1) & mask_;
-      --pending_;
-    }
-    const BlockId block = ring_[head_];
-    head_ = (head_ + 1) & mask_;
-    --pending_;
-    position_[block] = kAbsent;
-    --size_;
+    BlockId block = kNoBlock;
+    PopFront(1, &block);
     return block;
   }
-  // Removes the `count` head blocks into out[0, count), head first.
-  // Precondition: count <= size(). The same as `count` PopFront calls, in
-  // one loop over the ring (no per-block call, size check or reload).
+  // Removes the `count` head blocks into out[0, count), head first, in
+  // one loop over the ring that skips stale entries. Precondition:
+  // count <= size().
   void PopFront(int32_t count, BlockId* out) {
     EFIMSIM_CHECK(count >= 0 && count <= size_, "taking more blocks than the free queue holds");
     size_t head = head_;

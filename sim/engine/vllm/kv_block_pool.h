@@ -93,7 +93,7 @@ class KvBlockPool {
 
   int32_t ref_count(BlockId block) const { return blocks_[block].ref_count; }
   BlockState state(BlockId block) const { return blocks_[block].state; }
-  bool has_key(BlockId block) const { return blocks_[block].key_slot != kNoKeySlot; }
+  bool has_key(BlockId block) const { return blocks_[block].has_key(); }
   int64_t evictions() const { return evictions_; }
   // Block ids in free-queue order, head first (tests and debugging).
   std::vector<BlockId> FreeQueueOrder() const;
