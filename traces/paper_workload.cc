@@ -14,15 +14,20 @@
 
 namespace efimsim {
 
-PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds) {
-  PaperRoundLayout layout;
+void ComputePaperLayout(int64_t length, int64_t rounds, PaperRoundLayout& layout) {
   layout.half = length / 2;
   // Python: chunk = int(half / (R + 2)); end_i = int(half / (R + 2) * (i + 2)).
   const double step = static_cast<double>(layout.half) / static_cast<double>(rounds + 2);
   layout.chunk = static_cast<int64_t>(step);
+  layout.middle_end.resize(static_cast<size_t>(std::max<int64_t>(rounds, 0)));
   for (int64_t i = 0; i < rounds; ++i) {
-    layout.middle_end.push_back(static_cast<int64_t>(step * static_cast<double>(i + 2)));
+    layout.middle_end[static_cast<size_t>(i)] = static_cast<int64_t>(step * static_cast<double>(i + 2));
   }
+}
+
+PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds) {
+  PaperRoundLayout layout;
+  ComputePaperLayout(length, rounds, layout);
   return layout;
 }
 
@@ -78,7 +83,7 @@ void PaperWorkload::Load(int64_t user) const {
   RandomStream stream = RandomStream::Derive(static_cast<uint64_t>(config_.seed),
                                              static_cast<uint64_t>(user), "efim-paper.document");
   const int64_t length = stream.UniformInt(config_.doc_min_tokens + 1, config_.doc_max_tokens - 1);
-  layout_ = ComputePaperLayout(length, config_.rounds);
+  ComputePaperLayout(length, config_.rounds, layout_);  // reuses layout_'s vector
   // resize value-initializes only the growth; what is read is made first.
   tokens_.resize(static_cast<size_t>(length));
   head_stream_ = stream;

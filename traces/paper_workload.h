@@ -60,6 +60,9 @@ struct PaperRoundLayout {
 };
 // Pure arithmetic of the paper, for a document of `length` units.
 PaperRoundLayout ComputePaperLayout(int64_t length, int64_t rounds);
+// The same into `layout`, reusing its storage (the workload makes a layout
+// for every request it sends).
+void ComputePaperLayout(int64_t length, int64_t rounds, PaperRoundLayout& layout);
 
 class PaperWorkload : public MultiRoundWorkload {
  public:

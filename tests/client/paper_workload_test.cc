@@ -93,6 +93,7 @@ TEST(PaperWorkload, ARoundSendsTheDocumentsIdsWhicheverCallCameFirst) {
     for (int64_t round = 0; round < config.rounds; ++round) {
       const InfillContext context = grown.Round(user, round);
       EXPECT_TRUE(std::ranges::equal(context.prefix, TokenSpan(doc).first(context.prefix.size())));
+      EXPECT_TRUE(std::ranges::equal(context.suffix, TokenSpan(doc).subspan(static_cast<size_t>(layout.half))));
     }
     EXPECT_FALSE(std::equal(doc.begin(), doc.begin() + 64, doc.begin() + layout.half));
   }
