@@ -31,6 +31,12 @@ class MultiRoundWorkload {
   // it as `prefix0` for as long as the user only appends to it.
   virtual TokenVector InitialPrefix(int64_t user) const = 0;
   virtual InfillContext Round(int64_t user, int64_t round) const = 0;
+  // True if round `round` (> 0) of `user` extends the round before it: its
+  // prefix starts with that round's prefix and its suffix is the same, so
+  // its prompt repeats the leading part of the previous prompt (how much is
+  // the format's: FormatSessionState::shared_if_extended). False when not
+  // known, the default.
+  virtual bool ExtendsPreviousRound(int64_t /*user*/, int64_t /*round*/) const { return false; }
   // Name and one line on how the documents were made, for outputs
   // (e.g. "documents: synthetic tokens").
   virtual std::string Name() const = 0;

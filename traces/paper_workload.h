@@ -76,6 +76,9 @@ class PaperWorkload : public MultiRoundWorkload {
   TokenVector InitialPrefix(int64_t user) const override;
   // The views are valid until the next call for another user.
   InfillContext Round(int64_t user, int64_t round) const override;
+  // Every round after the first: the prefix ends at the next middle_end
+  // (they increase) and the suffix is the document's second half.
+  bool ExtendsPreviousRound(int64_t /*user*/, int64_t round) const override { return round > 0; }
   std::string Name() const override { return "efim-paper"; }
   std::string Description() const override;
 

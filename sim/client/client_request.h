@@ -18,6 +18,14 @@ struct ClientRequest {
   // keys of the prompt's full blocks: equal keys mean equal blocks).
   TokenVector prompt;
   int64_t prompt_length = 0;               // used only when `prompt` is empty
+  // Closed-loop rounds: how many leading tokens of `prompt` equal the prompt
+  // of this user's previous round (0: none, or not known), and whether the
+  // user sends another round after this one. An engine may keep what it
+  // computed from a prompt for the user's next round and reuse it for the
+  // shared tokens (vLLM's block keys) instead of computing it again: the
+  // same values, less work. Nothing simulated depends on them.
+  int64_t prompt_tokens_shared_with_previous_round = 0;
+  bool next_round_follows = false;
   std::vector<uint64_t> prompt_block_keys; // optional, with `prompt_length`
   int32_t block_key_tokens = 0;            // tokens each key covers
   // The request's cap on generated tokens (an API's max_tokens): all an

@@ -11,11 +11,22 @@ void PushIfPresent(TokenVector& prompt, TokenId token) {
   if (token >= 0) prompt.push_back(token);
 }
 
+// What Build leaves for the next round: `shared` (this prompt's leading
+// tokens equal to the previous prompt's if the context extends the
+// previous one; 0 for the first prompt) and this prompt's lengths.
+void Remember(const InfillContext& context, const TokenVector& prompt, int64_t shared,
+              FormatSessionState& state) {
+  state.shared_if_extended = state.previous_prompt_tokens > 0 ? shared : 0;
+  state.previous_prompt_tokens = static_cast<int64_t>(prompt.size());
+  state.previous_prefix_tokens = static_cast<int64_t>(context.prefix.size());
+}
+int64_t IfPresent(TokenId token) { return token >= 0 ? 1 : 0; }
+
 class PsmFormat : public PromptFormat {
  public:
   explicit PsmFormat(SpecialTokens tokens) : tokens_(tokens) {}
   std::string name() const override { return "psm"; }
-  void Build(const InfillContext& context, FormatSessionState&,
+  void Build(const InfillContext& context, FormatSessionState& state,
              TokenVector& prompt) const override {
     prompt.clear();
     prompt.reserve(context.prefix.size() + context.suffix.size() + 4);
@@ -25,6 +36,8 @@ class PsmFormat : public PromptFormat {
     prompt.push_back(tokens_.fim_suffix);
     prompt.insert(prompt.end(), context.suffix.begin(), context.suffix.end());
     prompt.push_back(tokens_.fim_middle);
+    // BOS <PRE> and the previous prefix, which starts this one.
+    Remember(context, prompt, IfPresent(tokens_.bos) + 1 + state.previous_prefix_tokens, state);
   }
 
  private:
@@ -35,7 +48,7 @@ class SpmFormat : public PromptFormat {
  public:
   explicit SpmFormat(SpecialTokens tokens) : tokens_(tokens) {}
   std::string name() const override { return "spm"; }
-  void Build(const InfillContext& context, FormatSessionState&,
+  void Build(const InfillContext& context, FormatSessionState& state,
              TokenVector& prompt) const override {
     prompt.clear();
     prompt.reserve(context.prefix.size() + context.suffix.size() + 4);
@@ -45,6 +58,12 @@ class SpmFormat : public PromptFormat {
     prompt.push_back(tokens_.fim_prefix);
     prompt.insert(prompt.end(), context.prefix.begin(), context.prefix.end());
     prompt.push_back(tokens_.fim_middle);
+    // Everything before <MID>: the suffix is the same, the previous prefix
+    // starts this one.
+    Remember(context, prompt,
+             IfPresent(tokens_.bos) + 2 + static_cast<int64_t>(context.suffix.size()) +
+                 state.previous_prefix_tokens,
+             state);
   }
 
  private:
@@ -74,6 +93,9 @@ class EfimFormat : public PromptFormat {
     prompt.insert(prompt.end(), context.suffix.begin(), context.suffix.end());
     prompt.push_back(tokens_.fim_middle);
     prompt.insert(prompt.end(), increment_begin, context.prefix.end());
+    // Without a re-base the previous prompt is this one's start: the same
+    // prefix0 and suffix, and its increment starts this increment.
+    Remember(context, prompt, appends ? state.previous_prompt_tokens : 0, state);
   }
 
  private:
@@ -111,6 +133,9 @@ const Registry<Entry>& Formats() {
 void PromptFormat::BeginSession(TokenSpan initial_prefix, FormatSessionState& state) const {
   state.prefix0.assign(initial_prefix.begin(), initial_prefix.end());
   state.rebases = 0;
+  state.shared_if_extended = 0;
+  state.previous_prompt_tokens = 0;
+  state.previous_prefix_tokens = 0;
 }
 
 std::unique_ptr<PromptFormat> MakePromptFormat(const std::string& name,

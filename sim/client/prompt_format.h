@@ -23,6 +23,15 @@ namespace efimsim {
 struct FormatSessionState {
   TokenVector prefix0;   // EFIM: the prefix the cached prompt was built on
   int64_t rebases = 0;   // EFIM: fresh prompts forced by a non-append edit
+  // Set by every Build: the leading tokens of the prompt just built that
+  // equal the session's previous prompt, provided this round's context
+  // extends the previous one (MultiRoundWorkload::ExtendsPreviousRound);
+  // 0 for a session's first prompt.
+  int64_t shared_if_extended = 0;
+  // The previous prompt's length and its context's prefix length (0: none
+  // yet), kept by Build for the next round's shared_if_extended.
+  int64_t previous_prompt_tokens = 0;
+  int64_t previous_prefix_tokens = 0;
 };
 
 class PromptFormat {

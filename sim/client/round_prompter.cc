@@ -8,7 +8,7 @@ TokenRoundPrompter::TokenRoundPrompter(const MultiRoundWorkload& workload,
                                        const PromptFormat& format)
     : workload_(workload), format_(format) {}
 
-void TokenRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prompt) {
+int64_t TokenRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prompt) {
   // BeginSession depends only on the user's initial prefix, so beginning
   // at round 0 gives the state the eager version began with.
   auto it = sessions_.find(user);
@@ -18,10 +18,15 @@ void TokenRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prompt)
     format_.BeginSession(workload_.InitialPrefix(user), it->second);
   }
   format_.Build(workload_.Round(user, round), it->second, prompt);
+  // The format's count holds only where the workload says the context
+  // extends the previous round's.
+  const int64_t shared =
+      round > 0 && workload_.ExtendsPreviousRound(user, round) ? it->second.shared_if_extended : 0;
   if (round + 1 >= workload_.num_rounds(user)) {
     finished_rebases_ += it->second.rebases;
     sessions_.erase(it);
   }
+  return shared;
 }
 
 int64_t TokenRoundPrompter::rebases() const {
@@ -39,9 +44,10 @@ TextRoundPrompter::TextRoundPrompter(const TextPaperWorkload& workload,
   }
 }
 
-void TextRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prompt) {
+int64_t TextRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prompt) {
   builder_.Build(workload_.PrefixText(user, round), workload_.SuffixText(user),
                  sessions_[static_cast<size_t>(user)], prompt);
+  return 0;  // tokenized text: BPE boundaries may move, nothing is claimed
 }
 
 void TextRoundPrompter::BuildReference(int64_t user, int64_t round, int64_t max_tokens,

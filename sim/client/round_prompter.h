@@ -24,8 +24,10 @@ class RoundPrompter {
   virtual int64_t num_users() const = 0;
   virtual int64_t num_rounds(int64_t user) const = 0;
   // Round `round` of `user`'s prompt into `prompt`. Rounds of one user are
-  // built in order, starting from 0.
-  virtual void Build(int64_t user, int64_t round, TokenVector& prompt) = 0;
+  // built in order, starting from 0. Returns how many leading tokens of it
+  // equal the user's previous prompt (0: none, or not known): what
+  // ClientRequest::prompt_tokens_shared_with_previous_round says.
+  virtual int64_t Build(int64_t user, int64_t round, TokenVector& prompt) = 0;
   // The round's reference output (ClientRequest::reference_output), at
   // most max_tokens tokens, into `reference`; left empty where the
   // workload has no text (synthetic token documents).
@@ -43,7 +45,7 @@ class TokenRoundPrompter : public RoundPrompter {
   TokenRoundPrompter(const MultiRoundWorkload& workload, const PromptFormat& format);
   int64_t num_users() const override { return workload_.num_users(); }
   int64_t num_rounds(int64_t user) const override { return workload_.num_rounds(user); }
-  void Build(int64_t user, int64_t round, TokenVector& prompt) override;
+  int64_t Build(int64_t user, int64_t round, TokenVector& prompt) override;
   int64_t rebases() const override;
 
  private:
@@ -63,7 +65,7 @@ class TextRoundPrompter : public RoundPrompter {
   TextRoundPrompter(const TextPaperWorkload& workload, const TextPromptBuilder& builder);
   int64_t num_users() const override { return workload_.num_users(); }
   int64_t num_rounds(int64_t user) const override { return workload_.num_rounds(user); }
-  void Build(int64_t user, int64_t round, TokenVector& prompt) override;
+  int64_t Build(int64_t user, int64_t round, TokenVector& prompt) override;
   // The tokens of TextPaperWorkload::ContinuationText (the text after the
   // round's cursor up to the suffix), whatever the prompt format.
   void BuildReference(int64_t user, int64_t round, int64_t max_tokens,

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "sim/base/errors.h"
 #include "sim/client/policy.h"
 
@@ -72,6 +75,61 @@ TEST(PromptFormat, EfimRebasesWhenAnEditIsNotAnAppend) {
   efim->Build(Ctx({10, 55, 12, 13}, {20}), state, prompt);
   EXPECT_EQ(state.rebases, 1);
   EXPECT_EQ(prompt.back(), 13);
+}
+
+// shared_if_extended: after each Build, how many leading tokens of the
+// prompt equal the previous prompt's when the context extended the
+// previous one (the prefix grew by appending, the suffix stayed). Checked
+// against the prompts themselves, for every format, with and without BOS;
+// one token past the count differs (the count is the longest such run
+// here, as the contexts are chosen so that it is).
+TEST(PromptFormat, SharedIfExtendedIsTheLeadingRunTheNextPromptRepeats) {
+  for (const bool with_bos : {true, false}) {
+    SpecialTokens tokens = Sentinels();
+    if (!with_bos) tokens.bos = -1;
+    for (const std::string name : {"psm", "spm", "efim"}) {
+      SCOPED_TRACE(name + (with_bos ? " with BOS" : " without BOS"));
+      auto format = MakePromptFormat(name, tokens);
+      FormatSessionState state;
+      format->BeginSession(TokenVector{10, 11}, state);
+      const TokenVector suffix{20, 21, 22};
+      TokenVector previous;
+      TokenVector prefix{10, 11};
+      for (int round = 0; round < 4; ++round) {
+        prefix.push_back(static_cast<TokenId>(30 + round));
+        prefix.push_back(static_cast<TokenId>(40 + round));
+        TokenVector prompt;
+        format->Build(Ctx(prefix, suffix), state, prompt);
+        if (round == 0) {
+          EXPECT_EQ(state.shared_if_extended, 0);
+        } else {
+          const auto shared = static_cast<size_t>(state.shared_if_extended);
+          ASSERT_GT(shared, 0u);
+          ASSERT_LE(shared, previous.size());
+          EXPECT_TRUE(std::equal(previous.begin(), previous.begin() + static_cast<int64_t>(shared),
+                                 prompt.begin()));
+          if (shared < previous.size()) {
+            EXPECT_NE(previous[shared], prompt[shared]);
+          }
+          if (name == "efim") {
+            EXPECT_EQ(shared, previous.size());  // the whole previous prompt
+          }
+        }
+        previous = prompt;
+      }
+    }
+  }
+}
+
+TEST(PromptFormat, EfimClaimsNothingSharedAfterARebase) {
+  auto efim = MakePromptFormat("efim", Sentinels());
+  FormatSessionState state;
+  efim->BeginSession(TokenVector{10, 11}, state);
+  TokenVector prompt;
+  efim->Build(Ctx({10, 11, 12}, {20}), state, prompt);
+  efim->Build(Ctx({10, 55, 12, 13}, {20}), state, prompt);  // token 11 was edited
+  EXPECT_EQ(state.rebases, 1);
+  EXPECT_EQ(state.shared_if_extended, 0);
 }
 
 TEST(PromptFormat, ModelWithoutBosStartsWithTheFirstSentinel) {

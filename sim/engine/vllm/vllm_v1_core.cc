@@ -19,7 +19,8 @@ namespace efimsim {
 VllmV1Core::VllmV1Core(VllmV1CoreConfig config)
     : config_(config), draw_(config.output_token_first, config.output_token_last),
       cache_(config.num_blocks, config.block_tokens, config.prefix_caching),
-      scheduler_(config.limits, cache_) {
+      scheduler_(config.limits, cache_),
+      round_keys_(static_cast<size_t>(std::max<int64_t>(256, 4 * config.limits.max_num_seqs))) {
   if (config_.cpu_kv_blocks > 0 && config_.prefix_caching) {
     cpu_tier_ = std::make_unique<CpuKvTier>(config_.cpu_kv_blocks, config_.kv_bytes_per_block,
                                             config_.offload_bytes_per_s, config_.offload_latency);
@@ -64,9 +65,9 @@ std::unique_ptr<Request> VllmV1Core::Add(ClientRequest& client_request, TimePoin
   // output token), so its vectors never regrow.
   request->kv.blocks.reserve(static_cast<size_t>(blocks_needed));
   if (request->tracks_block_keys) {
-    request->block_keys.reserve(static_cast<size_t>(blocks_needed));
+    request->next_round_follows = client_request.next_round_follows;
     request->tail_tokens.reserve(static_cast<size_t>(config_.block_tokens));
-    FillPrompt(client_request, *request);
+    FillPrompt(client_request, static_cast<size_t>(blocks_needed), *request);
   }
   if (speculator_ != nullptr) speculator_->Start(client_request, *request);
   scheduler_.AddWaiting(request.get());
@@ -76,15 +77,19 @@ std::unique_ptr<Request> VllmV1Core::Add(ClientRequest& client_request, TimePoin
 // Block keys and the partial last block of the prompt. Token ids when the
 // client sent them; otherwise the trace's block keys (equal keys, equal
 // blocks) and, past them, tokens unique to this request (no reuse).
-void VllmV1Core::FillPrompt(const ClientRequest& client_request, VllmRequest& request) const {
+void VllmV1Core::FillPrompt(const ClientRequest& client_request, size_t reserve_blocks,
+                            VllmRequest& request) {
   const int64_t block = config_.block_tokens;
   if (!client_request.prompt.empty()) {
+    TakeSharedKeys(client_request, request.block_keys);
+    request.block_keys.reserve(reserve_blocks);
     AppendBlockKeys(client_request.prompt, config_.block_tokens, 0, request.block_keys);
     const size_t full = request.block_keys.size() * static_cast<size_t>(block);
     request.tail_tokens.assign(client_request.prompt.begin() + static_cast<int64_t>(full),
                                client_request.prompt.end());
     return;
   }
+  request.block_keys.reserve(reserve_blocks);
   const int64_t length = client_request.prompt_length;
   const int64_t full_blocks = length / block;
   const int64_t given = std::min<int64_t>(
@@ -102,6 +107,25 @@ void VllmV1Core::FillPrompt(const ClientRequest& client_request, VllmRequest& re
   for (int64_t position = full_blocks * block; position < length; ++position) {
     request.tail_tokens.push_back(draw_.SyntheticPrompt(request.id, position));
   }
+}
+
+void VllmV1Core::TakeSharedKeys(const ClientRequest& client_request, std::vector<BlockKey>& keys) {
+  const auto block = static_cast<size_t>(config_.block_tokens);
+  const size_t shared_blocks =
+      std::min(static_cast<size_t>(client_request.prompt_tokens_shared_with_previous_round),
+               client_request.prompt.size()) / block;
+  if (shared_blocks == 0 || !round_keys_.Take(client_request.user, client_request.round - 1, keys)) {
+    return;
+  }
+  if (keys.size() > shared_blocks) keys.resize(shared_blocks);
+  if (keys.empty()) return;
+  // The client's claim, checked on the last block taken: its key is the
+  // hash of its parent's key and this prompt's tokens there.
+  const size_t last = keys.size() - 1;
+  const BlockKey parent = last == 0 ? kRootBlockKey : keys[last - 1];
+  EFIMSIM_CHECK(HashBlock(parent, TokenSpan(client_request.prompt).subspan(last * block, block)) ==
+                    keys[last],
+                "a prompt said to repeat its user's previous prompt does not");
 }
 
 void VllmV1Core::Schedule(StepPlan& plan, TimePoint now) {
@@ -141,6 +165,10 @@ void VllmV1Core::AfterStep(const StepPlan& plan, TokenEmitter& emitter) {
   if (emitter.finished().empty()) return;
   for (Request* request : emitter.finished()) {
     VllmRequest& r = *static_cast<VllmRequest*>(request);
+    if (r.next_round_follows) {
+      round_keys_.Keep(r.user, r.round, std::move(r.block_keys),
+                       static_cast<size_t>(r.prompt_tokens / config_.block_tokens));
+    }
     if (r.hold_kv_until_read) {
       held_kv_.emplace(r.id, std::move(r.kv));  // freed by ReleaseHeldKv
       r.kv = {};

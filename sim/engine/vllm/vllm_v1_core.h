@@ -21,6 +21,7 @@
 
 #include "sim/engine/vllm/cpu_kv_tier.h"
 #include "sim/engine/vllm/prefix_cache_manager.h"
+#include "sim/engine/vllm/round_key_memo.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/engine_entry.h"
 #include "sim/engine/token_draw.h"
@@ -83,7 +84,14 @@ class VllmV1Core final : public EngineCore {
   const PrefixCacheManager& cache() const { return cache_; }
 
  private:
-  void FillPrompt(const ClientRequest& client_request, VllmRequest& request) const;
+  // Block keys of the prompt (at least `reserve_blocks` of room) and its
+  // partial last block.
+  void FillPrompt(const ClientRequest& client_request, size_t reserve_blocks, VllmRequest& request);
+  // The keys of the blocks `client_request`'s prompt shares with its user's
+  // previous prompt, from round_keys_, into `keys` (left as it is when
+  // there are none). Fails a check if the last one taken does not match
+  // the prompt's tokens.
+  void TakeSharedKeys(const ClientRequest& client_request, std::vector<BlockKey>& keys);
 
   VllmV1CoreConfig config_;
   TokenDraw draw_;                       // tokens of prompts given as lengths
@@ -93,6 +101,8 @@ class VllmV1Core final : public EngineCore {
   VllmV1Scheduler scheduler_;
   std::unique_ptr<Speculator> speculator_;  // null: no speculative decoding
   std::vector<uint64_t> batch_ids_;         // scratch: a step's request ids
+  // Finished prompts' block keys kept for their users' next rounds.
+  RoundKeyMemo round_keys_;
   // Finished requests' KV kept for a decode replica's read (by request id;
   // looked up, never iterated in an order that matters).
   std::unordered_map<uint64_t, KvSequence> held_kv_;

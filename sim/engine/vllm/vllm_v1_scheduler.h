@@ -72,6 +72,9 @@ struct VllmRequest : Request {
   // Disaggregated serving, prefill side (ClientRequest::hold_kv_until_read):
   // at finish the engine keeps its KV until the decode side has read it.
   bool hold_kv_until_read = false;
+  // The user sends another round (ClientRequest::next_round_follows): at
+  // finish its prompt's block keys are kept for it (VllmV1Core's memo).
+  bool next_round_follows = false;
   // Speculative decoding's state (spec_state.h); null when it is off.
   std::unique_ptr<SpecState> spec;
 

@@ -1,0 +1,108 @@
+// The vLLM core's reuse of a user's previous prompt keys
+// (ClientRequest::prompt_tokens_shared_with_previous_round, RoundKeyMemo):
+// the keys are those hashing would give, and a wrong claim stops the run.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "sim/base/errors.h"
+#include "sim/engine/vllm/block_key.h"
+#include "sim/engine/vllm/vllm_v1_core.h"
+
+namespace efimsim {
+namespace {
+
+constexpr int32_t kBlock = 16;
+
+class RoundKeysTest : public ::testing::Test {
+ protected:
+  RoundKeysTest() {
+    VllmV1CoreConfig config;
+    config.limits = {2048, 256};
+    config.block_tokens = kBlock;
+    config.num_blocks = 256;
+    config.output_token_first = 1000;
+    config.output_token_last = 30000;
+    core_ = std::make_unique<VllmV1Core>(config);
+  }
+
+  // Sends a request and runs steps until it finishes.
+  std::unique_ptr<Request> Run(int64_t user, int64_t round, const TokenVector& prompt,
+                               int64_t shared, bool next_round_follows) {
+    ClientRequest client;
+    client.request_id = next_id_++;
+    client.user = user;
+    client.round = round;
+    client.prompt = prompt;
+    client.max_tokens = 20;  // a block and a bit of output: keys past the prompt's
+    client.prompt_tokens_shared_with_previous_round = shared;
+    client.next_round_follows = next_round_follows;
+    std::unique_ptr<Request> request = core_->Add(client, TimePoint{});
+    for (int step = 0; step < 100 && request->state != RequestState::kFinished; ++step) {
+      StepPlan plan;
+      core_->Schedule(plan, TimePoint{});
+      std::vector<Request*> finished;
+      TokenEmitter emitter(draw_, TimePoint{}, finished);
+      core_->AfterStep(plan, emitter);
+    }
+    EXPECT_EQ(request->state, RequestState::kFinished);
+    return request;
+  }
+
+  static TokenVector Tokens(TokenId first, size_t count) {
+    TokenVector tokens(count);
+    std::iota(tokens.begin(), tokens.end(), first);
+    return tokens;
+  }
+  static std::vector<BlockKey> Hashed(const TokenVector& prompt) {
+    std::vector<BlockKey> keys;
+    AppendBlockKeys(prompt, kBlock, 0, keys);
+    return keys;
+  }
+
+  TokenDraw draw_{1000, 30000};
+  std::unique_ptr<VllmV1Core> core_;
+  uint64_t next_id_ = 0;
+};
+
+TEST_F(RoundKeysTest, ANextRoundGetsTheKeysHashingWouldGive) {
+  const TokenVector first = Tokens(100, 100);
+  Run(5, 0, first, 0, true);
+  TokenVector second = first;
+  const TokenVector typed = Tokens(500, 40);
+  second.insert(second.end(), typed.begin(), typed.end());
+  ClientRequest client;
+  client.request_id = next_id_++;
+  client.user = 5;
+  client.round = 1;
+  client.prompt = second;
+  client.max_tokens = 20;
+  client.prompt_tokens_shared_with_previous_round = static_cast<int64_t>(first.size());
+  const std::unique_ptr<Request> request = core_->Add(client, TimePoint{});
+  EXPECT_EQ(static_cast<VllmRequest&>(*request).block_keys, Hashed(second));
+}
+
+TEST_F(RoundKeysTest, AClaimTheTokensBelieStopsTheRun) {
+  const TokenVector first = Tokens(100, 100);
+  Run(6, 0, first, 0, true);
+  TokenVector second = first;
+  second[90] = 7;  // in the last block the claim covers (tokens 80..95)
+  EXPECT_THROW(Run(6, 1, second, static_cast<int64_t>(first.size()), false), InternalError);
+}
+
+TEST_F(RoundKeysTest, NoKeysAreKeptForAUserWithoutANextRound) {
+  const TokenVector first = Tokens(100, 100);
+  Run(7, 0, first, 0, false);
+  TokenVector second = first;
+  second[90] = 7;  // would fail the check if keys had been kept
+  const std::unique_ptr<Request> request = Run(7, 1, second, static_cast<int64_t>(first.size()), false);
+  // The keys were hashed from this prompt: its own block 5 (tokens 80..95).
+  std::vector<BlockKey> prompt_keys = static_cast<VllmRequest&>(*request).block_keys;
+  prompt_keys.resize(second.size() / kBlock);
+  EXPECT_EQ(prompt_keys, Hashed(second));
+}
+
+}  // namespace
+}  // namespace efimsim
