@@ -84,12 +84,16 @@ void PaperWorkload::Load(int64_t user) const {
                                              static_cast<uint64_t>(user), "efim-paper.document");
   const int64_t length = stream.UniformInt(config_.doc_min_tokens + 1, config_.doc_max_tokens - 1);
   ComputePaperLayout(length, config_.rounds, layout_);  // reuses layout_'s vector
-  // resize value-initializes only the growth; what is read is made first.
-  tokens_.resize(static_cast<size_t>(length));
+  // The buffer only grows (a resize to each document's length would
+  // zero-fill again whatever a longer one adds after a shorter); [0, length)
+  // is used, and what is read is made first.
+  if (tokens_.size() < static_cast<size_t>(length)) tokens_.resize(static_cast<size_t>(length));
+  length_ = length;
   head_stream_ = stream;
   for (int i = 0; i < kUniformTokensSeedDraws; ++i) stream.NextU64();  // the head's seeds
   FillUniformTokens(stream, config_.text_first, config_.text_last,
-                    std::span<TokenId>(tokens_).subspan(static_cast<size_t>(layout_.half)));
+                    std::span<TokenId>(tokens_).first(static_cast<size_t>(length_)).subspan(
+                        static_cast<size_t>(layout_.half)));
   head_made_ = 0;
   loaded_user_ = user;
 }
@@ -107,7 +111,7 @@ void PaperWorkload::MakeHead(int64_t head_tokens) const {
 TokenSpan PaperWorkload::document(int64_t user) const {
   Load(user);
   MakeHead(layout_.half);
-  return TokenSpan(tokens_);
+  return TokenSpan(tokens_).first(static_cast<size_t>(length_));
 }
 
 const PaperRoundLayout& PaperWorkload::layout(int64_t user) const {
@@ -126,7 +130,7 @@ InfillContext PaperWorkload::Round(int64_t user, int64_t round) const {
   Load(user);
   const int64_t middle_end = layout_.middle_end[static_cast<size_t>(round)];
   MakeHead(middle_end);
-  const TokenSpan text(tokens_);
+  const TokenSpan text = TokenSpan(tokens_).first(static_cast<size_t>(length_));
   return InfillContext{text.first(static_cast<size_t>(middle_end)),
                        text.subspan(static_cast<size_t>(layout_.half))};
 }

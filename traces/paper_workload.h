@@ -95,9 +95,11 @@ class PaperWorkload : public MultiRoundWorkload {
   PaperWorkloadConfig config_;
   // The document last asked for (user loaded_user_), made from the user's
   // stream: the length is its first draw, the tokens continue the stream.
-  // tokens_ holds the whole length; [0, head_made_) and [half, L) are made.
+  // tokens_ has room for the longest document held so far; this one's
+  // length is length_, of which [0, head_made_) and [half, length_) are made.
   mutable int64_t loaded_user_ = -1;
   mutable TokenVector tokens_;
+  mutable int64_t length_ = 0;
   mutable PaperRoundLayout layout_;
   mutable std::optional<RandomStream> head_stream_;  // positioned at the head's seeds
   mutable int64_t head_made_ = 0;
