@@ -145,23 +145,43 @@ void PriceMlps(const OperatorTimer& timer, const ShardShapes& shapes, int64_t m,
   }
 }
 
-void PriceOperators(const OperatorTimer& timer, const ShardShapes& shapes,
-                    std::span<const SequenceWork> batch, const BatchCounts& counts, int64_t m,
-                    std::array<OperatorTime, kStepOpCount>& per_launch) {
-  const bool tensor_parallel = shapes.tensor_parallel > 1;
+// The operators whose price depends on the step's rows `m` alone (every
+// other entry of `per_launch` is left as it is).
+void PriceByRows(const OperatorTimer& timer, const ShardShapes& shapes, int64_t m,
+                 std::array<OperatorTime, kStepOpCount>& per_launch) {
+  auto set = [&](StepOp op, OperatorTime time) { per_launch[static_cast<size_t>(op)] = time; };
+  set(StepOp::kInputNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
+  set(StepOp::kQkvProj, timer.Gemm(GemmId::kQkvProj, m));
+  set(StepOp::kRope, timer.Elementwise(ElementwiseId::kRope, m));
+  set(StepOp::kKvCacheWrite, timer.Elementwise(ElementwiseId::kKvCacheWrite, m));
+  set(StepOp::kOProj, timer.Gemm(GemmId::kOProj, m));
+  set(StepOp::kAttentionResidual, timer.Elementwise(ElementwiseId::kResidualAdd, m));
+  set(StepOp::kPostAttentionNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
+  PriceMlps(timer, shapes, m, per_launch);
+  set(StepOp::kMlpResidual, timer.Elementwise(ElementwiseId::kResidualAdd, m));
+  if (shapes.tensor_parallel > 1) {
+    set(StepOp::kAttentionAllReduce, timer.AllReduce(m));
+    set(StepOp::kMlpAllReduce, timer.AllReduce(m));
+  }
+  set(StepOp::kFinalNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
+}
+
+// The operators of the step that depend on more than its rows: MLA's
+// kv_b_proj, attention (per sequence), and lm_head and sampling (over the
+// emitting rows). `per_launch` holds PriceByRows(m)'s prices, and defaults
+// elsewhere.
+void PriceByBatch(const OperatorTimer& timer, const ShardShapes& shapes,
+                  std::span<const SequenceWork> batch, const BatchCounts& counts, int64_t m,
+                  std::array<OperatorTime, kStepOpCount>& per_launch) {
   auto set = [&](StepOp op, OperatorTime time) { per_launch[static_cast<size_t>(op)] = time; };
   auto add = [&](StepOp op, OperatorTime time, double weight) {
     AccumulateLaunch(per_launch[static_cast<size_t>(op)], time, weight);
   };
-  set(StepOp::kInputNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
-  set(StepOp::kQkvProj, timer.Gemm(GemmId::kQkvProj, m));
   if (shapes.IsMla()) {
     // kv_b_proj expands the latent of every token, and of the cached
     // context each prefill chunk attends over (vLLM's MLA prefill).
     set(StepOp::kKvBProj, timer.Gemm(GemmId::kKvBProj, m + counts.prefill_context_tokens));
   }
-  set(StepOp::kRope, timer.Elementwise(ElementwiseId::kRope, m));
-  set(StepOp::kKvCacheWrite, timer.Elementwise(ElementwiseId::kKvCacheWrite, m));
   // Decode sequences: 1/B of a B-decode kernel each, at its own context.
   if (counts.decodes > 0) set(StepOp::kDecodeAttention, timer.DecodeAttentionShares(batch, counts.decodes));
   for (const SequenceWork& seq : batch) {
@@ -173,16 +193,6 @@ void PriceOperators(const OperatorTimer& timer, const ShardShapes& shapes,
   for (StepOp op : {StepOp::kPrefillAttention, StepOp::kDecodeAttention}) {
     if (per_launch[static_cast<size_t>(op)].source.empty()) per_launch[static_cast<size_t>(op)].source = "none";
   }
-  set(StepOp::kOProj, timer.Gemm(GemmId::kOProj, m));
-  set(StepOp::kAttentionResidual, timer.Elementwise(ElementwiseId::kResidualAdd, m));
-  set(StepOp::kPostAttentionNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
-  PriceMlps(timer, shapes, m, per_launch);
-  set(StepOp::kMlpResidual, timer.Elementwise(ElementwiseId::kResidualAdd, m));
-  if (tensor_parallel) {
-    set(StepOp::kAttentionAllReduce, timer.AllReduce(m));
-    set(StepOp::kMlpAllReduce, timer.AllReduce(m));
-  }
-  set(StepOp::kFinalNorm, timer.Elementwise(ElementwiseId::kRmsnorm, m));
   if (counts.emitting > 0) {
     set(StepOp::kLmHead, timer.Gemm(GemmId::kLmHead, counts.emitting));
     set(StepOp::kSampling, timer.Elementwise(ElementwiseId::kSampling, counts.emitting));
@@ -204,7 +214,16 @@ StepLatencyModel::Evaluation StepLatencyModel::Evaluate(std::span<const Sequence
   Evaluation e;
   e.graph_step = overhead_.cuda_graphs && decode_only && rows <= capture_sizes_.back();
   e.gemm_tokens = e.graph_step ? PadToCaptureSize(rows, capture_sizes_) : rows;
-  PriceOperators(*timer_, shapes_, batch, counts, e.gemm_tokens, e.per_launch);
+  // Steps repeat a few row counts (a full token budget, capture sizes):
+  // the rows' prices are made once per change of count. Pure functions of
+  // m, so the same values as pricing every step.
+  if (rows_priced_.m != e.gemm_tokens) {
+    rows_priced_.per_launch = {};
+    PriceByRows(*timer_, shapes_, e.gemm_tokens, rows_priced_.per_launch);
+    rows_priced_.m = e.gemm_tokens;
+  }
+  e.per_launch = rows_priced_.per_launch;
+  PriceByBatch(*timer_, shapes_, batch, counts, e.gemm_tokens, e.per_launch);
 
   std::array<double, kStepOpCount> seconds{};
   for (size_t i = 0; i < seconds.size(); ++i) seconds[i] = e.per_launch[i].seconds;

@@ -26,6 +26,8 @@
 //              capture size).
 //   Total = GPU time + CPU time; StepBreakdown lists every operator.
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -72,6 +74,14 @@ class StepLatencyModel : public LatencyModel {
   std::vector<int64_t> capture_sizes_;
   std::string overhead_source_;
   std::unique_ptr<OperatorTimer> timer_;
+  // The operators priced by the step's rows alone, for the last row count
+  // priced (m = -1: none yet). Written by const calls: like the profile
+  // tables under it, a model is not safe to use from two threads at once.
+  struct RowsPriced {
+    int64_t m = -1;
+    std::array<OperatorTime, kStepOpCount> per_launch{};
+  };
+  mutable RowsPriced rows_priced_;
   StepGraph graph_;
   std::string serving_text_;  // formats other than the checkpoint's, for OverheadText()
 };
