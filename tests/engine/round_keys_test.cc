@@ -92,6 +92,17 @@ TEST_F(RoundKeysTest, AClaimTheTokensBelieStopsTheRun) {
   EXPECT_THROW(Run(6, 1, second, static_cast<int64_t>(first.size()), false), InternalError);
 }
 
+TEST_F(RoundKeysTest, ANegativeClaimTakesNothing) {
+  const TokenVector first = Tokens(100, 100);
+  Run(8, 0, first, 0, true);
+  TokenVector second = first;
+  second[90] = 7;  // would fail the check if the kept keys were taken
+  const std::unique_ptr<Request> request = Run(8, 1, second, -5, false);
+  std::vector<BlockKey> prompt_keys = static_cast<VllmRequest&>(*request).block_keys;
+  prompt_keys.resize(second.size() / kBlock);
+  EXPECT_EQ(prompt_keys, Hashed(second));
+}
+
 TEST_F(RoundKeysTest, NoKeysAreKeptForAUserWithoutANextRound) {
   const TokenVector first = Tokens(100, 100);
   Run(7, 0, first, 0, false);

@@ -111,9 +111,10 @@ void VllmV1Core::FillPrompt(const ClientRequest& client_request, size_t reserve_
 
 void VllmV1Core::TakeSharedKeys(const ClientRequest& client_request, std::vector<BlockKey>& keys) {
   const auto block = static_cast<size_t>(config_.block_tokens);
+  const int64_t shared = client_request.prompt_tokens_shared_with_previous_round;
+  if (shared <= 0) return;
   const size_t shared_blocks =
-      std::min(static_cast<size_t>(client_request.prompt_tokens_shared_with_previous_round),
-               client_request.prompt.size()) / block;
+      std::min(static_cast<size_t>(shared), client_request.prompt.size()) / block;
   if (shared_blocks == 0 || !round_keys_.Take(client_request.user, client_request.round - 1, keys)) {
     return;
   }
