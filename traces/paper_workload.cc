@@ -92,8 +92,7 @@ void PaperWorkload::Load(int64_t user) const {
   head_stream_ = stream;
   for (int i = 0; i < kUniformTokensSeedDraws; ++i) stream.NextU64();  // the head's seeds
   FillUniformTokens(stream, config_.text_first, config_.text_last,
-                    std::span<TokenId>(tokens_).first(static_cast<size_t>(length_)).subspan(
-                        static_cast<size_t>(layout_.half)));
+                    Held().subspan(static_cast<size_t>(layout_.half)));
   head_made_ = 0;
   loaded_user_ = user;
 }
@@ -111,7 +110,7 @@ void PaperWorkload::MakeHead(int64_t head_tokens) const {
 TokenSpan PaperWorkload::document(int64_t user) const {
   Load(user);
   MakeHead(layout_.half);
-  return TokenSpan(tokens_).first(static_cast<size_t>(length_));
+  return Held();
 }
 
 const PaperRoundLayout& PaperWorkload::layout(int64_t user) const {
@@ -130,7 +129,7 @@ InfillContext PaperWorkload::Round(int64_t user, int64_t round) const {
   Load(user);
   const int64_t middle_end = layout_.middle_end[static_cast<size_t>(round)];
   MakeHead(middle_end);
-  const TokenSpan text = TokenSpan(tokens_).first(static_cast<size_t>(length_));
+  const TokenSpan text = Held();
   return InfillContext{text.first(static_cast<size_t>(middle_end)),
                        text.subspan(static_cast<size_t>(layout_.half))};
 }

@@ -91,6 +91,10 @@ class PaperWorkload : public MultiRoundWorkload {
   void Load(int64_t user) const;
   // Makes the held document's head up to at least `head_tokens` (<= half).
   void MakeHead(int64_t head_tokens) const;
+  // The held document: tokens_[0, length_).
+  std::span<TokenId> Held() const {
+    return std::span<TokenId>(tokens_).first(static_cast<size_t>(length_));
+  }
 
   PaperWorkloadConfig config_;
   // The document last asked for (user loaded_user_), made from the user's
