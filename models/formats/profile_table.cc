@@ -102,6 +102,26 @@ ProfileTable::AtX ProfileTable::At(double x) const {
 
 TableLookup ProfileTable::Lookup(double x, double y) const { return Lookup(At(x), y); }
 
+ProfileTable::RememberedAt ProfileTable::Remembering(const AtX& at) const {
+  RememberedAt view;
+  // LookupRemembered's conditions for its remembered path: a batch size
+  // inside the grid (else every lookup is scaled), the rows' values as
+  // remembered.
+  if (at.x_edge != at.x) return view;
+  const Row& hi = rows_[at.hi];
+  const Row& lo = at.on_row ? hi : rows_[at.hi - 1];
+  view.lo = lo.memo.data();
+  view.hi = hi.memo.data();
+  view.size = std::min(lo.memo.size(), hi.memo.size());
+  view.t = at.t;
+  // Outside(lo, y) || Outside(hi, y).
+  view.y_min = std::max(lo.y.front(), hi.y.front());
+  view.y_max = std::min(lo.y.back(), hi.y.back());
+  view.on_row = at.on_row;
+  view.linear = interpolation_ == Interpolation::kLinear;
+  return view;
+}
+
 TableLookup ProfileTable::LookupFrom(const AtX& at, double y) const {
   TableLookup out;
   if (at.on_row) {

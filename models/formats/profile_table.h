@@ -73,18 +73,48 @@ class ProfileTable {
   TableLookup Lookup(const AtX& at, int64_t y) const {
     return LookupRemembered(at, MemoIndex(y), static_cast<double>(y));
   }
-  // Starts loading what Lookup(at, y) will read of the rows' remembered
-  // values. A hint for loops over a batch: a decode step reads one value
-  // per request, scattered over rows of up to 512 KiB that the rest of a
-  // step pushes out of the core's caches. Changes nothing.
-  void Prefetch(const AtX& at, int64_t y) const {
-    const size_t index = MemoIndex(y);
-    const Row& hi = rows_[at.hi];
-    if (index < hi.memo.size()) __builtin_prefetch(&hi.memo[index]);
-    if (!at.on_row && at.hi > 0) {
-      const Row& lo = rows_[at.hi - 1];
-      if (index < lo.memo.size()) __builtin_prefetch(&lo.memo[index]);
+
+  // A decode step's many lookups at one x, at integer keys: the two rows'
+  // remembered values and everything that does not depend on the key,
+  // resolved once (Remembering), so that each key costs two loads and the
+  // interpolation (FindRemembered). Stale once the table is looked up by
+  // any other call (a miss grows a row's memo): take a fresh one then.
+  struct RememberedAt {
+    const double* lo = nullptr;  // the lower row's memo (the row's own, on a row)
+    const double* hi = nullptr;  // the upper row's memo
+    size_t size = 0;             // entries both memos hold; 0 outside the grid's x
+    double t = 0;                // between rows: AtX::t
+    double y_min = 0;            // keys in [y_min, y_max] are inside both rows
+    double y_max = 0;
+    bool on_row = false;
+    bool linear = false;
+  };
+  RememberedAt Remembering(const AtX& at) const;
+  // Lookup(at, y) (`view` = Remembering(at)) where both rows remember y:
+  // the same bits, into `out`. False, `out` untouched, where they do not.
+  bool FindRemembered(const RememberedAt& view, int64_t y, TableLookup& out) const {
+    if (y < 0 || static_cast<uint64_t>(y) >= view.size) return false;
+    const double b = view.hi[y];
+    const double a = view.lo[y];
+    if (b != b || a != a) return false;  // NaN: not yet remembered
+    const double key = static_cast<double>(y);
+    const bool outside = key < view.y_min || key > view.y_max;
+    if (view.on_row) {
+      out = {b, outside};
+    } else {
+      out = {view.linear ? a + view.t * (b - a) : BetweenAtLogLog(a, b, view.t), outside};
     }
+    return true;
+  }
+  // Starts loading what FindRemembered(view, y) will read. A hint for
+  // loops over a batch: a decode step reads one value per request,
+  // scattered over rows of up to 512 KiB that the rest of a step pushes out
+  // of the core's caches. Changes nothing. Always inline: GCC drops the
+  // call of a function whose only effect is a prefetch.
+  [[gnu::always_inline]] static void Prefetch(const RememberedAt& view, int64_t y) {
+    if (y < 0 || static_cast<uint64_t>(y) >= view.size) return;
+    __builtin_prefetch(view.hi + y);
+    __builtin_prefetch(view.lo + y);
   }
 
  private:

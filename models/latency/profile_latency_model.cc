@@ -219,15 +219,25 @@ class ProfileOperatorTimer : public OperatorTimer {
     double seconds = 0;
     bool any = false;
     bool extrapolated = false;
+    // The rows' remembered values, read directly; a context not
+    // remembered yet takes the full lookup (which remembers it) and a
+    // fresh view.
+    ProfileTable::RememberedAt remembered = table.Remembering(at);
     constexpr size_t kPrefetchDistance = 8;  // sequences ahead
     for (size_t i = 0; i < std::min(step.size(), kPrefetchDistance); ++i) {
-      table.Prefetch(at, step[i].context_tokens);
+      ProfileTable::Prefetch(remembered, step[i].context_tokens);
     }
     for (size_t i = 0; i < step.size(); ++i) {
-      if (i + kPrefetchDistance < step.size()) table.Prefetch(at, step[i + kPrefetchDistance].context_tokens);
+      if (i + kPrefetchDistance < step.size()) {
+        ProfileTable::Prefetch(remembered, step[i + kPrefetchDistance].context_tokens);
+      }
       const SequenceWork& seq = step[i];
       if (!AttendsAsDecode(seq)) continue;
-      const TableLookup lookup = table.Lookup(at, seq.context_tokens);
+      TableLookup lookup;
+      if (!table.FindRemembered(remembered, seq.context_tokens, lookup)) {
+        lookup = table.Lookup(at, seq.context_tokens);
+        remembered = table.Remembering(at);
+      }
       seconds += weight * lookup.seconds;
       extrapolated = extrapolated || lookup.extrapolated;
       any = true;

@@ -104,10 +104,12 @@ TEST(ProfileTable, RememberedLookupsAreTheBitsOfFreshOnes) {
   EXPECT_FALSE(used.Lookup(1, 3000).extrapolated);
 }
 
-// A decode step looks up integer contexts through Lookup(AtX, int64_t):
-// the same bits as the double key, whether the rows remember the value or
-// not, on a row and between rows, by both interpolations, and for keys the
-// memo does not hold.
+// A decode step looks up integer contexts through Lookup(AtX, int64_t) and
+// FindRemembered: the same bits as the double key, whether the rows
+// remember the value or not, on a row and between rows, by both
+// interpolations, and for keys the memo does not hold. FindRemembered
+// answers exactly where both rows remember the key and the batch size is
+// inside the grid.
 TEST(ProfileTable, IntegerKeysAreTheBitsOfDoubleKeys) {
   const std::vector<ProfileTable::Point> points = {
       {1, 1, 4e-6}, {1, 1023, 9e-6}, {1, 4095, 30e-6},
@@ -121,11 +123,23 @@ TEST(ProfileTable, IntegerKeysAreTheBitsOfDoubleKeys) {
       for (double x : {1.0, 3.0, 8.0, 9.0}) {
         const ProfileTable::AtX at = by_integer.At(x);
         for (const int64_t y : ys) {
-          by_integer.Prefetch(at, y);
+          const ProfileTable::RememberedAt before = by_integer.Remembering(at);
+          ProfileTable::Prefetch(before, y);
+          TableLookup remembered;
+          const bool found = by_integer.FindRemembered(before, y, remembered);
           const TableLookup a = by_integer.Lookup(at, y);
           const TableLookup b = by_double.Lookup(by_double.At(x), static_cast<double>(y));
           EXPECT_EQ(a.seconds, b.seconds) << x << "," << y << ", pass " << pass;
           EXPECT_EQ(a.extrapolated, b.extrapolated) << x << "," << y << ", pass " << pass;
+          // In the grid's x and the memo's keys, once both rows hold the
+          // key: row 8 is filled by x = 3's lookups in the first pass,
+          // every row by the second pass.
+          const bool expected = x <= 8.0 && y < 65536 && (pass == 1 || x == 8.0);
+          EXPECT_EQ(found, expected) << x << "," << y << ", pass " << pass;
+          if (found) {
+            EXPECT_EQ(remembered.seconds, b.seconds) << x << "," << y;
+            EXPECT_EQ(remembered.extrapolated, b.extrapolated) << x << "," << y;
+          }
         }
       }
     }
