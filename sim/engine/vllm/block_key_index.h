@@ -109,13 +109,14 @@ class BlockKeyIndex {
   // Where `key` is stored, or false if it is absent.
   bool FindPlace(BlockKey key, Place& place) const;
   // Starts loading the bucket holding `slot`, for a later EraseAt or
-  // ChainAt. A hint only.
-  void PrefetchSlot(uint32_t slot) const { __builtin_prefetch(&buckets_[slot / kSlotsPerBucket]); }
+  // ChainAt. A hint only. Every prefetch helper here is always inline:
+  // GCC deletes the call of a function whose only effect is a prefetch.
+  [[gnu::always_inline]] void PrefetchSlot(uint32_t slot) const { __builtin_prefetch(&buckets_[slot / kSlotsPerBucket]); }
 
   // Starts loading the bucket where `key` would be found, so that a Find,
   // FindOrInsert or Erase of it a little later does not wait for memory.
   // A hint only: it changes nothing.
-  void Prefetch(BlockKey key) const { __builtin_prefetch(&buckets_[Home(key)]); }
+  [[gnu::always_inline]] void Prefetch(BlockKey key) const { __builtin_prefetch(&buckets_[Home(key)]); }
 
   int64_t size() const { return size_; }
 
