@@ -142,14 +142,13 @@ int64_t PaperWorkloadPeakBytes(const PaperWorkloadConfig& config) {
   const double rounds = static_cast<double>(std::max<int64_t>(config.rounds, 1));
   const double last_middle_end = half / (rounds + 2) * (rounds + 1);
   const double prompt_tokens = last_middle_end + (mean_length - half) + 4;
-  const double prefix0_tokens = half / (rounds + 2);
   // Per user in flight (measured: 2.5 KB a user for --users 100000
   // --rounds 1, traces/README.md): the engine keeps a queued request's
   // 16-byte block keys (one per 16-token block: a byte a token), not its
-  // tokens; ~1 KB of request, event and bookkeeping structures; and, when a
-  // user has a later round, its prefix0 (4 bytes a token).
-  const double per_user = prompt_tokens * 1.0 + 1024 +
-                          (rounds > 1 ? prefix0_tokens * sizeof(TokenId) : 0.0);
+  // tokens; ~1 KB of request, event and bookkeeping structures. (EFIM's
+  // prefix0 is not kept between rounds: every round extends the one
+  // before, FormatSessionState::next_extends.)
+  const double per_user = prompt_tokens * 1.0 + 1024;
   const double total = per_user * static_cast<double>(std::max<int64_t>(config.users, 0));
   return total >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(total);
 }

@@ -112,10 +112,9 @@ class PaperWorkload : public MultiRoundWorkload {
 // Bytes a closed-loop run of the paper workload holds at its peak, about:
 // every user has a request in flight at once (all send round 0 at t = 0),
 // each queued with the block keys of its longest prompt (prefix through the
-// last round's middle, plus the suffix), and EFIM's prefix0 for users with
-// rounds to come. An estimate for refusing runs that cannot fit (~4.8 KB a
-// user with the default documents and 5 rounds, 3.6 KB with 1 round;
-// measured 2.5 KB with 1 round), not a measurement.
+// last round's middle, plus the suffix). An estimate for refusing runs that
+// cannot fit (~3.9 KB a user with the default documents and 5 rounds, 3.6
+// KB with 1 round; measured 2.5 KB with 1 round), not a measurement.
 int64_t PaperWorkloadPeakBytes(const PaperWorkloadConfig& config);
 
 }  // namespace efimsim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/base/check.h"
 #include "sim/base/registry.h"
 
 namespace efimsim {
@@ -76,19 +77,35 @@ class EfimFormat : public PromptFormat {
   std::string name() const override { return "efim"; }
   void Build(const InfillContext& context, FormatSessionState& state,
              TokenVector& prompt) const override {
-    const bool appends = context.prefix.size() >= state.prefix0.size() &&
-                         std::equal(state.prefix0.begin(), state.prefix0.end(),
-                                    context.prefix.begin());
+    const auto prefix_tokens = static_cast<int64_t>(context.prefix.size());
+    bool appends = false;
+    if (state.extends_previous) {
+      // prefix0 starts the previous prefix, which starts this one.
+      EFIMSIM_CHECK(prefix_tokens >= state.prefix0_tokens, "an extending round's prefix is shorter");
+      appends = true;
+    } else {
+      EFIMSIM_CHECK(static_cast<int64_t>(state.prefix0.size()) == state.prefix0_tokens,
+                    "prefix0 not kept: the previous Build was told this round extends it");
+      appends = prefix_tokens >= state.prefix0_tokens &&
+                std::equal(state.prefix0.begin(), state.prefix0.end(), context.prefix.begin());
+    }
+    const bool kept = appends && !state.extends_previous;  // prefix0 holds the tokens now
     if (!appends) {
-      state.prefix0.assign(context.prefix.begin(), context.prefix.end());
+      state.prefix0_tokens = prefix_tokens;
       ++state.rebases;
     }
-    const auto increment_begin = context.prefix.begin() + static_cast<int64_t>(state.prefix0.size());
+    const TokenSpan prefix0 = context.prefix.first(static_cast<size_t>(state.prefix0_tokens));
+    if (state.next_extends) {
+      TokenVector().swap(state.prefix0);
+    } else if (!kept) {
+      state.prefix0.assign(prefix0.begin(), prefix0.end());
+    }
+    const auto increment_begin = context.prefix.begin() + state.prefix0_tokens;
     prompt.clear();
     prompt.reserve(context.prefix.size() + context.suffix.size() + 4);
     PushIfPresent(prompt, tokens_.bos);
     prompt.push_back(tokens_.fim_prefix);
-    prompt.insert(prompt.end(), state.prefix0.begin(), state.prefix0.end());
+    prompt.insert(prompt.end(), prefix0.begin(), prefix0.end());
     prompt.push_back(tokens_.fim_suffix);
     prompt.insert(prompt.end(), context.suffix.begin(), context.suffix.end());
     prompt.push_back(tokens_.fim_middle);
@@ -132,6 +149,9 @@ const Registry<Entry>& Formats() {
 
 void PromptFormat::BeginSession(TokenSpan initial_prefix, FormatSessionState& state) const {
   state.prefix0.assign(initial_prefix.begin(), initial_prefix.end());
+  state.prefix0_tokens = static_cast<int64_t>(initial_prefix.size());
+  state.extends_previous = false;
+  state.next_extends = false;
   state.rebases = 0;
   state.shared_if_extended = 0;
   state.previous_prompt_tokens = 0;

@@ -17,12 +17,17 @@ int64_t TokenRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prom
     it = sessions_.emplace(user, FormatSessionState{}).first;
     format_.BeginSession(workload_.InitialPrefix(user), it->second);
   }
+  // What the workload says of this round and the next decides what the
+  // format may assume, and keep (FormatSessionState::extends_previous).
+  const bool last = round + 1 >= workload_.num_rounds(user);
+  const bool extends = round > 0 && workload_.ExtendsPreviousRound(user, round);
+  it->second.extends_previous = extends;
+  it->second.next_extends = !last && workload_.ExtendsPreviousRound(user, round + 1);
   format_.Build(workload_.Round(user, round), it->second, prompt);
   // The format's count holds only where the workload says the context
   // extends the previous round's.
-  const int64_t shared =
-      round > 0 && workload_.ExtendsPreviousRound(user, round) ? it->second.shared_if_extended : 0;
-  if (round + 1 >= workload_.num_rounds(user)) {
+  const int64_t shared = extends ? it->second.shared_if_extended : 0;
+  if (last) {
     finished_rebases_ += it->second.rebases;
     sessions_.erase(it);
   }

@@ -118,7 +118,7 @@ TEST(PaperWorkload, RefusesARunThatCannotFitSayingWhatItNeeds) {
   config.users = 10000000;
   config.memory_budget_bytes = int64_t{16} << 30;
   const int64_t needed = PaperWorkloadPeakBytes(config);
-  EXPECT_GT(needed, int64_t{40} << 30);  // ~4.8 KB per user
+  EXPECT_GT(needed, int64_t{32} << 30);  // ~3.9 KB per user
   try {
     const PaperWorkload workload(config);
     ADD_FAILURE() << "no UsageError for " << workload.num_users() << " users";

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
+#include "sim/base/check.h"
 #include "sim/base/errors.h"
 #include "sim/client/policy.h"
 
@@ -130,6 +132,47 @@ TEST(PromptFormat, EfimClaimsNothingSharedAfterARebase) {
   efim->Build(Ctx({10, 55, 12, 13}, {20}), state, prompt);  // token 11 was edited
   EXPECT_EQ(state.rebases, 1);
   EXPECT_EQ(state.shared_if_extended, 0);
+}
+
+// A caller that knows each round extends the previous one
+// (FormatSessionState::extends_previous and next_extends, from the
+// workload) gets the prompts, shared counts and re-bases of one that does
+// not say so, and the session keeps no copy of prefix0 while the next
+// round extends this one; with and without a re-base at the first round.
+TEST(PromptFormat, EfimToldRoundsExtendBuildsTheSamePromptsWithoutKeepingPrefix0) {
+  auto efim = MakePromptFormat("efim", Sentinels());
+  const std::vector<TokenVector> prefixes = {{10, 11, 12}, {10, 11, 12, 13}, {10, 11, 12, 13, 14, 15}};
+  for (const TokenVector& initial : {TokenVector{10, 11}, TokenVector{10, 55}}) {
+    FormatSessionState told, plain;
+    efim->BeginSession(initial, told);
+    efim->BeginSession(initial, plain);
+    for (size_t round = 0; round < prefixes.size(); ++round) {
+      told.extends_previous = round > 0;
+      told.next_extends = round + 1 < prefixes.size();
+      TokenVector told_prompt, plain_prompt;
+      efim->Build(Ctx(prefixes[round], {20, 21}), told, told_prompt);
+      efim->Build(Ctx(prefixes[round], {20, 21}), plain, plain_prompt);
+      EXPECT_EQ(told_prompt, plain_prompt) << "round " << round;
+      EXPECT_EQ(told.shared_if_extended, plain.shared_if_extended) << "round " << round;
+      EXPECT_EQ(told.prefix0.empty(), told.next_extends) << "round " << round;
+    }
+    EXPECT_EQ(told.rebases, plain.rebases);
+    EXPECT_EQ(told.rebases, initial[1] == 55 ? 1 : 0);
+    EXPECT_EQ(told.prefix0, plain.prefix0);  // kept again for a round not known to extend
+  }
+}
+
+// A Build not told that its round extends, after one told that it would:
+// prefix0 was not kept, so there is nothing to compare with.
+TEST(PromptFormat, EfimRefusesToCompareWithAPrefix0ItWasToldNotToKeep) {
+  auto efim = MakePromptFormat("efim", Sentinels());
+  FormatSessionState state;
+  efim->BeginSession(TokenVector{10, 11}, state);
+  TokenVector prompt;
+  state.next_extends = true;
+  efim->Build(Ctx({10, 11, 12}, {20}), state, prompt);
+  state.next_extends = false;
+  EXPECT_THROW(efim->Build(Ctx({10, 11, 12, 13}, {20}), state, prompt), InternalError);
 }
 
 TEST(PromptFormat, ModelWithoutBosStartsWithTheFirstSentinel) {
