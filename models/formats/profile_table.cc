@@ -118,7 +118,6 @@ ProfileTable::RememberedAt ProfileTable::Remembering(const AtX& at) const {
   view.y_min = std::max(lo.y.front(), hi.y.front());
   view.y_max = std::min(lo.y.back(), hi.y.back());
   view.on_row = at.on_row;
-  view.linear = interpolation_ == Interpolation::kLinear;
   return view;
 }
 

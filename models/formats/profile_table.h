@@ -87,7 +87,6 @@ class ProfileTable {
     double y_min = 0;            // keys in [y_min, y_max] are inside both rows
     double y_max = 0;
     bool on_row = false;
-    bool linear = false;
   };
   RememberedAt Remembering(const AtX& at) const;
   // Lookup(at, y) (`view` = Remembering(at)) where both rows remember y:
@@ -102,7 +101,7 @@ class ProfileTable {
     if (view.on_row) {
       out = {b, outside};
     } else {
-      out = {view.linear ? a + view.t * (b - a) : BetweenAtLogLog(a, b, view.t), outside};
+      out = {BetweenAt(a, b, view.t), outside};
     }
     return true;
   }
