@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <list>
 
 #include "sim/base/check.h"
@@ -53,10 +54,10 @@ TEST(FreeBlockQueue, MisuseIsAnInternalError) {
 // Random operations, checked step by step against std::list (takes of one
 // block and of several at once). Removals of
 // queued blocks are frequent, so stale entries fill the ring and compaction
-// runs many times; takes and appends wrap it.
-TEST(FreeBlockQueue, MatchesALinkedListUnderRandomOperations) {
-  for (const int32_t num_blocks : {1, 3, 17, 200}) {
-    FreeBlockQueue queue(num_blocks);
+// runs many times; takes and appends wrap it. `queue` is fresh, over
+// num_blocks blocks.
+void ExpectMatchesALinkedList(FreeBlockQueue& queue, int32_t num_blocks) {
+  {
     std::list<BlockId> model;
     for (BlockId b = 0; b < num_blocks; ++b) model.push_back(b);
     Blocks taken;  // blocks outside the queue
@@ -96,6 +97,38 @@ TEST(FreeBlockQueue, MatchesALinkedListUnderRandomOperations) {
           ASSERT_EQ(queue.contains(b), std::find(model.begin(), model.end(), b) != model.end());
         }
       }
+    }
+  }
+}
+
+TEST(FreeBlockQueue, MatchesALinkedListUnderRandomOperations) {
+  for (const int32_t num_blocks : {1, 3, 17, 200}) {
+    FreeBlockQueue queue(num_blocks);
+    ExpectMatchesALinkedList(queue, num_blocks);
+  }
+}
+
+// Positions kept in a field of the caller's records, as KvBlockPool keeps
+// them: the same behaviour, with a stride that is not a power of two, and
+// the records' other fields never written.
+TEST(FreeBlockQueue, PositionsInTheCallersRecordsBehaveTheSame) {
+  struct Record {
+    int32_t before = 0x11111111;
+    int32_t position = 12345;
+    int32_t after = 0x22222222;
+  };
+  for (const int32_t num_blocks : {1, 3, 17, 200}) {
+    std::vector<Record> records(static_cast<size_t>(num_blocks));
+    FreeBlockQueue queue(num_blocks, FreeBlockQueue::PositionSlots{
+                                         reinterpret_cast<std::byte*>(records.data()) + offsetof(Record, position),
+                                         sizeof(Record)});
+    for (BlockId b = 0; b < num_blocks; ++b) ASSERT_EQ(records[static_cast<size_t>(b)].position, b);
+    ExpectMatchesALinkedList(queue, num_blocks);
+    for (BlockId b = 0; b < num_blocks; ++b) {
+      const Record& r = records[static_cast<size_t>(b)];
+      EXPECT_EQ(r.before, 0x11111111);
+      EXPECT_EQ(r.after, 0x22222222);
+      EXPECT_EQ(queue.contains(b), r.position != -1) << "block " << b;
     }
   }
 }

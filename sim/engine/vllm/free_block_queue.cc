@@ -4,15 +4,23 @@
 
 namespace efimsim {
 
-FreeBlockQueue::FreeBlockQueue(int32_t num_blocks) {
+FreeBlockQueue::FreeBlockQueue(int32_t num_blocks) : FreeBlockQueue(num_blocks, PositionSlots{}) {}
+
+FreeBlockQueue::FreeBlockQueue(int32_t num_blocks, PositionSlots slots)
+    : base_(slots.base), stride_(slots.stride) {
   EFIMSIM_CHECK(num_blocks > 0, "a free-block queue needs at least one block");
+  if (base_ == nullptr) {
+    own_positions_.resize(static_cast<size_t>(num_blocks));
+    base_ = reinterpret_cast<std::byte*>(own_positions_.data());
+    stride_ = sizeof(int32_t);
+  }
+  EFIMSIM_CHECK(stride_ >= sizeof(int32_t), "free-block queue: position slots overlap");
   size_t capacity = 4;
   while (capacity < 2 * static_cast<size_t>(num_blocks)) capacity *= 2;
   ring_.resize(capacity);
   mask_ = capacity - 1;
-  position_.resize(static_cast<size_t>(num_blocks));
   for (BlockId b = 0; b < num_blocks; ++b) {
-    position_[b] = b;
+    SetPosition(b, b);
     ring_[static_cast<size_t>(b)] = b;
   }
   pending_ = static_cast<size_t>(num_blocks);
@@ -26,7 +34,7 @@ void FreeBlockQueue::Compact() {
   const std::vector<BlockId> order = Order();
   for (size_t i = 0; i < order.size(); ++i) {
     ring_[i] = order[i];
-    position_[order[i]] = static_cast<int32_t>(i);
+    SetPosition(order[i], static_cast<int32_t>(i));
   }
   head_ = 0;
   pending_ = order.size();
@@ -37,7 +45,7 @@ std::vector<BlockId> FreeBlockQueue::Order() const {
   order.reserve(static_cast<size_t>(size_));
   for (size_t k = 0; k < pending_; ++k) {
     const size_t index = (head_ + k) & mask_;
-    if (position_[ring_[index]] == static_cast<int32_t>(index)) order.push_back(ring_[index]);
+    if (Position(ring_[index]) == static_cast<int32_t>(index)) order.push_back(ring_[index]);
   }
   return order;
 }

@@ -1,6 +1,7 @@
 #include "sim/engine/vllm/kv_block_pool.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 
 #include "sim/base/check.h"
@@ -17,9 +18,13 @@ const char* BlockStateName(BlockState state) {
 }
 
 KvBlockPool::KvBlockPool(int32_t num_blocks)
-    : key_map_(num_blocks > 0 ? num_blocks : 1), free_(num_blocks > 0 ? num_blocks : 1) {
+    : blocks_(static_cast<size_t>(std::max(num_blocks, 1))),
+      key_map_(std::max(num_blocks, 1)),
+      free_(std::max(num_blocks, 1),
+            FreeBlockQueue::PositionSlots{
+                reinterpret_cast<std::byte*>(blocks_.data()) + offsetof(Block, free_position),
+                sizeof(Block)}) {
   EFIMSIM_CHECK(num_blocks > 0, "a block pool needs at least one block");
-  blocks_.resize(static_cast<size_t>(num_blocks));
 }
 
 void KvBlockPool::FailTransition(BlockId block, BlockState to) const {

@@ -40,6 +40,9 @@ const char* BlockStateName(BlockState state);
 class KvBlockPool {
  public:
   explicit KvBlockPool(int32_t num_blocks);
+  // The free queue keeps positions inside blocks_: not copyable or movable.
+  KvBlockPool(const KvBlockPool&) = delete;
+  KvBlockPool& operator=(const KvBlockPool&) = delete;
 
   int32_t num_blocks() const { return static_cast<int32_t>(blocks_.size()); }
   int32_t num_free_blocks() const { return free_.size(); }
@@ -105,19 +108,23 @@ class KvBlockPool {
 
  private:
   static constexpr uint32_t kNoKeySlot = UINT32_MAX;
-  // 20 bytes. A block's key is not kept here but found through its place
+  // 24 bytes. A block's key is not kept here but found through its place
   // in the key index (BlockKeyIndex::KeyAt): evicting a key then clears
-  // that slot without hashing the key or reading the index first.
+  // that slot without hashing the key or reading the index first. The
+  // free queue keeps the block's position here too (free_position, owned
+  // by free_): taking or freeing a block reads this one record, not the
+  // record and a separate position array.
   struct Block {
     int32_t ref_count = 0;
     BlockId prev_same_key = kNoBlock;  // blocks sharing a key, registration order
     BlockId next_same_key = kNoBlock;
     uint32_t key_slot = kNoKeySlot;    // the key's BlockKeyIndex::Place, or kNoKeySlot: no key
+    int32_t free_position = 0;         // FreeBlockQueue's slot for this block
     BlockState state = BlockState::kFree;
     bool key_displaced = false;
     bool has_key() const { return key_slot != kNoKeySlot; }
   };
-  static_assert(sizeof(Block) == 20, "a block record is 20 bytes");
+  static_assert(sizeof(Block) == 24, "a block record is 24 bytes");
   // The one place a block's state changes. Legal: to kInUse from either
   // free state; from kInUse to kFreeCached when the block holds a key, to
   // kFree when it does not. Inline: it runs twice per block under churn.
@@ -148,7 +155,7 @@ class KvBlockPool {
   }
   void UnlinkFromChain(Block& b);  // DropKey for a key other blocks also hold
 
-  std::vector<Block> blocks_;
+  std::vector<Block> blocks_;  // constructed before free_, which points into it
   BlockKeyIndex key_map_;
   FreeBlockQueue free_;
   int64_t evictions_ = 0;
