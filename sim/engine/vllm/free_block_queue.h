@@ -29,8 +29,8 @@
 // misses it has in flight, not by how early they start.
 
 #include <cstddef>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "sim/base/check.h"
@@ -134,7 +134,8 @@ class FreeBlockQueue {
 
   std::vector<BlockId> ring_;      // size a power of two
   std::vector<int32_t> own_positions_;  // the positions when the caller gives no slots
-  // Per block: its live entry's ring index, or kAbsent (Slot).
+  // Where each block's position lives (Slot): its live entry's ring index,
+  // or kAbsent.
   std::byte* base_ = nullptr;
   size_t stride_ = 0;
   size_t mask_ = 0;                // ring_.size() - 1
