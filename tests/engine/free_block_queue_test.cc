@@ -57,45 +57,43 @@ TEST(FreeBlockQueue, MisuseIsAnInternalError) {
 // runs many times; takes and appends wrap it. `queue` is fresh, over
 // num_blocks blocks.
 void ExpectMatchesALinkedList(FreeBlockQueue& queue, int32_t num_blocks) {
-  {
-    std::list<BlockId> model;
-    for (BlockId b = 0; b < num_blocks; ++b) model.push_back(b);
-    Blocks taken;  // blocks outside the queue
-    RandomStream rng = RandomStream::Derive(7, static_cast<uint64_t>(num_blocks), "test.free_queue");
-    for (int step = 0; step < 20000; ++step) {
-      const int64_t op = rng.UniformInt(0, 2);
-      if (op == 0 && !model.empty()) {  // take the head: one block, or several at once
-        ASSERT_EQ(queue.Ahead(0) == kNoBlock, false);
-        const int64_t count = rng.UniformInt(1, std::min<int64_t>(4, static_cast<int64_t>(model.size())));
-        Blocks got(static_cast<size_t>(count));
-        if (count == 1 && rng.UniformInt(0, 1) == 0) {
-          got[0] = queue.PopFront();
-        } else {
-          queue.PopFront(static_cast<int32_t>(count), got.data());
-        }
-        for (const BlockId block : got) {
-          ASSERT_EQ(block, model.front());
-          model.pop_front();
-          taken.push_back(block);
-        }
-      } else if (op == 1 && !model.empty()) {  // a cache hit on a free block
-        auto it = model.begin();
-        std::advance(it, rng.UniformInt(0, static_cast<int64_t>(model.size()) - 1));
-        queue.Remove(*it);
-        taken.push_back(*it);
-        model.erase(it);
-      } else if (!taken.empty()) {  // release a block
-        const size_t i = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(taken.size()) - 1));
-        queue.Append(taken[i]);
-        model.push_back(taken[i]);
-        taken.erase(taken.begin() + static_cast<int64_t>(i));
+  std::list<BlockId> model;
+  for (BlockId b = 0; b < num_blocks; ++b) model.push_back(b);
+  Blocks taken;  // blocks outside the queue
+  RandomStream rng = RandomStream::Derive(7, static_cast<uint64_t>(num_blocks), "test.free_queue");
+  for (int step = 0; step < 20000; ++step) {
+    const int64_t op = rng.UniformInt(0, 2);
+    if (op == 0 && !model.empty()) {  // take the head: one block, or several at once
+      ASSERT_EQ(queue.Ahead(0) == kNoBlock, false);
+      const int64_t count = rng.UniformInt(1, std::min<int64_t>(4, static_cast<int64_t>(model.size())));
+      Blocks got(static_cast<size_t>(count));
+      if (count == 1 && rng.UniformInt(0, 1) == 0) {
+        got[0] = queue.PopFront();
+      } else {
+        queue.PopFront(static_cast<int32_t>(count), got.data());
       }
-      ASSERT_EQ(queue.size(), static_cast<int32_t>(model.size()));
-      if (step % 97 == 0) {
-        ASSERT_EQ(queue.Order(), Blocks(model.begin(), model.end())) << "step " << step;
-        for (BlockId b = 0; b < num_blocks; ++b) {
-          ASSERT_EQ(queue.contains(b), std::find(model.begin(), model.end(), b) != model.end());
-        }
+      for (const BlockId block : got) {
+        ASSERT_EQ(block, model.front());
+        model.pop_front();
+        taken.push_back(block);
+      }
+    } else if (op == 1 && !model.empty()) {  // a cache hit on a free block
+      auto it = model.begin();
+      std::advance(it, rng.UniformInt(0, static_cast<int64_t>(model.size()) - 1));
+      queue.Remove(*it);
+      taken.push_back(*it);
+      model.erase(it);
+    } else if (!taken.empty()) {  // release a block
+      const size_t i = static_cast<size_t>(rng.UniformInt(0, static_cast<int64_t>(taken.size()) - 1));
+      queue.Append(taken[i]);
+      model.push_back(taken[i]);
+      taken.erase(taken.begin() + static_cast<int64_t>(i));
+    }
+    ASSERT_EQ(queue.size(), static_cast<int32_t>(model.size()));
+    if (step % 97 == 0) {
+      ASSERT_EQ(queue.Order(), Blocks(model.begin(), model.end())) << "step " << step;
+      for (BlockId b = 0; b < num_blocks; ++b) {
+        ASSERT_EQ(queue.contains(b), std::find(model.begin(), model.end(), b) != model.end());
       }
     }
   }

@@ -87,7 +87,8 @@ void KvBlockPool::AllocateNew(int32_t count, std::vector<BlockId>& out) {
   }
   // A call takes ~16 blocks (a prefill chunk's worth) and the next one,
   // usually within the same step, takes the blocks now at the head: their
-  // records and queue positions start loading now.
+  // records and queue positions start loading now (a position lies in its
+  // record, but a 24-byte record may cross into a second cache line).
   for (int32_t k = 0; k < kPrefetchDistance; ++k) {
     const BlockId next = free_.Ahead(k);
     if (next == kNoBlock) break;
@@ -101,7 +102,8 @@ void KvBlockPool::Release(std::span<const BlockId> blocks_in_release_order) {
   // One pass: the blocks are distinct, so a block's count reaches zero at
   // its only place in the list, where vLLM's second pass (append those at
   // zero, in list order) would append it. Records and queue positions are
-  // random reads, loaded kPrefetchDistance blocks ahead.
+  // random reads, loaded kPrefetchDistance blocks ahead (a position lies
+  // in its record, but a 24-byte record may cross into a second line).
   for (size_t i = 0; i < std::min<size_t>(blocks.size(), kPrefetchDistance); ++i) {
     __builtin_prefetch(&blocks_[blocks[i]]);
     free_.Prefetch(blocks[i]);
