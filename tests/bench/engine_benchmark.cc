@@ -155,19 +155,24 @@ void BM_SchedulerDecodeStep(benchmark::State& state) {
 BENCHMARK(BM_SchedulerDecodeStep)->Arg(256);
 
 // Synthetic document tokens (the paper workload makes a ~3,000-token
-// document per request): tokens per second, by the implementation chosen
-// at run time (scalar:0) and by the portable one (scalar:1).
+// document per request): tokens per second, by implementation
+// (UniformTokensKernel: 0 scalar, 1 AVX2, 2 AVX-512; skipped where the CPU
+// lacks it). FillUniformTokens uses the fastest available.
 void BM_FillUniformTokens(benchmark::State& state) {
+  const auto kernel = static_cast<UniformTokensKernel>(state.range(0));
+  if (!UniformTokensKernelAvailable(kernel)) {
+    state.SkipWithError("this CPU lacks the kernel");
+    return;
+  }
   std::vector<TokenId> tokens(3072);
   RandomStream stream = RandomStream::Derive(1, 2, "bench");
-  const auto fill = state.range(0) == 0 ? FillUniformTokens : FillUniformTokensScalar;
   for (auto _ : state) {
-    fill(stream, 256, 31999, std::span<TokenId>(tokens));
+    FillUniformTokensWith(kernel, stream, 256, 31999, std::span<TokenId>(tokens));
     benchmark::DoNotOptimize(tokens.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(tokens.size()));
 }
-BENCHMARK(BM_FillUniformTokens)->ArgName("scalar")->Arg(0)->Arg(1);
+BENCHMARK(BM_FillUniformTokens)->ArgName("kernel")->Arg(0)->Arg(1)->Arg(2);
 
 // The paper's workload end to end: simulated tokens (prompt + output) per
 // second of wall time, with the default latency model (auto: the built-in

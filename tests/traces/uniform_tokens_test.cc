@@ -20,24 +20,50 @@ std::vector<TokenId> Fill(bool scalar, TokenId first, TokenId last, size_t count
   return tokens;
 }
 
-TEST(UniformTokens, TheFastPathGivesTheScalarIdsBitForBit) {
-#if defined(__x86_64__)
-  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2: both calls would run the scalar path";
-#else
-  GTEST_SKIP() << "not x86-64: both calls would run the scalar path";
-#endif
-  // Lengths around the eight ids of a step; the wide ranges reject ~30% of
-  // halves, so the fast path's mixed (rejecting) steps are exercised.
+std::vector<TokenId> FillWith(UniformTokensKernel kernel, TokenId first, TokenId last, size_t count,
+                              uint64_t run) {
+  RandomStream stream = RandomStream::Derive(7, run, "uniform-tokens-test");
+  std::vector<TokenId> tokens(count);
+  FillUniformTokensWith(kernel, stream, first, last, std::span<TokenId>(tokens));
+  return tokens;
+}
+
+void ExpectTheScalarIds(UniformTokensKernel kernel) {
+  // Lengths around the eight ids of a step; the wide ranges reject ~30% of halves, so the fast paths' mixed
+  // (rejecting) steps are exercised.
   const TokenId kMax = std::numeric_limits<TokenId>::max();
   const TokenId kMin = std::numeric_limits<TokenId>::min();
   const std::pair<TokenId, TokenId> ranges[] = {
       {256, 31999}, {5, 5}, {0, 2}, {-100, 100}, {0, kMax}, {kMin + 1, kMax - 1}, {-1'500'000'000, 1'500'000'000}};
   for (const auto& [first, last] : ranges) {
     for (size_t count : {0, 1, 7, 8, 9, 15, 16, 17, 3071, 4096}) {
-      EXPECT_EQ(Fill(false, first, last, count, count), Fill(true, first, last, count, count))
+      EXPECT_EQ(Fill(true, first, last, count, count), FillWith(kernel, first, last, count, count))
           << "range [" << first << ", " << last << "], " << count << " ids";
     }
   }
+}
+
+TEST(UniformTokens, TheAvx2PathGivesTheScalarIdsBitForBit) {
+  if (!UniformTokensKernelAvailable(UniformTokensKernel::kAvx2)) GTEST_SKIP() << "no AVX2 on this CPU";
+  ExpectTheScalarIds(UniformTokensKernel::kAvx2);
+}
+
+TEST(UniformTokens, TheAvx512PathGivesTheScalarIdsBitForBit) {
+  if (!UniformTokensKernelAvailable(UniformTokensKernel::kAvx512)) {
+    GTEST_SKIP() << "no AVX-512 (F, VL) on this CPU";
+  }
+  ExpectTheScalarIds(UniformTokensKernel::kAvx512);
+}
+
+TEST(UniformTokens, TheDefaultIsTheFastestAvailableKernel) {
+  const UniformTokensKernel fastest = FastestUniformTokensKernel();
+  EXPECT_TRUE(UniformTokensKernelAvailable(fastest));
+  if (UniformTokensKernelAvailable(UniformTokensKernel::kAvx512)) {
+    EXPECT_EQ(fastest, UniformTokensKernel::kAvx512);
+  } else if (UniformTokensKernelAvailable(UniformTokensKernel::kAvx2)) {
+    EXPECT_EQ(fastest, UniformTokensKernel::kAvx2);
+  }
+  EXPECT_EQ(Fill(false, 256, 31999, 1000, 9), FillWith(fastest, 256, 31999, 1000, 9));
 }
 
 // The paper workload makes only the head of a document that a round sends,
