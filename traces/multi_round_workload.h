@@ -31,6 +31,16 @@ class MultiRoundWorkload {
   // it as `prefix0` for as long as the user only appends to it.
   virtual TokenVector InitialPrefix(int64_t user) const = 0;
   virtual InfillContext Round(int64_t user, int64_t round) const = 0;
+  // Round(user, round), except that the workload may leave the suffix's
+  // ids unmade: `suffix_made` says whether it made them. When false, the
+  // suffix span has the suffix's length but unspecified ids (a caller
+  // that then needs them calls Round, which makes them). For callers that
+  // know the ids will not be read (sim/client/round_prompter.h). The
+  // default makes everything.
+  virtual InfillContext RoundSuffixIfCheap(int64_t user, int64_t round, bool& suffix_made) const {
+    suffix_made = true;
+    return Round(user, round);
+  }
   // True if round `round` (> 0) of `user` extends the round before it: its
   // prefix starts with that round's prefix and its suffix is the same, so
   // its prompt repeats the leading part of the previous prompt (how much is

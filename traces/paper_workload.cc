@@ -91,10 +91,18 @@ void PaperWorkload::Load(int64_t user) const {
   length_ = length;
   head_stream_ = stream;
   for (int i = 0; i < kUniformTokensSeedDraws; ++i) stream.NextU64();  // the head's seeds
-  FillUniformTokens(stream, config_.text_first, config_.text_last,
-                    Held().subspan(static_cast<size_t>(layout_.half)));
+  tail_stream_ = stream;
   head_made_ = 0;
+  tail_made_ = false;
   loaded_user_ = user;
+}
+
+void PaperWorkload::MakeTail() const {
+  if (tail_made_) return;
+  RandomStream tail = *tail_stream_;
+  FillUniformTokens(tail, config_.text_first, config_.text_last,
+                    Held().subspan(static_cast<size_t>(layout_.half)));
+  tail_made_ = true;
 }
 
 void PaperWorkload::MakeHead(int64_t head_tokens) const {
@@ -110,6 +118,7 @@ void PaperWorkload::MakeHead(int64_t head_tokens) const {
 TokenSpan PaperWorkload::document(int64_t user) const {
   Load(user);
   MakeHead(layout_.half);
+  MakeTail();
   return Held();
 }
 
@@ -124,14 +133,26 @@ TokenVector PaperWorkload::InitialPrefix(int64_t user) const {
   return TokenVector(tokens_.begin(), tokens_.begin() + layout_.chunk);
 }
 
-InfillContext PaperWorkload::Round(int64_t user, int64_t round) const {
+InfillContext PaperWorkload::HeldRound(int64_t round) const {
   EFIMSIM_CHECK(round >= 0 && round < config_.rounds, "round out of range");
-  Load(user);
   const int64_t middle_end = layout_.middle_end[static_cast<size_t>(round)];
   MakeHead(middle_end);
   const TokenSpan text = Held();
   return InfillContext{text.first(static_cast<size_t>(middle_end)),
                        text.subspan(static_cast<size_t>(layout_.half))};
+}
+
+InfillContext PaperWorkload::Round(int64_t user, int64_t round) const {
+  Load(user);
+  MakeTail();
+  return HeldRound(round);
+}
+
+InfillContext PaperWorkload::RoundSuffixIfCheap(int64_t user, int64_t round,
+                                                bool& suffix_made) const {
+  Load(user);
+  suffix_made = tail_made_;
+  return HeldRound(round);
 }
 
 int64_t PaperWorkloadPeakBytes(const PaperWorkloadConfig& config) {

@@ -26,7 +26,10 @@
 // [0, middle_end[i]) and the tail, so the head is made only that far: the
 // ids [middle_end[i], half) that round i never sends are not drawn (on
 // average 3/7 of the head with 5 rounds). Making more of the head later
-// starts again from its lanes' seeds and gives the same leading ids.
+// starts again from its lanes' seeds and gives the same leading ids. The
+// tail (the suffix) is made when a call returns it, and not by
+// RoundSuffixIfCheap: a later round's EFIM prompt repeats it, and an
+// engine that kept its keys does not read it again.
 
 #include <memory>
 #include <optional>
@@ -76,6 +79,9 @@ class PaperWorkload : public MultiRoundWorkload {
   TokenVector InitialPrefix(int64_t user) const override;
   // The views are valid until the next call for another user.
   InfillContext Round(int64_t user, int64_t round) const override;
+  // The same with the suffix made only if it already is (for this user,
+  // since it was last loaded).
+  InfillContext RoundSuffixIfCheap(int64_t user, int64_t round, bool& suffix_made) const override;
   // Every round after the first: the prefix ends at the next middle_end
   // (they increase) and the suffix is the document's second half.
   bool ExtendsPreviousRound(int64_t /*user*/, int64_t round) const override { return round > 0; }
@@ -87,10 +93,14 @@ class PaperWorkload : public MultiRoundWorkload {
   const PaperRoundLayout& layout(int64_t user) const;
 
  private:
-  // Makes `user`'s layout and tail unless that user is the one held.
+  // Makes `user`'s layout unless that user is the one held.
   void Load(int64_t user) const;
   // Makes the held document's head up to at least `head_tokens` (<= half).
   void MakeHead(int64_t head_tokens) const;
+  // Makes the held document's tail [half, length) unless it is made.
+  void MakeTail() const;
+  // The held round's context (its head made, its tail made or not).
+  InfillContext HeldRound(int64_t round) const;
   // The held document: tokens_[0, length_).
   std::span<TokenId> Held() const {
     return std::span<TokenId>(tokens_).first(static_cast<size_t>(length_));
@@ -100,13 +110,16 @@ class PaperWorkload : public MultiRoundWorkload {
   // The document last asked for (user loaded_user_), made from the user's
   // stream: the length is its first draw, the tokens continue the stream.
   // tokens_ has room for the longest document held so far; this one's
-  // length is length_, of which [0, head_made_) and [half, length_) are made.
+  // length is length_, of which [0, head_made_) is made, and [half,
+  // length_) when tail_made_.
   mutable int64_t loaded_user_ = -1;
   mutable TokenVector tokens_;
   mutable int64_t length_ = 0;
   mutable PaperRoundLayout layout_;
   mutable std::optional<RandomStream> head_stream_;  // positioned at the head's seeds
+  mutable std::optional<RandomStream> tail_stream_;  // positioned at the tail's seeds
   mutable int64_t head_made_ = 0;
+  mutable bool tail_made_ = false;
 };
 
 // Bytes a closed-loop run of the paper workload holds at its peak, about:

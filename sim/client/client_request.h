@@ -26,6 +26,13 @@ struct ClientRequest {
   // same values, less work. Nothing simulated depends on them.
   int64_t prompt_tokens_shared_with_previous_round = 0;
   bool next_round_follows = false;
+  // Positions [prompt_unmade_begin, prompt_unmade_end) of `prompt` hold
+  // unspecified ids: the client did not make them (the repeated suffix of
+  // an EFIM round), because the sink said it would not read them
+  // (RequestSink::UnreadPromptTokens). Empty, the default: every id is
+  // made. An engine that reads ids there has a bug, and checks.
+  int64_t prompt_unmade_begin = 0;
+  int64_t prompt_unmade_end = 0;
   std::vector<uint64_t> prompt_block_keys; // optional, with `prompt_length`
   int32_t block_key_tokens = 0;            // tokens each key covers
   // The request's cap on generated tokens (an API's max_tokens): all an
@@ -58,6 +65,7 @@ struct ClientRequest {
   int64_t prompt_tokens() const {
     return prompt.empty() ? prompt_length : static_cast<int64_t>(prompt.size());
   }
+  bool every_prompt_id_made() const { return prompt_unmade_end <= prompt_unmade_begin; }
 };
 
 // The engine side of the client: accepts requests at Now().
@@ -65,6 +73,15 @@ class RequestSink {
  public:
   virtual ~RequestSink() = default;
   virtual void Submit(ClientRequest request) = 0;
+  // How many leading tokens of `user`'s round `round` prompt a request
+  // submitted now would never read, given that its first `shared_tokens`
+  // repeat the user's previous prompt (the engine kept what it needs of
+  // them). The client may leave ids there unmade
+  // (ClientRequest::prompt_unmade_begin). 0, the default: it reads them all.
+  virtual int64_t UnreadPromptTokens(int64_t /*user*/, int64_t /*round*/,
+                                     int64_t /*shared_tokens*/) const {
+    return 0;
+  }
   // Aborts a request the client no longer wants (a stale completion). Its
   // blocks are freed and stay cached. A no-op for an unknown or finished id.
   virtual void Cancel(uint64_t request_id) = 0;

@@ -50,7 +50,7 @@ void ClosedLoopClient::SendRound(int64_t user) {
         PairKey(static_cast<uint64_t>(user), static_cast<uint64_t>(round)));
   }
   request.sent = simulator_.Now();
-  request.prompt_tokens_shared_with_previous_round = prompter_.Build(user, round, request.prompt);
+  prompter_.BuildFor(sink_, user, round, request);
   request.next_round_follows = round + 1 < prompter_.num_rounds(user);
   prompter_.BuildReference(user, round, request.max_tokens, request.reference_output);
   sink_.Submit(std::move(request));

@@ -114,6 +114,14 @@ class EfimFormat : public PromptFormat {
     // prefix0 and suffix, and its increment starts this increment.
     Remember(context, prompt, appends ? state.previous_prompt_tokens : 0, state);
   }
+  // An extending round appends (no re-base): BOS <PRE> prefix0 <SUF>, then
+  // the suffix, and the whole previous prompt is shared (as Build counts).
+  std::optional<SuffixPlace> SuffixPlaceWhenExtending(const FormatSessionState& state,
+                                                      int64_t suffix_tokens) const override {
+    if (!state.extends_previous) return std::nullopt;
+    const int64_t begin = IfPresent(tokens_.bos) + 1 + state.prefix0_tokens + 1;
+    return SuffixPlace{begin, begin + suffix_tokens, state.previous_prompt_tokens};
+  }
 
  private:
   SpecialTokens tokens_;

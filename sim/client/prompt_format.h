@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,14 @@ struct FormatSessionState {
   int64_t previous_prefix_tokens = 0;
 };
 
+// Where a prompt's suffix ids go, and how many leading tokens the prompt
+// shares with the session's previous one.
+struct SuffixPlace {
+  int64_t begin = 0;  // prompt positions [begin, end) hold the suffix
+  int64_t end = 0;
+  int64_t shared_with_previous = 0;
+};
+
 class PromptFormat {
  public:
   virtual ~PromptFormat() = default;
@@ -56,6 +65,14 @@ class PromptFormat {
   // Writes the prompt for `context` into `prompt` (cleared first).
   virtual void Build(const InfillContext& context, FormatSessionState& state,
                      TokenVector& prompt) const = 0;
+  // For the next Build of a session whose context extends the previous
+  // round's (state.extends_previous), with a suffix of `suffix_tokens`:
+  // where its suffix will go and what it will share, where the format
+  // knows before building; nullopt (the default) where it does not.
+  virtual std::optional<SuffixPlace> SuffixPlaceWhenExtending(const FormatSessionState& /*state*/,
+                                                              int64_t /*suffix_tokens*/) const {
+    return std::nullopt;
+  }
 };
 
 // Throws UsageError for an unknown name.

@@ -2,6 +2,8 @@
 
 #include "sim/base/check.h"
 
+#include <optional>
+
 namespace efimsim {
 
 TokenRoundPrompter::TokenRoundPrompter(const MultiRoundWorkload& workload,
@@ -9,6 +11,17 @@ TokenRoundPrompter::TokenRoundPrompter(const MultiRoundWorkload& workload,
     : workload_(workload), format_(format) {}
 
 int64_t TokenRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prompt) {
+  return BuildPrompt(nullptr, user, round, nullptr, prompt);
+}
+
+void TokenRoundPrompter::BuildFor(const RequestSink& sink, int64_t user, int64_t round,
+                                  ClientRequest& request) {
+  request.prompt_tokens_shared_with_previous_round =
+      BuildPrompt(&sink, user, round, &request, request.prompt);
+}
+
+int64_t TokenRoundPrompter::BuildPrompt(const RequestSink* sink, int64_t user, int64_t round,
+                                        ClientRequest* request, TokenVector& prompt) {
   // BeginSession depends only on the user's initial prefix, so beginning
   // at round 0 gives the state the eager version began with.
   auto it = sessions_.find(user);
@@ -23,7 +36,32 @@ int64_t TokenRoundPrompter::Build(int64_t user, int64_t round, TokenVector& prom
   const bool extends = round > 0 && workload_.ExtendsPreviousRound(user, round);
   it->second.extends_previous = extends;
   it->second.next_extends = !last && workload_.ExtendsPreviousRound(user, round + 1);
-  format_.Build(workload_.Round(user, round), it->second, prompt);
+  // An extending round's suffix repeats the previous prompt's; where the
+  // sink will not read it, it is not made (PaperWorkload makes a ~1,500-
+  // token suffix per request otherwise).
+  bool suffix_made = true;
+  InfillContext context;
+  std::optional<SuffixPlace> place;
+  if (sink != nullptr && extends) {
+    context = workload_.RoundSuffixIfCheap(user, round, suffix_made);
+    if (!suffix_made) {
+      place = format_.SuffixPlaceWhenExtending(it->second, static_cast<int64_t>(context.suffix.size()));
+      if (!place || place->end > sink->UnreadPromptTokens(user, round, place->shared_with_previous)) {
+        context = workload_.Round(user, round);  // needed after all: made now
+        suffix_made = true;
+      }
+    }
+  } else {
+    context = workload_.Round(user, round);
+  }
+  format_.Build(context, it->second, prompt);
+  if (!suffix_made) {
+    EFIMSIM_CHECK(it->second.shared_if_extended == place->shared_with_previous &&
+                      place->end <= static_cast<int64_t>(prompt.size()),
+                  "the format built the prompt otherwise than it said");
+    request->prompt_unmade_begin = place->begin;
+    request->prompt_unmade_end = place->end;
+  }
   // The format's count holds only where the workload says the context
   // extends the previous round's.
   const int64_t shared = extends ? it->second.shared_if_extended : 0;

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/client/client_request.h"
 #include "sim/client/prompt_format.h"
 #include "sim/client/text_prompt_builder.h"
 #include "traces/text_paper_workload.h"
@@ -28,6 +29,14 @@ class RoundPrompter {
   // equal the user's previous prompt (0: none, or not known): what
   // ClientRequest::prompt_tokens_shared_with_previous_round says.
   virtual int64_t Build(int64_t user, int64_t round, TokenVector& prompt) = 0;
+  // Build, leaving ids unmade where `sink` says a request submitted next
+  // will not read them: request.prompt, its unmade range and
+  // prompt_tokens_shared_with_previous_round are set. The default makes
+  // every id.
+  virtual void BuildFor(const RequestSink& /*sink*/, int64_t user, int64_t round,
+                        ClientRequest& request) {
+    request.prompt_tokens_shared_with_previous_round = Build(user, round, request.prompt);
+  }
   // The round's reference output (ClientRequest::reference_output), at
   // most max_tokens tokens, into `reference`; left empty where the
   // workload has no text (synthetic token documents).
@@ -46,9 +55,17 @@ class TokenRoundPrompter : public RoundPrompter {
   int64_t num_users() const override { return workload_.num_users(); }
   int64_t num_rounds(int64_t user) const override { return workload_.num_rounds(user); }
   int64_t Build(int64_t user, int64_t round, TokenVector& prompt) override;
+  // Leaves the suffix unmade where the workload has not made it yet, the
+  // format says where it goes, and it lies within what the sink will not read.
+  void BuildFor(const RequestSink& sink, int64_t user, int64_t round,
+                ClientRequest& request) override;
   int64_t rebases() const override;
 
  private:
+  // Build's work; `sink` null: every id made.
+  int64_t BuildPrompt(const RequestSink* sink, int64_t user, int64_t round, ClientRequest* request,
+                      TokenVector& prompt);
+
   const MultiRoundWorkload& workload_;
   const PromptFormat& format_;
   // The session state of each user between its first and last round only

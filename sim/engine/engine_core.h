@@ -150,8 +150,16 @@ class EngineCore {
   // Why the engine can never serve `request` (empty: it can). Called for a
   // request with a non-empty prompt.
   virtual std::string RejectReason(const ClientRequest& request) const = 0;
+  // RequestSink::UnreadPromptTokens for a request added next: leading
+  // prompt tokens Add would not read. 0, the default: it reads them all.
+  virtual int64_t UnreadPromptTokens(int64_t /*user*/, int64_t /*round*/,
+                                     int64_t /*shared_tokens*/) const {
+    return 0;
+  }
   // Makes the engine's request for an accepted one (its lifecycle fields
-  // from InitRequest) and queues it. May take the prompt's tokens.
+  // from InitRequest) and queues it. May take the prompt's tokens. Ids the
+  // client left unmade (ClientRequest::prompt_unmade_begin) lie within
+  // what UnreadPromptTokens said.
   virtual std::unique_ptr<Request> Add(ClientRequest& request, TimePoint now) = 0;
   // Fills `plan` (cleared first) with the next step.
   virtual void Schedule(StepPlan& plan, TimePoint now) = 0;

@@ -62,6 +62,9 @@ class Replica final : public EngineReplica {
 
   void Submit(ClientRequest request) override;
   void Cancel(uint64_t request_id) override;
+  int64_t UnreadPromptTokens(int64_t user, int64_t round, int64_t shared_tokens) const override {
+    return core_->UnreadPromptTokens(user, round, shared_tokens);
+  }
   void HandleEvent(const Event& event) override;
 
   bool idle() const override { return !step_in_flight_ && !core_->has_work(); }

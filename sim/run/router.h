@@ -51,6 +51,11 @@ class Router : public RequestSink {
 
   void Submit(ClientRequest request) override;
   void Cancel(uint64_t request_id) override;
+  // The replica's answer when there is one replica (its pick is certain);
+  // else 0: which replica a request goes to is decided when it is sent.
+  int64_t UnreadPromptTokens(int64_t user, int64_t round, int64_t shared_tokens) const override {
+    return replicas_.size() == 1 ? replicas_[0]->UnreadPromptTokens(user, round, shared_tokens) : 0;
+  }
   // Forget a request that finished, was cancelled or was rejected.
   void OnRequestDone(uint64_t request_id) { placement_.erase(request_id); }
   // The replica a live request was routed to; null for an unknown id.

@@ -99,6 +99,30 @@ TEST(PaperWorkload, ARoundSendsTheDocumentsIdsWhicheverCallCameFirst) {
   }
 }
 
+// RoundSuffixIfCheap leaves a freshly loaded user's suffix unmade (the
+// prefix is made), reports it, and a later Round makes the same ids.
+TEST(PaperWorkload, ASuffixLeftUnmadeIsMadeLaterWithTheSameIds) {
+  PaperWorkloadConfig config;
+  config.users = 3;
+  const PaperWorkload whole(config);
+  const PaperWorkload lazy(config);
+  for (int64_t user = 0; user < config.users; ++user) {
+    const TokenSpan doc_view = whole.document(user);
+    const TokenVector doc(doc_view.begin(), doc_view.end());
+    const int64_t half = whole.layout(user).half;
+    bool made = true;
+    const InfillContext unmade = lazy.RoundSuffixIfCheap(user, 2, made);
+    EXPECT_FALSE(made);
+    EXPECT_EQ(static_cast<int64_t>(unmade.suffix.size()), static_cast<int64_t>(doc.size()) - half);
+    EXPECT_TRUE(std::ranges::equal(unmade.prefix, TokenSpan(doc).first(unmade.prefix.size())));
+    const InfillContext context = lazy.Round(user, 2);
+    EXPECT_TRUE(std::ranges::equal(context.suffix, TokenSpan(doc).subspan(static_cast<size_t>(half))));
+    const InfillContext again = lazy.RoundSuffixIfCheap(user, 3, made);
+    EXPECT_TRUE(made);  // the same user, its suffix made by Round
+    EXPECT_TRUE(std::ranges::equal(again.suffix, context.suffix));
+  }
+}
+
 // Issue 25 item 3: documents were built eagerly (~160 GB up front for 10 M
 // users, std::bad_alloc); now one document is held at a time.
 TEST(PaperWorkload, TenMillionUsersNeedNoMemoryUpFront) {

@@ -3,6 +3,7 @@
 // the keys are those hashing would give, and a wrong claim stops the run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -28,9 +29,8 @@ class RoundKeysTest : public ::testing::Test {
     core_ = std::make_unique<VllmV1Core>(config);
   }
 
-  // Sends a request and runs steps until it finishes.
-  std::unique_ptr<Request> Run(int64_t user, int64_t round, const TokenVector& prompt,
-                               int64_t shared, bool next_round_follows) {
+  // The next request: `user`'s round `round`, claiming `shared` tokens.
+  ClientRequest Next(int64_t user, int64_t round, const TokenVector& prompt, int64_t shared) {
     ClientRequest client;
     client.request_id = next_id_++;
     client.user = user;
@@ -38,6 +38,13 @@ class RoundKeysTest : public ::testing::Test {
     client.prompt = prompt;
     client.max_tokens = 20;  // a block and a bit of output: keys past the prompt's
     client.prompt_tokens_shared_with_previous_round = shared;
+    return client;
+  }
+
+  // Sends a request and runs steps until it finishes.
+  std::unique_ptr<Request> Run(int64_t user, int64_t round, const TokenVector& prompt,
+                               int64_t shared, bool next_round_follows) {
+    ClientRequest client = Next(user, round, prompt, shared);
     client.next_round_follows = next_round_follows;
     std::unique_ptr<Request> request = core_->Add(client, TimePoint{});
     for (int step = 0; step < 100 && request->state != RequestState::kFinished; ++step) {
@@ -73,13 +80,7 @@ TEST_F(RoundKeysTest, ANextRoundGetsTheKeysHashingWouldGive) {
   TokenVector second = first;
   const TokenVector typed = Tokens(500, 40);
   second.insert(second.end(), typed.begin(), typed.end());
-  ClientRequest client;
-  client.request_id = next_id_++;
-  client.user = 5;
-  client.round = 1;
-  client.prompt = second;
-  client.max_tokens = 20;
-  client.prompt_tokens_shared_with_previous_round = static_cast<int64_t>(first.size());
+  ClientRequest client = Next(5, 1, second, static_cast<int64_t>(first.size()));
   const std::unique_ptr<Request> request = core_->Add(client, TimePoint{});
   EXPECT_EQ(static_cast<VllmRequest&>(*request).block_keys, Hashed(second));
 }
@@ -113,6 +114,48 @@ TEST_F(RoundKeysTest, NoKeysAreKeptForAUserWithoutANextRound) {
   std::vector<BlockKey> prompt_keys = static_cast<VllmRequest&>(*request).block_keys;
   prompt_keys.resize(second.size() / kBlock);
   EXPECT_EQ(prompt_keys, Hashed(second));
+}
+
+// The engine says which ids it will not read: every shared block but the
+// last (6 full blocks kept of a 100-token prompt: 5 unread, 80 tokens).
+TEST_F(RoundKeysTest, UnreadTokensAreTheKeptBlocksButTheLast) {
+  const TokenVector first = Tokens(100, 100);
+  EXPECT_EQ(core_->UnreadPromptTokens(9, 1, 100), 0);  // nothing kept yet
+  Run(9, 0, first, 0, true);
+  EXPECT_EQ(core_->UnreadPromptTokens(9, 1, 100), 80);
+  EXPECT_EQ(core_->UnreadPromptTokens(9, 1, 40), 16);   // 2 shared blocks: 1 unread
+  EXPECT_EQ(core_->UnreadPromptTokens(9, 1, 20), 0);    // 1 shared block: it is read
+  EXPECT_EQ(core_->UnreadPromptTokens(9, 2, 100), 0);   // keys are of round 0
+  EXPECT_EQ(core_->UnreadPromptTokens(10, 1, 100), 0);  // another user
+}
+
+// Unmade ids where the engine said it would not read them: the keys are
+// those of the whole prompt all the same.
+TEST_F(RoundKeysTest, IdsLeftUnmadeWhereUnreadGiveTheSameKeys) {
+  const TokenVector first = Tokens(100, 100);
+  Run(11, 0, first, 0, true);
+  TokenVector second = first;
+  const TokenVector typed = Tokens(500, 40);
+  second.insert(second.end(), typed.begin(), typed.end());
+  ClientRequest client = Next(11, 1, second, static_cast<int64_t>(first.size()));
+  std::fill(client.prompt.begin() + 10, client.prompt.begin() + 80, 7);  // "unmade"
+  client.prompt_unmade_begin = 10;
+  client.prompt_unmade_end = 80;
+  ASSERT_EQ(core_->UnreadPromptTokens(11, 1, 100), 80);
+  const std::unique_ptr<Request> request = core_->Add(client, TimePoint{});
+  EXPECT_EQ(static_cast<VllmRequest&>(*request).block_keys, Hashed(second));
+}
+
+// Unmade ids in the block the engine checks stop the run, never a wrong key.
+TEST_F(RoundKeysTest, IdsLeftUnmadeWhereReadStopTheRun) {
+  const TokenVector first = Tokens(100, 100);
+  Run(12, 0, first, 0, true);
+  TokenVector second = first;
+  second.insert(second.end(), 40, 600);
+  ClientRequest client = Next(12, 1, second, static_cast<int64_t>(first.size()));
+  client.prompt_unmade_begin = 10;
+  client.prompt_unmade_end = 81;  // one id into block 5, which is read
+  EXPECT_THROW(core_->Add(client, TimePoint{}), InternalError);
 }
 
 }  // namespace

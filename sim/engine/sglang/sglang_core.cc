@@ -60,6 +60,8 @@ void SglangCore::FillPrompt(const ClientRequest& client_request, SglangRequest& 
 std::unique_ptr<Request> SglangCore::Add(ClientRequest& client_request, TimePoint now) {
   auto request = std::make_unique<SglangRequest>();
   InitRequest(client_request, now, *request);
+  // SGLang's radix cache reads every id (UnreadPromptTokens says 0).
+  EFIMSIM_CHECK(client_request.every_prompt_id_made(), "SGLang given a prompt with unmade ids");
   if (!client_request.prompt.empty()) {
     // Taken, not copied: the prompt is the request's token stream.
     request->tokens = std::move(client_request.prompt);

@@ -26,6 +26,11 @@ bool RoundKeyMemo::Take(int64_t user, int64_t round, std::vector<BlockKey>& keys
   return found;
 }
 
+size_t RoundKeyMemo::KeptKeys(int64_t user, int64_t round) const {
+  const auto it = kept_.find(user);
+  return it == kept_.end() || it->second.round != round ? 0 : it->second.keys.size();
+}
+
 void RoundKeyMemo::DropOldest() {
   const Queued oldest = order_.front();
   order_.pop_front();

@@ -34,6 +34,8 @@ class RoundKeyMemo {
   // was kept for the user either way: keys of an older round (the round
   // between went to another replica) are of another prompt.
   bool Take(int64_t user, int64_t round, std::vector<BlockKey>& keys);
+  // How many keys Take(user, round, ...) would give now (0: none).
+  size_t KeptKeys(int64_t user, int64_t round) const;
 
   size_t size() const { return kept_.size(); }
 

@@ -23,6 +23,8 @@ void Speculator::Start(const ClientRequest& client_request, VllmRequest& request
   auto state = std::make_unique<SpecState>();
   state->reference = client_request.reference_output;
   if (DraftsComparedByToken(config_.method)) {
+    // Drafts read every prompt id (VllmV1Core::UnreadPromptTokens says 0).
+    EFIMSIM_CHECK(client_request.every_prompt_id_made(), "speculation given a prompt with unmade ids");
     if (!client_request.prompt.empty()) {
       state->history = client_request.prompt;
     } else {

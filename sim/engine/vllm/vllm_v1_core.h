@@ -58,6 +58,11 @@ class VllmV1Core final : public EngineCore {
   ~VllmV1Core() override;
 
   std::string RejectReason(const ClientRequest& request) const override;
+  // With prefix caching and the user's previous prompt's keys kept, the
+  // shared blocks' keys are taken from them: every shared block but the
+  // last (whose ids check the claim) goes unread. 0 with speculative
+  // decoding (drafts read the whole prompt) or a KV link.
+  int64_t UnreadPromptTokens(int64_t user, int64_t round, int64_t shared_tokens) const override;
   std::unique_ptr<Request> Add(ClientRequest& request, TimePoint now) override;
   void Schedule(StepPlan& plan, TimePoint now) override;
   void AfterStep(const StepPlan& plan, TokenEmitter& emitter) override;
