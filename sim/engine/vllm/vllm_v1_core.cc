@@ -58,11 +58,10 @@ int64_t VllmV1Core::UnreadPromptTokens(int64_t user, int64_t round, int64_t shar
       shared_tokens <= 0) {
     return 0;
   }
-  const auto block = static_cast<size_t>(config_.block_tokens);
-  // TakeSharedKeys takes this many keys and reads the last one's block.
-  const size_t taken = std::min(static_cast<size_t>(shared_tokens) / block,
+  // The keys TakeSharedKeys will take.
+  const size_t taken = std::min(static_cast<size_t>(shared_tokens / config_.block_tokens),
                                 round_keys_.KeptKeys(user, round - 1));
-  return taken >= 1 ? static_cast<int64_t>((taken - 1) * block) : 0;
+  return FirstPromptTokenRead(taken);
 }
 
 std::unique_ptr<Request> VllmV1Core::Add(ClientRequest& client_request, TimePoint now) {
@@ -94,13 +93,8 @@ void VllmV1Core::FillPrompt(const ClientRequest& client_request, size_t reserve_
   const int64_t block = config_.block_tokens;
   if (!client_request.prompt.empty()) {
     TakeSharedKeys(client_request, request.block_keys);
-    // Ids are read from the last taken key's block on (TakeSharedKeys'
-    // check, then the blocks after).
-    const size_t first_read = request.block_keys.empty()
-                                  ? 0
-                                  : (request.block_keys.size() - 1) * static_cast<size_t>(block);
     EFIMSIM_CHECK(client_request.every_prompt_id_made() ||
-                      client_request.prompt_unmade_end <= static_cast<int64_t>(first_read),
+                      client_request.prompt_unmade_end <= FirstPromptTokenRead(request.block_keys.size()),
                   "prompt ids left unmade where the engine reads them");
     request.block_keys.reserve(reserve_blocks);
     AppendBlockKeys(client_request.prompt, config_.block_tokens, 0, request.block_keys);

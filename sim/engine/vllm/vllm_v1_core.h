@@ -97,6 +97,13 @@ class VllmV1Core final : public EngineCore {
   // there are none). Fails a check if the last one taken does not match
   // the prompt's tokens.
   void TakeSharedKeys(const ClientRequest& client_request, std::vector<BlockKey>& keys);
+  // The first prompt token FillPrompt reads when `keys_taken` keys came
+  // from the memo: the last taken block's (TakeSharedKeys checks its ids
+  // against the key), or 0 when none did. UnreadPromptTokens promises
+  // the same.
+  int64_t FirstPromptTokenRead(size_t keys_taken) const {
+    return keys_taken == 0 ? 0 : static_cast<int64_t>(keys_taken - 1) * config_.block_tokens;
+  }
 
   VllmV1CoreConfig config_;
   TokenDraw draw_;                       // tokens of prompts given as lengths
