@@ -20,6 +20,11 @@ namespace efimsim {
 struct InfillContext {
   TokenSpan prefix;  // text before the cursor
   TokenSpan suffix;  // text after the cursor
+  // True when `suffix` has the suffix's length but unspecified ids (left
+  // unmade, RoundSuffixIfCheap): a format that supports it then gives the
+  // suffix's positions unspecified ids without reading the span; any other
+  // format is never given such a context (sim/client/round_prompter.h).
+  bool suffix_ids_unspecified = false;
 };
 
 class MultiRoundWorkload {

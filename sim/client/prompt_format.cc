@@ -107,7 +107,13 @@ class EfimFormat : public PromptFormat {
     prompt.push_back(tokens_.fim_prefix);
     prompt.insert(prompt.end(), prefix0.begin(), prefix0.end());
     prompt.push_back(tokens_.fim_suffix);
-    prompt.insert(prompt.end(), context.suffix.begin(), context.suffix.end());
+    if (context.suffix_ids_unspecified) {
+      // Nobody reads these ids (the prompter says where they go): not
+      // copying them spares reading a suffix that was never made.
+      prompt.resize(prompt.size() + context.suffix.size());
+    } else {
+      prompt.insert(prompt.end(), context.suffix.begin(), context.suffix.end());
+    }
     prompt.push_back(tokens_.fim_middle);
     prompt.insert(prompt.end(), increment_begin, context.prefix.end());
     // Without a re-base the previous prompt is this one's start: the same

@@ -68,7 +68,10 @@ class PromptFormat {
   // For the next Build of a session whose context extends the previous
   // round's (state.extends_previous), with a suffix of `suffix_tokens`:
   // where its suffix will go and what it will share, where the format
-  // knows before building; nullopt (the default) where it does not.
+  // knows before building; nullopt (the default) where it does not. A
+  // format that gives a place builds from a context whose suffix ids are
+  // unspecified (InfillContext::suffix_ids_unspecified) without reading
+  // them, and the prompt's [begin, end) then holds unspecified ids.
   virtual std::optional<SuffixPlace> SuffixPlaceWhenExtending(const FormatSessionState& /*state*/,
                                                               int64_t /*suffix_tokens*/) const {
     return std::nullopt;

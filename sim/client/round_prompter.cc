@@ -54,6 +54,7 @@ int64_t TokenRoundPrompter::BuildPrompt(const RequestSink* sink, int64_t user, i
   } else {
     context = workload_.Round(user, round);
   }
+  context.suffix_ids_unspecified = !suffix_made;
   format_.Build(context, it->second, prompt);
   if (!suffix_made) {
     EFIMSIM_CHECK(it->second.shared_if_extended == place->shared_with_previous &&

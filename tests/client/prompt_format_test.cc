@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,37 @@ TEST(PromptFormat, EfimToldRoundsExtendBuildsTheSamePromptsWithoutKeepingPrefix0
     EXPECT_EQ(told.rebases, initial[1] == 55 ? 1 : 0);
     EXPECT_EQ(told.prefix0, plain.prefix0);  // kept again for a round not known to extend
   }
+}
+
+// An extending round whose suffix ids are unspecified (left unmade): the
+// same prompt, length and sharing as with the ids, except at the suffix's
+// place, which SuffixPlaceWhenExtending names before the build.
+TEST(PromptFormat, EfimBuildsAroundAnUnspecifiedSuffixWhereItSaidItWouldGo) {
+  auto efim = MakePromptFormat("efim", Sentinels());
+  const TokenVector suffix = {20, 21, 22};
+  const TokenVector unmade = {77, 77, 77};
+  FormatSessionState with_ids, without_ids;
+  efim->BeginSession(TokenVector{10, 11}, with_ids);
+  efim->BeginSession(TokenVector{10, 11}, without_ids);
+  TokenVector first, ignored;
+  efim->Build(Ctx({10, 11, 12}, suffix), with_ids, first);
+  efim->Build(Ctx({10, 11, 12}, suffix), without_ids, ignored);
+  with_ids.extends_previous = without_ids.extends_previous = true;
+  const std::optional<SuffixPlace> place = efim->SuffixPlaceWhenExtending(without_ids, 3);
+  ASSERT_TRUE(place.has_value());
+  TokenVector expected, prompt;
+  efim->Build(Ctx({10, 11, 12, 13}, suffix), with_ids, expected);
+  const TokenVector prefix = {10, 11, 12, 13};  // outlives the context's view
+  InfillContext context = Ctx(prefix, unmade);
+  context.suffix_ids_unspecified = true;
+  efim->Build(context, without_ids, prompt);
+  ASSERT_EQ(prompt.size(), expected.size());
+  EXPECT_EQ(place->begin, 5);  // BOS <PRE> 10 11 <SUF>
+  EXPECT_EQ(place->end, 8);
+  EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + place->begin, prompt.begin()));
+  EXPECT_TRUE(std::equal(expected.begin() + place->end, expected.end(), prompt.begin() + place->end));
+  EXPECT_EQ(without_ids.shared_if_extended, place->shared_with_previous);
+  EXPECT_EQ(without_ids.shared_if_extended, with_ids.shared_if_extended);
 }
 
 // A Build not told that its round extends, after one told that it would:
