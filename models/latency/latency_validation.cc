@@ -7,11 +7,11 @@
 
 namespace efimsim {
 
-const char* StepKindName(StepKind kind) {
+const char* MeasuredStepKindName(MeasuredStepKind kind) {
   switch (kind) {
-    case StepKind::kPrefill: return "prefill";
-    case StepKind::kDecode: return "decode";
-    case StepKind::kMixed: return "mixed";
+    case MeasuredStepKind::kPrefill: return "prefill";
+    case MeasuredStepKind::kDecode: return "decode";
+    case MeasuredStepKind::kMixed: return "mixed";
   }
   return "?";
 }
@@ -69,16 +69,16 @@ ValidationReport ValidateLatency(const std::vector<MeasuredStep>& steps, const L
     row.extrapolated = cost.extrapolated;
     report.rows.push_back(row);
   }
-  for (StepKind kind : {StepKind::kPrefill, StepKind::kDecode, StepKind::kMixed}) {
+  for (MeasuredStepKind kind : {MeasuredStepKind::kPrefill, MeasuredStepKind::kDecode, MeasuredStepKind::kMixed}) {
     std::vector<RowError> of_kind;
     for (const RowError& row : report.rows) {
       if (row.kind == kind) of_kind.push_back(row);
     }
-    if (!of_kind.empty()) report.summaries.push_back(Summarize(StepKindName(kind), of_kind, worst_rows));
+    if (!of_kind.empty()) report.summaries.push_back(Summarize(MeasuredStepKindName(kind), of_kind, worst_rows));
   }
   std::vector<RowError> judged;
   for (const RowError& row : report.rows) {
-    if (row.kind != StepKind::kMixed) judged.push_back(row);
+    if (row.kind != MeasuredStepKind::kMixed) judged.push_back(row);
   }
   if (!judged.empty()) report.summaries.push_back(Summarize("prefill+decode", judged, worst_rows));
   if (!report.rows.empty()) report.summaries.push_back(Summarize("all", report.rows, worst_rows));

@@ -12,12 +12,14 @@
 
 namespace efimsim {
 
-enum class StepKind : uint8_t { kPrefill, kDecode, kMixed };
-const char* StepKindName(StepKind kind);  // "prefill", "decode", "mixed"
+// A measured step's kind, as its file names it (not the engine's StepKind,
+// sim/engine/engine_core.h, which says how a simulated step counts).
+enum class MeasuredStepKind : uint8_t { kPrefill, kDecode, kMixed };
+const char* MeasuredStepKindName(MeasuredStepKind kind);  // "prefill", "decode", "mixed"
 
 struct MeasuredStep {
   int64_t index = 0;  // position in the file's list (0-based), for messages
-  StepKind kind = StepKind::kPrefill;
+  MeasuredStepKind kind = MeasuredStepKind::kPrefill;
   std::vector<SequenceWork> sequences;
   double measured_ms = 0;
   std::optional<bool> cuda_graphs;  // the row's "mode"; unset: the command's default
@@ -32,7 +34,7 @@ std::vector<MeasuredStep> LoadMeasuredSteps(const std::string& path);
 
 struct RowError {
   int64_t index = 0;
-  StepKind kind = StepKind::kPrefill;
+  MeasuredStepKind kind = MeasuredStepKind::kPrefill;
   double predicted_ms = 0;
   double measured_ms = 0;
   double relative_error = 0;  // |predicted - measured| / measured

@@ -21,11 +21,11 @@ std::vector<MeasuredStep> ParseMeasuredSteps(const std::string& json_text, const
     step.index = static_cast<int64_t>(i);
     const std::string kind = row.String("kind");
     if (kind == "prefill") {
-      step.kind = StepKind::kPrefill;
+      step.kind = MeasuredStepKind::kPrefill;
     } else if (kind == "decode") {
-      step.kind = StepKind::kDecode;
+      step.kind = MeasuredStepKind::kDecode;
     } else if (kind == "mixed") {
-      step.kind = StepKind::kMixed;
+      step.kind = MeasuredStepKind::kMixed;
     } else {
       throw InputError(origin, 0, row.Path("kind"),
                        "expected \"prefill\", \"decode\" or \"mixed\", got \"" + kind + "\"");
@@ -44,8 +44,8 @@ std::vector<MeasuredStep> ParseMeasuredSteps(const std::string& json_text, const
       step.sequences.push_back(work);
     }
     const int64_t count = static_cast<int64_t>(step.sequences.size());
-    const bool consistent = step.kind == StepKind::kDecode    ? decodes == count
-                            : step.kind == StepKind::kPrefill ? decodes == 0
+    const bool consistent = step.kind == MeasuredStepKind::kDecode    ? decodes == count
+                            : step.kind == MeasuredStepKind::kPrefill ? decodes == 0
                                                               : decodes > 0 && decodes < count;
     if (!consistent) {
       throw InputError(origin, 0, row.Path("kind"),

@@ -25,7 +25,7 @@ double Us(Duration d) { return static_cast<double>(d.count()) * 1e-3; }
 ordered_json RowJson(const RowError& row) {
   ordered_json out;
   out["index"] = row.index;
-  out["kind"] = StepKindName(row.kind);
+  out["kind"] = MeasuredStepKindName(row.kind);
   out["predicted_ms"] = row.predicted_ms;
   out["measured_ms"] = row.measured_ms;
   out["relative_error"] = row.relative_error;

@@ -17,11 +17,11 @@ class FixedLatencyModel : public LatencyModel {
   std::string Description() const override { return "test model"; }
 };
 
-MeasuredStep Step(int64_t index, StepKind kind, double measured_ms) {
+MeasuredStep Step(int64_t index, MeasuredStepKind kind, double measured_ms) {
   MeasuredStep step;
   step.index = index;
   step.kind = kind;
-  step.sequences = {{kind == StepKind::kDecode ? 1 : 100, 0, true}};
+  step.sequences = {{kind == MeasuredStepKind::kDecode ? 1 : 100, 0, true}};
   step.measured_ms = measured_ms;
   return step;
 }
@@ -29,12 +29,12 @@ MeasuredStep Step(int64_t index, StepKind kind, double measured_ms) {
 TEST(LatencyValidation, StatisticsPerKindOnASyntheticTable) {
   // Every step is predicted at 11 ms; measured times set the errors.
   const std::vector<MeasuredStep> steps = {
-      Step(0, StepKind::kDecode, 11.0),         // 0%
-      Step(1, StepKind::kDecode, 10.0),         // 10%
-      Step(2, StepKind::kDecode, 22.0),         // 50%
-      Step(3, StepKind::kDecode, 11.0 / 1.2),   // 20%
-      Step(4, StepKind::kPrefill, 5.5),         // 100%
-      Step(5, StepKind::kMixed, 110.0),         // 90%: in "all", not in "prefill+decode"
+      Step(0, MeasuredStepKind::kDecode, 11.0),         // 0%
+      Step(1, MeasuredStepKind::kDecode, 10.0),         // 10%
+      Step(2, MeasuredStepKind::kDecode, 22.0),         // 50%
+      Step(3, MeasuredStepKind::kDecode, 11.0 / 1.2),   // 20%
+      Step(4, MeasuredStepKind::kPrefill, 5.5),         // 100%
+      Step(5, MeasuredStepKind::kMixed, 110.0),         // 90%: in "all", not in "prefill+decode"
   };
   const FixedLatencyModel model;
   const ValidationReport report = ValidateLatency(steps, model, model, false, 2);
@@ -68,7 +68,7 @@ TEST(LatencyValidation, GpuTimingLeavesTheHostOverheadOut) {
       return c;
     }
   };
-  const std::vector<MeasuredStep> steps = {Step(0, StepKind::kDecode, 8.0)};
+  const std::vector<MeasuredStep> steps = {Step(0, MeasuredStepKind::kDecode, 8.0)};
   const WithHost model;
   EXPECT_NEAR(ValidateLatency(steps, model, model, false, 1, StepTiming::kGpu).rows[0].predicted_ms,
               8.0, 1e-12);
@@ -88,7 +88,7 @@ TEST(LatencyValidation, RowModeChoosesTheOverheadModel) {
    private:
     int64_t ms_;
   };
-  std::vector<MeasuredStep> steps = {Step(0, StepKind::kDecode, 10.0), Step(1, StepKind::kDecode, 10.0)};
+  std::vector<MeasuredStep> steps = {Step(0, MeasuredStepKind::kDecode, 10.0), Step(1, MeasuredStepKind::kDecode, 10.0)};
   steps[1].cuda_graphs = true;
   const ValidationReport report = ValidateLatency(steps, Constant(10), Constant(5), false, 3);
   EXPECT_NEAR(report.rows[0].predicted_ms, 10.0, 1e-12);

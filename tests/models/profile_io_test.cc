@@ -74,10 +74,10 @@ TEST(ProfileIo, NoBuiltinProfileForAnUnknownPair) {
 TEST(MeasuredSteps, ReadsTheSyntheticFile) {
   const auto steps = LoadMeasuredSteps(TestData("synthetic_measured_steps.json"));
   ASSERT_EQ(steps.size(), 5u);
-  EXPECT_EQ(steps[0].kind, StepKind::kPrefill);
+  EXPECT_EQ(steps[0].kind, MeasuredStepKind::kPrefill);
   EXPECT_EQ(steps[0].cuda_graphs, std::optional<bool>(true));
   EXPECT_FALSE(steps[1].cuda_graphs.has_value());
-  EXPECT_EQ(steps[4].kind, StepKind::kMixed);
+  EXPECT_EQ(steps[4].kind, MeasuredStepKind::kMixed);
   EXPECT_EQ(steps[4].sequences[0].new_tokens, 256);
   EXPECT_TRUE(steps[4].sequences[0].emits_token);
 }
