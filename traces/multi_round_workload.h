@@ -24,6 +24,7 @@ struct InfillContext {
   // unmade, RoundSuffixIfCheap): a format that supports it then gives the
   // suffix's positions unspecified ids without reading the span; any other
   // format is never given such a context (sim/client/round_prompter.h).
+  // Round always makes the suffix (false).
   bool suffix_ids_unspecified = false;
 };
 
@@ -37,15 +38,11 @@ class MultiRoundWorkload {
   virtual TokenVector InitialPrefix(int64_t user) const = 0;
   virtual InfillContext Round(int64_t user, int64_t round) const = 0;
   // Round(user, round), except that the workload may leave the suffix's
-  // ids unmade: `suffix_made` says whether it made them. When false, the
-  // suffix span has the suffix's length but unspecified ids (a caller
-  // that then needs them calls Round, which makes them). For callers that
-  // know the ids will not be read (sim/client/round_prompter.h). The
-  // default makes everything.
-  virtual InfillContext RoundSuffixIfCheap(int64_t user, int64_t round, bool& suffix_made) const {
-    suffix_made = true;
-    return Round(user, round);
-  }
+  // ids unmade, and then says so (InfillContext::suffix_ids_unspecified; a
+  // caller that needs the ids after all calls Round, which makes them).
+  // For callers that know the ids will not be read
+  // (sim/client/round_prompter.h). The default makes everything.
+  virtual InfillContext RoundSuffixIfCheap(int64_t user, int64_t round) const { return Round(user, round); }
   // True if round `round` (> 0) of `user` extends the round before it: its
   // prefix starts with that round's prefix and its suffix is the same, so
   // its prompt repeats the leading part of the previous prompt (how much is

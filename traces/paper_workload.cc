@@ -148,11 +148,11 @@ InfillContext PaperWorkload::Round(int64_t user, int64_t round) const {
   return HeldRound(round);
 }
 
-InfillContext PaperWorkload::RoundSuffixIfCheap(int64_t user, int64_t round,
-                                                bool& suffix_made) const {
+InfillContext PaperWorkload::RoundSuffixIfCheap(int64_t user, int64_t round) const {
   Load(user);
-  suffix_made = tail_made_;
-  return HeldRound(round);
+  InfillContext context = HeldRound(round);
+  context.suffix_ids_unspecified = !tail_made_;
+  return context;
 }
 
 int64_t PaperWorkloadPeakBytes(const PaperWorkloadConfig& config) {

@@ -81,7 +81,7 @@ class PaperWorkload : public MultiRoundWorkload {
   InfillContext Round(int64_t user, int64_t round) const override;
   // The same with the suffix made only if it already is (for this user,
   // since it was last loaded).
-  InfillContext RoundSuffixIfCheap(int64_t user, int64_t round, bool& suffix_made) const override;
+  InfillContext RoundSuffixIfCheap(int64_t user, int64_t round) const override;
   // Every round after the first: the prefix ends at the next middle_end
   // (they increase) and the suffix is the document's second half.
   bool ExtendsPreviousRound(int64_t /*user*/, int64_t round) const override { return round > 0; }

@@ -39,24 +39,21 @@ int64_t TokenRoundPrompter::BuildPrompt(const RequestSink* sink, int64_t user, i
   // An extending round's suffix repeats the previous prompt's; where the
   // sink will not read it, it is not made (PaperWorkload makes a ~1,500-
   // token suffix per request otherwise).
-  bool suffix_made = true;
   InfillContext context;
   std::optional<SuffixPlace> place;
   if (sink != nullptr && extends) {
-    context = workload_.RoundSuffixIfCheap(user, round, suffix_made);
-    if (!suffix_made) {
+    context = workload_.RoundSuffixIfCheap(user, round);
+    if (context.suffix_ids_unspecified) {
       place = format_.SuffixPlaceWhenExtending(it->second, static_cast<int64_t>(context.suffix.size()));
       if (!place || place->end > sink->UnreadPromptTokens(user, round, place->shared_with_previous)) {
         context = workload_.Round(user, round);  // needed after all: made now
-        suffix_made = true;
       }
     }
   } else {
     context = workload_.Round(user, round);
   }
-  context.suffix_ids_unspecified = !suffix_made;
   format_.Build(context, it->second, prompt);
-  if (!suffix_made) {
+  if (context.suffix_ids_unspecified) {
     EFIMSIM_CHECK(it->second.shared_if_extended == place->shared_with_previous &&
                       place->end <= static_cast<int64_t>(prompt.size()),
                   "the format built the prompt otherwise than it said");

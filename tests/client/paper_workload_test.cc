@@ -110,15 +110,15 @@ TEST(PaperWorkload, ASuffixLeftUnmadeIsMadeLaterWithTheSameIds) {
     const TokenSpan doc_view = whole.document(user);
     const TokenVector doc(doc_view.begin(), doc_view.end());
     const int64_t half = whole.layout(user).half;
-    bool made = true;
-    const InfillContext unmade = lazy.RoundSuffixIfCheap(user, 2, made);
-    EXPECT_FALSE(made);
+    const InfillContext unmade = lazy.RoundSuffixIfCheap(user, 2);
+    EXPECT_TRUE(unmade.suffix_ids_unspecified);
     EXPECT_EQ(static_cast<int64_t>(unmade.suffix.size()), static_cast<int64_t>(doc.size()) - half);
     EXPECT_TRUE(std::ranges::equal(unmade.prefix, TokenSpan(doc).first(unmade.prefix.size())));
     const InfillContext context = lazy.Round(user, 2);
     EXPECT_TRUE(std::ranges::equal(context.suffix, TokenSpan(doc).subspan(static_cast<size_t>(half))));
-    const InfillContext again = lazy.RoundSuffixIfCheap(user, 3, made);
-    EXPECT_TRUE(made);  // the same user, its suffix made by Round
+    EXPECT_FALSE(context.suffix_ids_unspecified);
+    const InfillContext again = lazy.RoundSuffixIfCheap(user, 3);
+    EXPECT_FALSE(again.suffix_ids_unspecified);  // the same user, its suffix made by Round
     EXPECT_TRUE(std::ranges::equal(again.suffix, context.suffix));
   }
 }

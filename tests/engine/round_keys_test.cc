@@ -63,6 +63,12 @@ class RoundKeysTest : public ::testing::Test {
     std::iota(tokens.begin(), tokens.end(), first);
     return tokens;
   }
+  // `first` with `typed` appended: the next round of a user who typed.
+  static TokenVector Appended(const TokenVector& first, const TokenVector& typed) {
+    TokenVector next = first;
+    next.insert(next.end(), typed.begin(), typed.end());
+    return next;
+  }
   static std::vector<BlockKey> Hashed(const TokenVector& prompt) {
     std::vector<BlockKey> keys;
     AppendBlockKeys(prompt, kBlock, 0, keys);
@@ -77,9 +83,7 @@ class RoundKeysTest : public ::testing::Test {
 TEST_F(RoundKeysTest, ANextRoundGetsTheKeysHashingWouldGive) {
   const TokenVector first = Tokens(100, 100);
   Run(5, 0, first, 0, true);
-  TokenVector second = first;
-  const TokenVector typed = Tokens(500, 40);
-  second.insert(second.end(), typed.begin(), typed.end());
+  const TokenVector second = Appended(first, Tokens(500, 40));
   ClientRequest client = Next(5, 1, second, static_cast<int64_t>(first.size()));
   const std::unique_ptr<Request> request = core_->Add(client, TimePoint{});
   EXPECT_EQ(static_cast<VllmRequest&>(*request).block_keys, Hashed(second));
@@ -134,9 +138,7 @@ TEST_F(RoundKeysTest, UnreadTokensAreTheKeptBlocksButTheLast) {
 TEST_F(RoundKeysTest, IdsLeftUnmadeWhereUnreadGiveTheSameKeys) {
   const TokenVector first = Tokens(100, 100);
   Run(11, 0, first, 0, true);
-  TokenVector second = first;
-  const TokenVector typed = Tokens(500, 40);
-  second.insert(second.end(), typed.begin(), typed.end());
+  const TokenVector second = Appended(first, Tokens(500, 40));
   ClientRequest client = Next(11, 1, second, static_cast<int64_t>(first.size()));
   std::fill(client.prompt.begin() + 10, client.prompt.begin() + 80, 7);  // "unmade"
   client.prompt_unmade_begin = 10;
@@ -150,8 +152,7 @@ TEST_F(RoundKeysTest, IdsLeftUnmadeWhereUnreadGiveTheSameKeys) {
 TEST_F(RoundKeysTest, IdsLeftUnmadeWhereReadStopTheRun) {
   const TokenVector first = Tokens(100, 100);
   Run(12, 0, first, 0, true);
-  TokenVector second = first;
-  second.insert(second.end(), 40, 600);
+  const TokenVector second = Appended(first, TokenVector(40, 600));
   ClientRequest client = Next(12, 1, second, static_cast<int64_t>(first.size()));
   client.prompt_unmade_begin = 10;
   client.prompt_unmade_end = 81;  // one id into block 5, which is read
